@@ -1,0 +1,32 @@
+// SHA-256 digests written `sha256:<hex>`. @noble/hashes keeps the core runnable anywhere
+// (Node, Workers, browser) without node:crypto.
+import { sha256 as nobleSha256 } from '@noble/hashes/sha2.js';
+import { InputError } from '../errors.js';
+import { toHex } from './encoding.js';
+import { canonicalBytes } from './jcs.js';
+
+export type Digest = `sha256:${string}`;
+
+export function sha256(bytes: Uint8Array): Uint8Array {
+  return nobleSha256(bytes);
+}
+
+export function digestBytes(bytes: Uint8Array): Digest {
+  return `sha256:${toHex(sha256(bytes))}`;
+}
+
+/** Digest of the JCS bytes of a JSON value. */
+export function digestJson(value: unknown): Digest {
+  return digestBytes(canonicalBytes(value));
+}
+
+const DIGEST_RE = /^sha256:[0-9a-f]{64}$/;
+
+export function isDigest(s: unknown): s is Digest {
+  return typeof s === 'string' && DIGEST_RE.test(s);
+}
+
+export function parseDigest(s: unknown, path = ''): Digest {
+  if (!isDigest(s)) throw new InputError('ERR_INPUT', 'not a sha256:<hex> digest', [{ path, message: 'bad digest' }]);
+  return s;
+}

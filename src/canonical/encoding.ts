@@ -1,0 +1,93 @@
+// Byte encodings used by every format: hex (digests, proofs) and standard base64 (notes, receipts).
+// Strict decoders: anything that is not exactly the canonical text of some bytes is rejected.
+import { InputError } from '../errors.js';
+
+const HEX = '0123456789abcdef';
+
+export function toHex(bytes: Uint8Array): string {
+  let s = '';
+  for (let i = 0; i < bytes.length; i++) s += HEX[bytes[i] >> 4] + HEX[bytes[i] & 15];
+  return s;
+}
+
+export function fromHex(hex: string): Uint8Array {
+  if (typeof hex !== 'string' || hex.length % 2 !== 0 || !/^[0-9a-f]*$/.test(hex)) {
+    throw new InputError('ERR_INPUT', 'not lowercase hex of whole bytes');
+  }
+  const out = new Uint8Array(hex.length / 2);
+  for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.slice(2 * i, 2 * i + 2), 16);
+  return out;
+}
+
+const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+
+export function toBase64(bytes: Uint8Array): string {
+  let s = '';
+  let i = 0;
+  for (; i + 2 < bytes.length; i += 3) {
+    const n = (bytes[i] << 16) | (bytes[i + 1] << 8) | bytes[i + 2];
+    s += B64[(n >> 18) & 63] + B64[(n >> 12) & 63] + B64[(n >> 6) & 63] + B64[n & 63];
+  }
+  const rest = bytes.length - i;
+  if (rest === 1) {
+    const n = bytes[i] << 16;
+    s += B64[(n >> 18) & 63] + B64[(n >> 12) & 63] + '==';
+  } else if (rest === 2) {
+    const n = (bytes[i] << 16) | (bytes[i + 1] << 8);
+    s += B64[(n >> 18) & 63] + B64[(n >> 12) & 63] + B64[(n >> 6) & 63] + '=';
+  }
+  return s;
+}
+
+const B64_RE = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/** Standard padded base64 (RFC 4648 section 4); non-canonical encodings are rejected. */
+export function fromBase64(text: string): Uint8Array {
+  if (typeof text !== 'string' || !B64_RE.test(text)) {
+    throw new InputError('ERR_INPUT', 'not standard padded base64');
+  }
+  const pad = text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0;
+  const out = new Uint8Array((text.length / 4) * 3 - pad);
+  let o = 0;
+  for (let i = 0; i < text.length; i += 4) {
+    const c = [0, 1, 2, 3].map((k) => (text[i + k] === '=' ? 0 : B64.indexOf(text[i + k])));
+    const n = (c[0] << 18) | (c[1] << 12) | (c[2] << 6) | c[3];
+    if (o < out.length) out[o++] = (n >> 16) & 255;
+    if (o < out.length) out[o++] = (n >> 8) & 255;
+    if (o < out.length) out[o++] = n & 255;
+  }
+  // Canonical form: the bits dropped by padding must be zero, so each byte string has one text.
+  if (toBase64(out) !== text) throw new InputError('ERR_INPUT', 'non-canonical base64');
+  return out;
+}
+
+export const utf8 = {
+  encode: (s: string): Uint8Array => new TextEncoder().encode(s),
+  /** Fatal decoding: invalid UTF-8 is an input error, not U+FFFD. */
+  decode: (b: Uint8Array): string => {
+    try {
+      return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(b);
+    } catch (cause) {
+      throw new InputError('ERR_INPUT', 'invalid UTF-8', [], { cause });
+    }
+  },
+};
+
+export function concatBytes(...parts: Uint8Array[]): Uint8Array {
+  let n = 0;
+  for (const p of parts) n += p.length;
+  const out = new Uint8Array(n);
+  let o = 0;
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+  }
+  return out;
+}
+
+export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  let d = 0;
+  for (let i = 0; i < a.length; i++) d |= a[i] ^ b[i];
+  return d === 0;
+}

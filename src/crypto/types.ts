@@ -1,0 +1,20 @@
+// The signing contract every backend meets (noble in a worker thread, node:crypto where
+// Node has ML-DSA, a Worker secret on Cloudflare). The log core only sees these interfaces.
+
+export type SignatureAlg = 'ML-DSA-65' | 'Ed25519';
+
+/** Signs raw bytes. Async so a backend may run off the event loop (worker thread). */
+export interface Signer {
+  readonly alg: SignatureAlg;
+  readonly publicKey: Uint8Array;
+  sign(message: Uint8Array): Promise<Uint8Array>;
+  /** Release threads or handles; idempotent. */
+  close?(): Promise<void>;
+}
+
+/** Checks raw signatures. A bad signature returns false; only misuse throws. */
+export interface Verifier {
+  readonly alg: SignatureAlg;
+  readonly publicKey: Uint8Array;
+  verify(message: Uint8Array, signature: Uint8Array): boolean;
+}

@@ -1,0 +1,85 @@
+// Every error code vouch raises, in one place. A deny is a value, never an error:
+// these are for bad input, failed verification, broken stores and misconfiguration.
+// HTTP, JSON-RPC and the CLI each map `code` through one table (see http/, mcp/, cli/).
+
+export type ErrorCode =
+  // untrusted input
+  | 'ERR_INPUT'
+  | 'ERR_JSON_PARSE'
+  | 'ERR_NOT_CANONICAL'
+  | 'ERR_TOO_LARGE'
+  | 'ERR_TOO_DEEP'
+  | 'ERR_UNKNOWN_INTERCEPTOR'
+  | 'ERR_UNKNOWN_METHOD'
+  // crypto
+  | 'ERR_KEY_FORMAT'
+  | 'ERR_KEY_PERMISSIONS'
+  | 'ERR_KEY_EXISTS'
+  | 'ERR_SIGN_FAILED'
+  // verification
+  | 'ERR_VERIFY_SIGNATURE'
+  | 'ERR_VERIFY_PROOF'
+  | 'ERR_VERIFY_CHECKPOINT'
+  | 'ERR_VERIFY_NOTE'
+  | 'ERR_VERIFY_ENTRY'
+  | 'ERR_VERIFY_RECEIPT'
+  | 'ERR_LOG_FORK'
+  // store
+  | 'ERR_STORE'
+  | 'ERR_STORE_INCONSISTENT'
+  | 'ERR_STORE_CLOSED'
+  | 'ERR_NOT_FOUND'
+  // policy and chain
+  | 'ERR_POLICY'
+  | 'ERR_CHAIN_TIMEOUT'
+  | 'ERR_INTERCEPTOR_FAILED'
+  // configuration and access
+  | 'ERR_CONFIG'
+  | 'ERR_UNAUTHENTICATED'
+  | 'ERR_FORBIDDEN'
+  | 'ERR_INTERNAL';
+
+/** One problem with one field of an input: `path` is a JSON Pointer into the input. */
+export interface Issue {
+  path: string;
+  message: string;
+}
+
+export class VouchError extends Error {
+  readonly code: ErrorCode;
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+    this.name = new.target.name;
+  }
+}
+
+/** Untrusted input that does not parse; `issues` lists every bad field, not the first. */
+export class InputError extends VouchError {
+  readonly issues: Issue[];
+  constructor(code: ErrorCode, message: string, issues: Issue[] = [], options?: { cause?: unknown }) {
+    super(code, message, options);
+    this.issues = issues;
+  }
+}
+
+export class CryptoError extends VouchError {}
+export class VerificationError extends VouchError {}
+export class StoreError extends VouchError {}
+export class PolicyError extends VouchError {}
+export class ConfigError extends InputError {}
+export class AccessError extends VouchError {}
+
+export function isVouchError(e: unknown): e is VouchError {
+  return e instanceof VouchError;
+}
+
+/** The code of any thrown value; unknown throwables are internal errors. */
+export function codeOf(e: unknown): ErrorCode {
+  return isVouchError(e) ? e.code : 'ERR_INTERNAL';
+}
+
+/** A message safe to put on the wire: never a stack, never a cause. */
+export function publicMessage(e: unknown): string {
+  return isVouchError(e) ? e.message : 'internal error';
+}

@@ -1,0 +1,139 @@
+// SEP-2624 interceptor wire types (with the SEP-1763 seed extras: executeChain, observability).
+// Output shapes omit defaults so two results compare byte-equal after JCS.
+
+export type InterceptorType = 'validation' | 'mutation' | 'observability';
+export type Phase = 'request' | 'response';
+export type Mode = 'active' | 'audit';
+export type Severity = 'error' | 'warning' | 'info';
+export type Direction = 'sending' | 'receiving';
+
+export interface Hook {
+  events: string[];
+  phase: Phase;
+}
+
+export type PriorityHint = number | { request?: number; response?: number };
+
+/** Normalized descriptor as it goes on the wire in interceptors/list. */
+export interface InterceptorDescriptor {
+  name: string;
+  type: InterceptorType;
+  hooks: Hook[];
+  description?: string;
+  mode?: 'audit'; // omitted when active (the default)
+  failOpen?: true; // omitted when false (the default)
+  priorityHint?: PriorityHint; // omitted when 0
+  compat?: Record<string, unknown>;
+  configSchema?: Record<string, unknown>;
+}
+
+export interface Message {
+  message: string;
+  severity: Severity;
+  path?: string;
+}
+
+export interface ValidationResult {
+  interceptor: string;
+  type: 'validation';
+  phase: Phase;
+  valid: boolean;
+  severity?: Severity; // present when valid is false
+  messages?: Message[];
+  info?: Record<string, unknown>;
+  durationMs?: number;
+}
+
+export interface MutationResult {
+  interceptor: string;
+  type: 'mutation';
+  phase: Phase;
+  modified: boolean;
+  payload: unknown;
+  info?: Record<string, unknown>;
+  durationMs?: number;
+}
+
+export interface ObservabilityResult {
+  interceptor: string;
+  type: 'observability';
+  phase: Phase;
+  observed: boolean;
+  metrics?: Record<string, number>;
+  info?: Record<string, unknown>;
+  durationMs?: number;
+}
+
+export type InterceptorResult = ValidationResult | MutationResult | ObservabilityResult;
+
+export type ChainStatus = 'success' | 'validation_failed' | 'mutation_failed' | 'timeout' | 'error';
+
+export interface AbortedAt {
+  interceptor: string;
+  reason: string;
+  type: InterceptorType;
+}
+
+export interface ValidationSummary {
+  errors: number;
+  warnings: number;
+  infos: number;
+}
+
+export interface ChainResult {
+  status: ChainStatus;
+  event: string;
+  phase: Phase;
+  results: InterceptorResult[];
+  finalPayload: unknown;
+  validationSummary: ValidationSummary;
+  totalDurationMs?: number;
+  abortedAt?: AbortedAt;
+}
+
+// ---- the implementation contract (not on the wire) ----
+
+/** JSON data that can be recorded in an entry and replayed. */
+export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+
+/**
+ * What an interceptor may know about the message besides its payload. Everything here is an
+ * input to the decision and is recorded in the entry, so replay can give it back unchanged.
+ * Interceptors never read the clock, randomness or the network: `time` is the decision time.
+ */
+export interface InterceptorContext {
+  event: string;
+  phase: Phase;
+  direction: Direction;
+  /** Decision time, RFC 3339 UTC, chosen by the caller of the chain and recorded. */
+  time: string;
+  sessionId?: string;
+  traceId?: string;
+  principal?: string;
+  tenant?: string;
+  roles?: string[];
+  /** Which MCP server this message belongs to (see interceptors/server-of.ts). */
+  server?: string;
+  /** Interceptor-specific recorded state: what `prepare` returned (live) or the entry held (replay). */
+  state?: Json;
+  signal: AbortSignal;
+}
+
+export type ValidationOutcome = Pick<ValidationResult, 'valid' | 'severity' | 'messages' | 'info'>;
+export type MutationOutcome = Pick<MutationResult, 'modified' | 'payload' | 'info'>;
+export type ObservabilityOutcome = Pick<ObservabilityResult, 'observed' | 'metrics' | 'info'>;
+export type Outcome = ValidationOutcome | MutationOutcome | ObservabilityOutcome;
+
+/**
+ * A runnable interceptor. `run` must be a pure function of (payload, ctx).
+ * `prepare` is the only place allowed to touch the outside world (counters, session taint,
+ * a remote interceptor server). It runs only live; its JSON result is recorded in the entry's
+ * `state[name]` and handed to `run` as `ctx.state`, live and in replay alike.
+ */
+export interface Interceptor {
+  readonly descriptor: InterceptorDescriptor;
+  prepare?(payload: unknown, ctx: Omit<InterceptorContext, 'state'>): Promise<Json>;
+  run(payload: unknown, ctx: InterceptorContext): Promise<Outcome> | Outcome;
+  /** Live-only follow-up after the decision is durable (e.g. record taint from a response). */
+  commit?(finalPayload: unknown, ctx: Omit<InterceptorContext, 'state'>): Promise<void> | void;
+}
