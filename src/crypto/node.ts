@@ -1,0 +1,4 @@
+// Node-only crypto: the worker-thread ML-DSA signer, 0600 key files and seed generation.
+// Import from here only in Node entry points (cli/, http/node, store/sqlite), never from the core.
+export { createWorkerSigner, createSignerFromSeed, type WorkerSignerOptions } from './worker-signer.js';
+export { writeKeyFile, readKeyFile, generateSeed } from './key-file.js';

@@ -1,0 +1,159 @@
+// The path of one decision (DESIGN.md section 2): chain -> decision -> entry -> append -> receipt.
+// Fail closed: a chain that cannot run, a payload that cannot be hashed, anything unexpected is
+// a deny. No allow is returned before its entry is durable and its checkpoint signed: the
+// append either resolves with the signed receipt or throws, and then the caller gets no allow.
+import { canonicalBytes, digestBytes, type Digest } from './canonical/index.js';
+import { codeOf, publicMessage } from './errors.js';
+import { decisionOf, executeChain, stripDurations, type ChainContext, type ChainOptions } from './interceptors/chain.js';
+import { selectInterceptors } from './interceptors/list.js';
+import type { ChainResult, Direction, Interceptor, Json, Phase } from './interceptors/types.js';
+import type { Appended, Attachment, EntryBody } from './log/index.js';
+import { buildReceipt, type Receipt } from './receipt/index.js';
+
+export const VOUCH_ENGINE_VERSION = '0.1.0';
+
+/** The chain and policy set in force: built from a stored config document, found by digest. */
+export interface ActivePolicy {
+  interceptors: Interceptor[];
+  chainDigest: Digest;
+  policyDigest: Digest;
+  /** Versions of what decides (vouch, cedar): a change shows up as a replay mismatch, not a silent drift. */
+  engines: Record<string, string>;
+  options: Omit<ChainOptions, 'replayState' | 'clock'>;
+}
+
+export interface DecisionRequest {
+  event: string;
+  phase: Phase;
+  payload: unknown;
+  context: ChainContext;
+  /** executeChain's `interceptors` parameter: run only these (by name). */
+  only?: string[];
+  /** Extra recorded facts (e.g. the caller's co-signature, the authorization an execution answers). */
+  extra?: Record<string, Json>;
+}
+
+export interface LogWriter {
+  append(body: EntryBody, attachments?: Attachment[]): Promise<Appended>;
+}
+
+export interface DecideDeps {
+  policy: ActivePolicy;
+  log: LogWriter;
+  clock?: { monotonic(): number };
+  /** Called with failures of post-commit hooks (never part of the decision). */
+  onHookError?: (interceptor: string, e: unknown) => void;
+}
+
+export interface DecisionOutcome {
+  effect: 'allow' | 'deny';
+  chain: ChainResult;
+  finalPayload: unknown;
+  state: Record<string, Json>;
+  appended: Appended;
+  receipt: Receipt;
+  inputDigest?: Digest;
+  intentDigest?: Digest;
+}
+
+/** The part of a chain result that is the decision: no timings, byte-stable under replay. */
+export function decisionRecord(chain: ChainResult): Json {
+  const r = stripDurations(chain);
+  const rec: Record<string, Json> = { effect: decisionOf(r), status: r.status, summary: r.validationSummary as unknown as Json, results: r.results as unknown as Json };
+  if (r.abortedAt) rec.abortedAt = r.abortedAt as unknown as Json;
+  return rec;
+}
+
+export function denyResult(event: string, phase: Phase, payload: unknown, reason: string): ChainResult {
+  return {
+    status: 'error',
+    event,
+    phase,
+    results: [],
+    finalPayload: payload,
+    validationSummary: { errors: 1, warnings: 0, infos: 0 },
+    abortedAt: { interceptor: '(vouch)', reason, type: 'validation' },
+  };
+}
+
+export function directionOf(policy: ActivePolicy, phase: Phase): Direction {
+  return policy.options.directions?.[phase] ?? (phase === 'request' ? 'sending' : 'receiving');
+}
+
+export async function decide(req: DecisionRequest, deps: DecideDeps): Promise<DecisionOutcome> {
+  const { policy } = deps;
+  const interceptors = req.only ? policy.interceptors.filter((i) => req.only!.includes(i.descriptor.name)) : policy.interceptors;
+  let inputBytes: Uint8Array | undefined;
+  let chain: ChainResult;
+  let state: Record<string, Json> = {};
+  try {
+    inputBytes = canonicalBytes(req.payload);
+  } catch (e) {
+    inputBytes = undefined;
+    chain = denyResult(req.event, req.phase, null, `payload rejected (${codeOf(e)}): ${publicMessage(e)}`);
+  }
+  if (inputBytes) {
+    try {
+      const run = await executeChain(interceptors, { event: req.event, phase: req.phase, payload: req.payload }, req.context, { ...policy.options, clock: deps.clock });
+      chain = run.result;
+      state = run.state;
+    } catch (e) {
+      chain = denyResult(req.event, req.phase, req.payload, `chain failed: ${publicMessage(e)}`);
+    }
+  }
+  chain = chain!;
+  const effect = decisionOf(chain);
+  const attachments: Attachment[] = [];
+  const inputDigest = inputBytes && digestBytes(inputBytes);
+  if (inputBytes) attachments.push({ digest: inputDigest!, bytes: inputBytes });
+  let intentDigest: Digest | undefined;
+  if (effect === 'allow') {
+    const intentBytes = canonicalBytes(chain.finalPayload);
+    intentDigest = digestBytes(intentBytes);
+    if (intentDigest !== inputDigest) attachments.push({ digest: intentDigest, bytes: intentBytes });
+  }
+  const ctx = req.context;
+  const body = compact({
+    type: 'decision',
+    time: ctx.time,
+    tenant: ctx.tenant,
+    principal: ctx.principal,
+    roles: ctx.roles,
+    event: req.event,
+    phase: req.phase,
+    direction: directionOf(policy, req.phase),
+    session: ctx.sessionId,
+    trace: ctx.traceId,
+    server: ctx.server,
+    only: req.only,
+    policy: { chain: policy.chainDigest, policySet: policy.policyDigest, engines: policy.engines },
+    input: inputDigest ? { digest: inputDigest } : { rejected: true },
+    intent: intentDigest ? { digest: intentDigest } : null,
+    decision: decisionRecord(chain),
+    state,
+    ...req.extra,
+  }) as unknown as EntryBody;
+  const appended = await deps.log.append(body, attachments);
+  // Live-only follow-ups (e.g. taint from a response) run once the decision is durable.
+  if (effect === 'allow') await runCommitHooks(interceptors, req, chain.finalPayload, directionOf(policy, req.phase), deps);
+  return { effect, chain, finalPayload: effect === 'allow' ? chain.finalPayload : req.payload, state, appended, receipt: buildReceipt(appended), inputDigest, intentDigest };
+}
+
+async function runCommitHooks(all: Interceptor[], req: DecisionRequest, finalPayload: unknown, direction: Direction, deps: DecideDeps): Promise<void> {
+  const ctx = req.context;
+  for (const ic of selectInterceptors(all, req.event, req.phase)) {
+    if (!ic.commit) continue;
+    try {
+      await ic.commit(finalPayload, compact({ event: req.event, phase: req.phase, direction, time: ctx.time, sessionId: ctx.sessionId, traceId: ctx.traceId, principal: ctx.principal, tenant: ctx.tenant, roles: ctx.roles, server: ctx.server, signal: AbortSignal.timeout(5000) }) as never);
+    } catch (e) {
+      deps.onHookError?.(ic.descriptor.name, e);
+    }
+  }
+}
+
+/** Drop undefined fields so the entry says only what is known. */
+function compact<T extends Record<string, unknown>>(o: T): T {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(o)) if (v !== undefined) out[k] = v;
+  return out as T;
+}

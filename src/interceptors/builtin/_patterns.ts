@@ -1,0 +1,127 @@
+// Secret detectors shared by secret-redactor and cross-boundary-guard: credentials recognised
+// verbatim by their public format (prefix + shape), plus the hit utilities the PII detectors reuse.
+// Kind ids follow the upstream conformance catalog where they overlap (stripe_secret_live, github_pat, aws_access_key).
+
+export interface Hit<K extends string = string> {
+  kind: K;
+  start: number;
+  end: number;
+  value: string;
+}
+
+export interface Detector<K extends string> {
+  kind: K;
+  /** Global regex. If it has a named group `v`, the hit is that group, which must end the match. */
+  re: RegExp;
+  /** Extra check on the hit's value (checksum, structure); false drops the candidate. */
+  check?: (value: string) => boolean;
+}
+
+export const SECRET_KINDS = [
+  'aws_access_key',
+  'aws_secret_key',
+  'github_pat',
+  'github_oauth',
+  'github_app',
+  'github_refresh',
+  'stripe_secret_live',
+  'stripe_restricted_live',
+  'slack_bot',
+  'slack_user',
+  'slack_app',
+  'slack_refresh',
+  'google_api_key',
+  'jwt',
+  'private_key',
+] as const;
+export type SecretKind = (typeof SECRET_KINDS)[number];
+
+// Not preceded by a token character: `task_live_x` is not a Stripe key.
+const B = '(?<![A-Za-z0-9_])';
+
+const SECRET_DETECTORS: Detector<SecretKind>[] = [
+  // PEM private keys (PKCS#1, PKCS#8, SEC1, OpenSSH, PGP); a truncated block (no END line) still
+  // loses its base64 lines. `\\n` covers keys embedded as escaped JSON (service-account files).
+  {
+    kind: 'private_key',
+    re: /-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----(?:[\s\S]*?-----END \1-----|(?:\s|\\n)*[A-Za-z0-9+/=]{16,}(?:(?:\s|\\n)+[A-Za-z0-9+/=]{16,})*)/g,
+  },
+  // AWS access key ids: long-term (AKIA) and temporary (ASIA).
+  { kind: 'aws_access_key', re: /(?<![A-Z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Z0-9])/g },
+  // AWS secret keys have no prefix: only recognised next to their name (config files, env, JSON).
+  {
+    kind: 'aws_secret_key',
+    re: /(?:aws[_ -]?secret[_ -]?(?:access[_ -]?)?key|secret[_ -]?access[_ -]?key)(?:\\?["'])?\s*(?::|=>?)\s*(?:\\?["'])?(?<v>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])/gi,
+  },
+  { kind: 'github_pat', re: new RegExp(`${B}(?:ghp_[A-Za-z0-9]{20,255}|github_pat_[A-Za-z0-9_]{22,255})`, 'g') },
+  { kind: 'github_oauth', re: new RegExp(`${B}gho_[A-Za-z0-9]{20,255}`, 'g') },
+  { kind: 'github_app', re: new RegExp(`${B}gh[us]_[A-Za-z0-9]{20,255}`, 'g') },
+  { kind: 'github_refresh', re: new RegExp(`${B}ghr_[A-Za-z0-9]{20,255}`, 'g') },
+  { kind: 'stripe_secret_live', re: new RegExp(`${B}sk_live_[A-Za-z0-9]{16,247}`, 'g') },
+  { kind: 'stripe_restricted_live', re: new RegExp(`${B}rk_live_[A-Za-z0-9]{16,247}`, 'g') },
+  { kind: 'slack_bot', re: new RegExp(`${B}xoxb-[0-9A-Za-z-]{10,250}`, 'g') },
+  { kind: 'slack_user', re: new RegExp(`${B}xoxp-[0-9A-Za-z-]{10,250}`, 'g') },
+  { kind: 'slack_app', re: new RegExp(`${B}(?:xoxa-[0-9A-Za-z-]{10,250}|xapp-[0-9A-Za-z-]{10,250})`, 'g') },
+  { kind: 'slack_refresh', re: new RegExp(`${B}xoxr-[0-9A-Za-z-]{10,250}`, 'g') },
+  { kind: 'google_api_key', re: /(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])/g },
+  // JWS compact form: header.payload.signature, both JSON parts start `{"` = base64url `eyJ`.
+  {
+    kind: 'jwt',
+    re: /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]*/g,
+    check: hasJsonHeader,
+  },
+];
+
+/** Every secret in `text`, non-overlapping, in position order. */
+export function findSecrets(text: string, kinds?: ReadonlySet<SecretKind>): Hit<SecretKind>[] {
+  const detectors = kinds ? SECRET_DETECTORS.filter((d) => kinds.has(d.kind)) : SECRET_DETECTORS;
+  return resolveOverlaps(runDetectors(text, detectors), (a, b) => b.end - b.start - (a.end - a.start));
+}
+
+export function runDetectors<K extends string>(text: string, detectors: readonly Detector<K>[]): Hit<K>[] {
+  const hits: Hit<K>[] = [];
+  for (const d of detectors) {
+    for (const m of text.matchAll(d.re)) {
+      const v = m.groups?.v ?? m[0];
+      const end = m.index + m[0].length;
+      const hit = { kind: d.kind, start: end - v.length, end, value: v };
+      if (!d.check || d.check(v)) hits.push(hit);
+    }
+  }
+  return hits;
+}
+
+/**
+ * Keeps a set of non-overlapping hits: candidates are taken in `rank` order (first wins), then
+ * returned in position order.
+ */
+export function resolveOverlaps<K extends string>(hits: Hit<K>[], rank: (a: Hit<K>, b: Hit<K>) => number): Hit<K>[] {
+  const kept: Hit<K>[] = [];
+  const ordered = [...hits].sort((a, b) => rank(a, b) || a.start - b.start);
+  for (const h of ordered) {
+    if (kept.every((k) => h.end <= k.start || h.start >= k.end)) kept.push(h);
+  }
+  return kept.sort((a, b) => a.start - b.start);
+}
+
+/** `text` with each hit replaced by `placeholder(hit)`; hits must not overlap. */
+export function replaceHits<K extends string>(text: string, hits: readonly Hit<K>[], placeholder: (h: Hit<K>) => string): string {
+  let out = '';
+  let at = 0;
+  for (const h of [...hits].sort((a, b) => a.start - b.start)) {
+    out += text.slice(at, h.start) + placeholder(h);
+    at = h.end;
+  }
+  return out + text.slice(at);
+}
+
+function hasJsonHeader(token: string): boolean {
+  const header = token.slice(0, token.indexOf('.'));
+  try {
+    const b64 = header.replace(/-/g, '+').replace(/_/g, '/');
+    const parsed: unknown = JSON.parse(atob(b64 + '='.repeat((4 - (b64.length % 4)) % 4)));
+    return parsed !== null && typeof parsed === 'object' && typeof (parsed as Record<string, unknown>).alg === 'string';
+  } catch {
+    return false;
+  }
+}

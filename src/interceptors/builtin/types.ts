@@ -1,0 +1,60 @@
+// Shared contract of the built-in interceptors: the factory signature and the live state
+// stores (counters, session taint, tool schemas) that only prepare()/commit() may touch.
+import type { PolicySet } from '../../policy/index.js';
+import type { Interceptor, InterceptorDescriptor, Json } from '../types.js';
+
+/** Fixed-window counters for rate limits. */
+export interface CounterStore {
+  /** Count one hit for `key` in the window starting at `windowStart` (RFC 3339); returns the count after it. */
+  hit(key: string, windowStart: string, windowMs: number): number;
+}
+
+export interface TaintMatch {
+  server: string;
+  /** sha256:<hex> of the tainted value, never the value itself (it is a secret). */
+  fingerprint: string;
+}
+
+/** Values a server returned in a session, to catch them flowing to another server. */
+export interface TaintStore {
+  add(sessionId: string, server: string, values: string[]): void;
+  /** Every tainted value of the session that occurs in `text`. */
+  find(sessionId: string, text: string): TaintMatch[];
+}
+
+export interface ToolSchema {
+  name: string;
+  inputSchema: Json;
+}
+
+/** The inputSchema of each tool as last listed by its server. */
+export interface ToolSchemaCache {
+  /** Replaces everything known about `server` with this listing. */
+  set(server: string, tools: ToolSchema[]): void;
+  get(server: string, tool: string): Json | undefined;
+}
+
+export interface StateStores {
+  counters: CounterStore;
+  taint: TaintStore;
+  toolSchemas: ToolSchemaCache;
+}
+
+export interface BuiltinDeps {
+  policySet?: PolicySet;
+  /** Defaults to state.toolSchemas. */
+  toolSchemas?: ToolSchemaCache;
+  state: StateStores;
+}
+
+export interface BuiltinFactoryArgs {
+  /** Instance name from the config (what appears in results and entries). */
+  name: string;
+  /** The `config` block of the declaration, unvalidated: each factory parses its own. */
+  config: Json | undefined;
+  /** Declaration fields overriding the builtin's defaults (hooks, mode, failOpen, priorityHint). */
+  declaration: Partial<InterceptorDescriptor>;
+  deps: BuiltinDeps;
+}
+
+export type BuiltinFactory = (args: BuiltinFactoryArgs) => Interceptor;

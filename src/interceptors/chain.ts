@@ -1,0 +1,202 @@
+// The SEP-2624 chain executor (DESIGN.md section 3): select by (event, phase), order by the
+// direction across the trust boundary, mutate in sequence, validate in parallel, observe
+// fire-and-forget, and fail closed. Never throws: every failure is a deny ChainResult.
+import { VouchError } from '../errors.js';
+import { DEFAULT_DIRECTIONS, baseContext, type ChainContext } from './_context.js';
+import { runMutation, runParallel, type ChainState, type StepEnv } from './_chain-steps.js';
+import { cloneJson, describeError } from './_json.js';
+import { orderInterceptors, selectInterceptors } from './list.js';
+import type { AbortedAt, ChainResult, Direction, Interceptor, InterceptorResult, Json, Phase, ValidationSummary } from './types.js';
+
+export type { ChainContext } from './_context.js';
+export { stripVolatile, stripDurations, VOLATILE_KEYS, CONFORMANCE_VOLATILE_KEYS } from './_volatile.js';
+
+export interface ChainRequest {
+  event: string;
+  phase: Phase;
+  payload: unknown;
+}
+
+export interface ChainOptions {
+  /** Default: request = sending, response = receiving (a client-side deployment). */
+  directions?: { request: Direction; response: Direction };
+  chainTimeoutMs?: number;
+  interceptorTimeoutMs?: number;
+  /** Replay: prepare() is not called; each interceptor's state comes from here by name. */
+  replayState?: Record<string, Json>;
+  /** Only for durationMs / totalDurationMs; absent means no durations at all. */
+  clock?: { monotonic(): number };
+}
+
+export interface ChainRun {
+  result: ChainResult;
+  /** What each prepare() returned (live) or what replay handed in, by interceptor name. */
+  state: Record<string, Json>;
+  /** Settles when every fire-and-forget observer is done or abandoned; never rejects. */
+  observers: Promise<void>;
+}
+
+export const DEFAULT_CHAIN_TIMEOUT_MS = 10_000;
+export const DEFAULT_INTERCEPTOR_TIMEOUT_MS = 5_000;
+const MAX_TIMER_MS = 2_147_483_647; // setTimeout fires at once beyond this
+
+const CHAIN = '(chain)'; // abortedAt.interceptor when the chain itself, not one interceptor, failed
+
+/** allow iff nothing blocked: every other status is a deny (fail closed). */
+export function decisionOf(result: ChainResult): 'allow' | 'deny' {
+  return result.status === 'success' ? 'allow' : 'deny';
+}
+
+export async function executeChain(interceptors: Interceptor[], req: ChainRequest, ctx: ChainContext, opts: ChainOptions = {}): Promise<ChainRun> {
+  const state: Record<string, Json> = {};
+  const observers: Promise<void>[] = [];
+  let result: ChainResult;
+  try {
+    result = await runChain(interceptors, req, ctx, opts, state, observers);
+  } catch (e) {
+    result = errorResult(req, `chain error: ${describeError(e)}`);
+  }
+  const settled = Promise.all(observers).then(
+    () => undefined,
+    () => undefined,
+  );
+  return { result, state: { ...state }, observers: settled };
+}
+
+async function runChain(
+  interceptors: Interceptor[],
+  req: ChainRequest,
+  ctx: ChainContext,
+  opts: ChainOptions,
+  state: Record<string, Json>,
+  observers: Promise<void>[],
+): Promise<ChainResult> {
+  const { event, phase } = req;
+  if (typeof event !== 'string' || event.length === 0) throw new Error('event must be a non-empty string');
+  if (phase !== 'request' && phase !== 'response') throw new Error('phase must be request or response');
+  const start = opts.clock?.monotonic();
+  const direction = (opts.directions ?? DEFAULT_DIRECTIONS)[phase];
+  const original = cloneJson(req.payload, '/payload');
+  const ordered = orderInterceptors(selectInterceptors(interceptors, event, phase), phase);
+  assertUniqueNames(ordered);
+
+  const s: ChainState = { original, payload: original, results: [], inFlight: new Set(), closed: false };
+  const chainAbort = new AbortController();
+  const interceptorTimeoutMs = timeoutOf(opts.interceptorTimeoutMs, DEFAULT_INTERCEPTOR_TIMEOUT_MS);
+  const env: StepEnv = {
+    ctx: baseContext(ctx, event, phase, direction),
+    attempt: {
+      timeoutMs: interceptorTimeoutMs,
+      replayState: opts.replayState,
+      signal: chainAbort.signal,
+      clock: opts.clock,
+      recordState: (name, value) => {
+        if (!s.closed) state[name] = value;
+      },
+    },
+    observerTimeoutMs: interceptorTimeoutMs,
+    replay: opts.replayState !== undefined,
+    observers,
+  };
+
+  // Sending: mutate (by priority), then validate + observe. Receiving: the reverse.
+  const mutators = ordered.filter((ic) => ic.descriptor.type === 'mutation');
+  const group = ordered.filter((ic) => ic.descriptor.type !== 'mutation');
+  type Step = () => Promise<void>;
+  const mutate: Step[] = mutators.map((ic) => () => runMutation(ic, s, env));
+  const parallel: Step[] = group.length > 0 ? [() => runParallel(group, s, env)] : [];
+  const steps = direction === 'sending' ? [...mutate, ...parallel] : [...parallel, ...mutate];
+
+  const body = (async () => {
+    for (const step of steps) {
+      if (s.stop || s.closed) break;
+      await step();
+    }
+  })().then(
+    () => ({ failed: false as const }),
+    (e: unknown) => ({ failed: true as const, e }),
+  );
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const chainTimeoutMs = timeoutOf(opts.chainTimeoutMs, DEFAULT_CHAIN_TIMEOUT_MS);
+  const deadline = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), chainTimeoutMs);
+  });
+  const outcome = await Promise.race([body, deadline]);
+  clearTimeout(timer);
+  if (outcome === 'timeout') {
+    // The chain deadline: deny, abandon whatever is still running, tell it to stop.
+    const culprit = ordered.find((ic) => s.inFlight.has(ic));
+    const reason = `chain timed out after ${chainTimeoutMs} ms`;
+    s.stop = {
+      status: 'timeout',
+      abortedAt: { interceptor: culprit?.descriptor.name ?? CHAIN, reason, type: culprit?.descriptor.type ?? 'validation' },
+      restore: true,
+    };
+    chainAbort.abort(new VouchError('ERR_CHAIN_TIMEOUT', reason));
+  }
+  s.closed = true;
+  if (outcome !== 'timeout' && outcome.failed) throw outcome.e;
+
+  const stop = s.stop;
+  const restore = stop !== undefined && (stop.restore || stop.status === 'timeout');
+  const result: ChainResult = {
+    status: stop?.status ?? 'success',
+    event,
+    phase,
+    results: [...s.results],
+    finalPayload: restore ? original : s.payload,
+    validationSummary: summarize(s.results),
+  };
+  if (stop) result.abortedAt = stop.abortedAt;
+  if (start !== undefined && opts.clock) result.totalDurationMs = Math.max(0, opts.clock.monotonic() - start);
+  return result;
+}
+
+function assertUniqueNames(ordered: Interceptor[]): void {
+  // State and results are keyed by name: two interceptors with one name would be ambiguous.
+  const seen = new Set<string>();
+  for (const ic of ordered) {
+    if (seen.has(ic.descriptor.name)) throw new Error(`duplicate interceptor name ${ic.descriptor.name}`);
+    seen.add(ic.descriptor.name);
+  }
+}
+
+function timeoutOf(v: number | undefined, fallback: number): number {
+  if (v === undefined || !Number.isFinite(v) || v <= 0) return fallback;
+  return Math.min(v, MAX_TIMER_MS);
+}
+
+/** Counts message severities (or the result's severity when it has no messages), audit included. */
+export function summarize(results: InterceptorResult[]): ValidationSummary {
+  const out: ValidationSummary = { errors: 0, warnings: 0, infos: 0 };
+  const count = (sev: string | undefined) => {
+    if (sev === 'error') out.errors += 1;
+    else if (sev === 'warning') out.warnings += 1;
+    else if (sev === 'info') out.infos += 1;
+  };
+  for (const r of results) {
+    if (r.type !== 'validation') continue;
+    if (r.messages && r.messages.length > 0) r.messages.forEach((m) => count(m.severity));
+    else count(r.severity);
+  }
+  return out;
+}
+
+function errorResult(req: ChainRequest, reason: string): ChainResult {
+  let finalPayload: unknown = null;
+  try {
+    finalPayload = cloneJson(req?.payload);
+  } catch {
+    // not JSON: nothing safe to echo back
+  }
+  const abortedAt: AbortedAt = { interceptor: CHAIN, reason, type: 'validation' };
+  return {
+    status: 'error',
+    event: typeof req?.event === 'string' ? req.event : '',
+    phase: req?.phase === 'response' ? 'response' : 'request',
+    results: [],
+    finalPayload,
+    validationSummary: { errors: 0, warnings: 0, infos: 0 },
+    abortedAt,
+  };
+}

@@ -1,0 +1,42 @@
+// Which interceptors a message reaches, and in what order: event matching (`*` hooks every
+// event), interceptors/list, and the priority order (lower first, ties by name, ordinal).
+import type { Interceptor, InterceptorDescriptor, Phase } from './types.js';
+
+function hooksEvent(d: InterceptorDescriptor, event: string, phase?: Phase): boolean {
+  return d.hooks.some((h) => (phase === undefined || h.phase === phase) && (h.events.includes(event) || h.events.includes('*')));
+}
+
+/** interceptors/list: descriptors in registration order, optionally only those hooking `event`. */
+export function listInterceptors(interceptors: Interceptor[], event?: string | null): { interceptors: InterceptorDescriptor[] } {
+  const picked = event == null ? interceptors : interceptors.filter((i) => hooksEvent(i.descriptor, event));
+  return { interceptors: picked.map((i) => i.descriptor) };
+}
+
+/** The interceptors with a hook for (event or `*`, phase), in registration order. */
+export function selectInterceptors(interceptors: Interceptor[], event: string, phase: Phase): Interceptor[] {
+  return interceptors.filter((i) => hooksEvent(i.descriptor, event, phase));
+}
+
+/** A number hint applies to both phases; an object hint per phase; absent means 0. */
+export function priorityOf(descriptor: InterceptorDescriptor, phase: Phase): number {
+  const h = descriptor.priorityHint;
+  if (h === undefined) return 0;
+  if (typeof h === 'number') return h;
+  return h[phase] ?? 0;
+}
+
+/** Priority ascending, ties by name in ordinal (UTF-16 code unit) order: locale-independent. */
+export function compareInterceptors(phase: Phase): (a: Interceptor, b: Interceptor) => number {
+  return (a, b) => {
+    const d = priorityOf(a.descriptor, phase) - priorityOf(b.descriptor, phase);
+    if (d !== 0) return d;
+    const x = a.descriptor.name;
+    const y = b.descriptor.name;
+    return x < y ? -1 : x > y ? 1 : 0;
+  };
+}
+
+/** A sorted copy: the order the chain runs (mutations) or reports (parallel groups) them in. */
+export function orderInterceptors(interceptors: Interceptor[], phase: Phase): Interceptor[] {
+  return [...interceptors].sort(compareInterceptors(phase));
+}

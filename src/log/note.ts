@@ -1,0 +1,163 @@
+// C2SP signed notes (c2sp.org/signed-note): text, a blank line, then `— name base64(keyid||sig)`
+// lines. Parsing is strict; verification hashes the exact text bytes, never a re-serialization.
+// Portable.
+import { concatBytes, fromBase64, toBase64, toHex, utf8 } from '../canonical/index.js';
+import { noteKeyId, type SignatureAlg, type Signer, type Verifier } from '../crypto/index.js';
+import { InputError, VerificationError, type Issue } from '../errors.js';
+
+/** Upper bounds (the spec asks for a limit and at least 16 signatures; ML-DSA lines are ~4.4 kB). */
+export const MAX_NOTE_LENGTH = 1 << 20;
+export const MAX_NOTE_SIGNATURES = 64;
+
+export interface NoteVerifier {
+  name: string;
+  keyId: Uint8Array;
+  alg: SignatureAlg;
+  publicKey: Uint8Array;
+  verify(msg: Uint8Array, sig: Uint8Array): boolean;
+}
+export interface NoteSigner {
+  name: string;
+  keyId: Uint8Array;
+  alg: SignatureAlg;
+  sign(msg: Uint8Array): Promise<Uint8Array>;
+}
+export interface NoteSignature {
+  name: string;
+  keyId: Uint8Array;
+  signature: Uint8Array;
+}
+export interface Note {
+  text: string;
+  signatures: NoteSignature[];
+}
+
+const SIG_PREFIX = '\u2014 '; // em dash, space
+// "MUST NOT contain any ASCII control characters (those below U+0020) other than newline";
+// a lone surrogate has no UTF-8 encoding, so it cannot be part of a valid note either.
+const BAD_CHAR = /[\u0000-\u0009\u000b-\u001f]|\p{Cs}/u;
+
+/** Key names are non-empty and hold no Unicode space and no `+`. */
+export function isValidKeyName(name: unknown): name is string {
+  return typeof name === 'string' && name.length > 0 && !/[\s+]/u.test(name) && !BAD_CHAR.test(name);
+}
+
+function assertKeyName(name: string): void {
+  if (!isValidKeyName(name)) {
+    throw new InputError('ERR_INPUT', `invalid note key name ${JSON.stringify(name)}: must be non-empty, without spaces or "+"`);
+  }
+}
+
+export function noteSignerFor(name: string, signer: Signer): NoteSigner {
+  assertKeyName(name);
+  return { name, keyId: noteKeyId(name, signer.alg, signer.publicKey), alg: signer.alg, sign: (m) => signer.sign(m) };
+}
+
+export function noteVerifierFor(name: string, verifier: Verifier): NoteVerifier {
+  assertKeyName(name);
+  const { alg, publicKey } = verifier;
+  return { name, keyId: noteKeyId(name, alg, publicKey), alg, publicKey, verify: (m, s) => verifier.verify(m, s) };
+}
+
+function fail(message: string, issues: Issue[] = []): never {
+  throw new InputError('ERR_VERIFY_NOTE', `malformed signed note: ${message}`, issues);
+}
+
+function parseSignatureLine(line: string, at: string, issues: Issue[]): NoteSignature | undefined {
+  if (!line.startsWith(SIG_PREFIX)) return void issues.push({ path: at, message: 'must start with "— " (U+2014, space)' });
+  const rest = line.slice(SIG_PREFIX.length);
+  const sp = rest.indexOf(' ');
+  if (sp < 0) return void issues.push({ path: at, message: 'must be "— <key name> <base64 signature>"' });
+  const name = rest.slice(0, sp);
+  if (!isValidKeyName(name)) issues.push({ path: `${at}/name`, message: 'key name must be non-empty, without spaces or "+"' });
+  let blob: Uint8Array | undefined;
+  try {
+    blob = fromBase64(rest.slice(sp + 1));
+  } catch {
+    issues.push({ path: `${at}/signature`, message: 'must be standard padded base64' });
+  }
+  // 4-byte key id, then at least one byte of signature.
+  if (blob && blob.length < 5) issues.push({ path: `${at}/signature`, message: 'shorter than a key id and a signature' });
+  if (!blob || blob.length < 5 || !isValidKeyName(name)) return undefined;
+  return { name, keyId: blob.slice(0, 4), signature: blob.slice(4) };
+}
+
+/** Splits a signed note at its LAST blank line and parses every signature line. */
+export function parseNote(note: string): Note {
+  if (typeof note !== 'string') throw new InputError('ERR_INPUT', 'a signed note must be a string');
+  if (note.length > MAX_NOTE_LENGTH) throw new InputError('ERR_TOO_LARGE', `signed note longer than ${MAX_NOTE_LENGTH} characters`);
+  if (BAD_CHAR.test(note)) fail('contains a control character other than newline, or invalid UTF-16');
+  if (!note.endsWith('\n')) fail('does not end with a newline');
+  const split = note.lastIndexOf('\n\n');
+  if (split < 0) fail('no blank line between the text and the signatures');
+  const text = note.slice(0, split + 1);
+  const block = note.slice(split + 2);
+  if (block.length === 0) fail('no signature lines after the last blank line');
+  const lines = block.slice(0, -1).split('\n');
+  if (lines.length > MAX_NOTE_SIGNATURES) throw new InputError('ERR_TOO_LARGE', `more than ${MAX_NOTE_SIGNATURES} signatures`);
+  const issues: Issue[] = [];
+  const signatures: NoteSignature[] = [];
+  lines.forEach((line, i) => {
+    const sig = parseSignatureLine(line, `/signatures/${i}`, issues);
+    if (sig) signatures.push(sig);
+  });
+  if (issues.length > 0) fail(issues.map((x) => `${x.path}: ${x.message}`).join('; '), issues);
+  return { text, signatures };
+}
+
+function assertNoteText(text: string): void {
+  if (typeof text !== 'string' || text.length > MAX_NOTE_LENGTH) throw new InputError('ERR_INPUT', 'note text must be a string within the size limit');
+  if (!text.endsWith('\n')) throw new InputError('ERR_INPUT', 'note text must end with a newline');
+  if (BAD_CHAR.test(text)) throw new InputError('ERR_INPUT', 'note text must not contain control characters other than newline');
+}
+
+const keyLabel = (name: string, keyId: Uint8Array): string => `${name}+${toHex(keyId)}`;
+
+/** Signs `text` with every signer, in order; one signature line each. */
+export async function signNote(text: string, signers: NoteSigner[]): Promise<string> {
+  assertNoteText(text);
+  if (signers.length === 0) throw new InputError('ERR_INPUT', 'signNote needs at least one signer');
+  const seen = new Set<string>();
+  for (const s of signers) {
+    assertKeyName(s.name);
+    const label = keyLabel(s.name, s.keyId);
+    if (seen.has(label)) throw new InputError('ERR_INPUT', `signer ${label} given twice`);
+    seen.add(label);
+  }
+  const msg = utf8.encode(text);
+  const sigs = await Promise.all(signers.map((s) => s.sign(msg)));
+  const lines = signers.map((s, i) => `${SIG_PREFIX}${s.name} ${toBase64(concatBytes(s.keyId, sigs[i]))}\n`);
+  return `${text}\n${lines.join('')}`;
+}
+
+/**
+ * signed-note "Signatures": signatures from unknown keys (name and key id not both matching)
+ * are ignored; a known key's signature that fails rejects the whole note; at least one known
+ * key must verify. Returns the text exactly as signed and the names of the keys that verified.
+ */
+export function verifyNote(noteText: string, verifiers: NoteVerifier[]): { text: string; verifiedBy: string[] } {
+  const known = new Map<string, NoteVerifier>();
+  for (const v of verifiers) {
+    const label = keyLabel(v.name, v.keyId);
+    if (known.has(label)) throw new InputError('ERR_INPUT', `two verifier keys are both ${label}; key name and id must identify one key`);
+    known.set(label, v);
+  }
+  const { text, signatures } = parseNote(noteText);
+  const msg = utf8.encode(text);
+  const verifiedBy: string[] = [];
+  for (const sig of signatures) {
+    const label = keyLabel(sig.name, sig.keyId);
+    const v = known.get(label);
+    if (!v) continue;
+    if (!v.verify(msg, sig.signature)) {
+      throw new VerificationError('ERR_VERIFY_NOTE', `signature by known key ${label} does not verify; note rejected`);
+    }
+    if (!verifiedBy.includes(v.name)) verifiedBy.push(v.name);
+  }
+  if (verifiedBy.length === 0) {
+    const seen = signatures.map((s) => keyLabel(s.name, s.keyId)).join(', ');
+    const trusted = [...known.keys()].join(', ') || 'none';
+    throw new VerificationError('ERR_VERIFY_NOTE', `no signature from a trusted key (signed by: ${seen}; trusted: ${trusted})`);
+  }
+  return { text, verifiedBy };
+}

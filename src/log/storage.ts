@@ -1,0 +1,48 @@
+// What the log core needs from storage: a synchronous reader of entries, nodes and checkpoints,
+// and an atomic batch write. The store port (src/store/port.ts) extends this; the log never
+// imports a store.
+import type { Hash, NodeReader, TreeNode } from './merkle.js';
+
+export interface StoredEntry {
+  seq: number;
+  bytes: Uint8Array;
+  leaf: Hash;
+}
+
+export interface StoredCheckpoint {
+  size: number;
+  root: Hash;
+  /** The signed note text, exactly as signed. */
+  note: string;
+}
+
+/** One group commit: entries, the tree nodes they complete, and the checkpoint that signs them. */
+export interface Batch {
+  entries: StoredEntry[];
+  nodes: TreeNode[];
+  checkpoint: StoredCheckpoint;
+  /** Payloads the entries name by digest, written in the same transaction (no extra fsync). */
+  payloads?: Attachment[];
+}
+
+/** A payload stored by digest beside an entry (input, intent, executed parameters). */
+export interface Attachment {
+  digest: string;
+  bytes: Uint8Array;
+}
+
+export interface LogStorage extends NodeReader {
+  /** Number of entries (the next seq). */
+  size(): number;
+  entry(seq: number): StoredEntry | undefined;
+  /** Entries with from <= seq < to, in order, streamed. */
+  entries(from: number, to: number): Iterable<StoredEntry>;
+  /** The newest checkpoint, or undefined for an empty log. */
+  latestCheckpoint(): StoredCheckpoint | undefined;
+  /** The checkpoint signed for exactly this tree size, if one was. */
+  checkpointAt(size: number): StoredCheckpoint | undefined;
+  /** Every checkpoint, oldest first, streamed. */
+  checkpoints(): Iterable<StoredCheckpoint>;
+  /** Write a whole batch in one transaction: all of it is durable, or none of it. */
+  appendBatch(batch: Batch): void;
+}

@@ -1,0 +1,122 @@
+// The one file that imports @cedar-policy/cedar-wasm. The `nodejs` entry loads the wasm
+// synchronously with node:fs; a Workers or browser build swaps this file for one over the
+// `web` entry (async init), keeping the same exports.
+import * as cedar from '@cedar-policy/cedar-wasm/nodejs';
+import type { Json } from '../interceptors/types.js';
+
+/** Version of the Cedar engine, recorded in entries: replay needs the same evaluator. */
+export const cedarVersion: string = cedar.getCedarVersion();
+/** Version of the Cedar language the engine implements. */
+export const cedarLangVersion: string = cedar.getCedarLangVersion();
+
+/** One engine diagnostic, flattened: where (offset into the text it came from) and what. */
+export interface EngineProblem {
+  message: string;
+  policyId?: string;
+  offset?: number;
+}
+
+export type EngineAnswer<T> = { ok: true; value: T } | { ok: false; problems: EngineProblem[] };
+
+interface DetailedErrorLike {
+  message: string;
+  help?: string | null;
+  sourceLocations?: { start: number }[];
+}
+
+function toProblem(e: DetailedErrorLike, policyId?: string): EngineProblem {
+  const message = e.help ? `${e.message} (${e.help})` : e.message;
+  const offset = e.sourceLocations?.[0]?.start;
+  return { message, ...(policyId !== undefined && { policyId }), ...(offset !== undefined && { offset }) };
+}
+
+/** The engine throws on calls it cannot decode; we turn every throw into a problem. */
+function guard<T>(f: () => EngineAnswer<T>): EngineAnswer<T> {
+  try {
+    return f();
+  } catch (e) {
+    return { ok: false, problems: [{ message: e instanceof Error ? e.message : String(e) }] };
+  }
+}
+
+/** Split Cedar text into the text of each static policy; templates are reported apart. */
+export function splitPolicyText(text: string): EngineAnswer<{ policies: string[]; templates: string[] }> {
+  return guard(() => {
+    const a = cedar.policySetTextToParts(text);
+    if (a.type === 'failure') return { ok: false, problems: a.errors.map((e) => toProblem(e)) };
+    return { ok: true, value: { policies: a.policies, templates: a.policy_templates } };
+  });
+}
+
+/** The annotations of one policy (where `@id("...")` lives). */
+export function readAnnotations(policyText: string): EngineAnswer<Record<string, string>> {
+  return guard(() => {
+    const a = cedar.policyToJson(policyText);
+    if (a.type === 'failure') return { ok: false, problems: a.errors.map((e) => toProblem(e)) };
+    return { ok: true, value: { ...(a.json.annotations ?? {}) } };
+  });
+}
+
+/** Strict validation of policies against a schema (JSON or Cedar text). */
+export function validatePolicies(policies: Record<string, string>, schema: Json): EngineAnswer<null> {
+  return guard(() => {
+    const a = cedar.validate({ schema: schema as cedar.Schema, policies: { staticPolicies: policies } });
+    if (a.type === 'failure') return { ok: false, problems: a.errors.map((e) => toProblem(e)) };
+    if (a.validationErrors.length === 0) return { ok: true, value: null };
+    return { ok: false, problems: a.validationErrors.map((v) => toProblem(v.error, v.policyId)) };
+  });
+}
+
+/** Parse once and cache in the engine under `id` (content-addressed, so re-caching is harmless). */
+export function preparsePolicies(id: string, policies: Record<string, string>): EngineAnswer<null> {
+  return guard(() => {
+    const a = cedar.preparsePolicySet(id, { staticPolicies: policies });
+    if (a.type === 'failure') return { ok: false, problems: a.errors.map((e) => toProblem(e)) };
+    return { ok: true, value: null };
+  });
+}
+
+export interface EngineEntity {
+  uid: { type: string; id: string };
+  attrs: Record<string, unknown>;
+  parents: { type: string; id: string }[];
+}
+
+export interface EngineRequest {
+  principal: { type: string; id: string };
+  action: { type: string; id: string };
+  resource: { type: string; id: string };
+  /** Already in Cedar JSON value form (see cedar-values.ts). */
+  context: Record<string, unknown>;
+  entities: EngineEntity[];
+}
+
+export interface EngineDecision {
+  decision: 'allow' | 'deny';
+  reasons: string[];
+  errors: string[];
+}
+
+/** Authorize against a preparsed policy set. Request-level failures come back as problems. */
+export function authorizePreparsed(policySetId: string, req: EngineRequest): EngineAnswer<EngineDecision> {
+  return guard(() => {
+    const a = cedar.statefulIsAuthorized({
+      principal: req.principal,
+      action: req.action,
+      resource: req.resource,
+      context: req.context as cedar.Context,
+      entities: req.entities as cedar.Entities,
+      preparsedPolicySetId: policySetId,
+    });
+    if (a.type === 'failure') return { ok: false, problems: a.errors.map((e) => toProblem(e)) };
+    const d = a.response;
+    return {
+      ok: true,
+      value: {
+        decision: d.decision,
+        reasons: [...d.diagnostics.reason],
+        errors: d.diagnostics.errors.map((e) => `${e.policyId}: ${toProblem(e.error).message}`),
+      },
+    };
+  });
+}

@@ -1,0 +1,52 @@
+// The chain config document (one YAML or JSON file): which interceptors run, with what
+// settings, under which policy set. Parsed by config.ts; the resolved form inlines the policy text.
+import type { Direction, Hook, Json, Mode, PriorityHint } from '../interceptors/types.js';
+import type { PolicySource } from './types.js';
+
+/** Declaration fields that override a builtin's (or a remote's) defaults, normalized. */
+export interface DeclarationOverrides {
+  /** From `hooks`, or from the flat `events` + `phase` (request | response | both). */
+  hooks?: Hook[];
+  /** `enforce` on input is read as `active`. */
+  mode?: Mode;
+  failOpen?: boolean;
+  priorityHint?: PriorityHint;
+  description?: string;
+}
+
+export interface BuiltinDeclaration extends DeclarationOverrides {
+  name: string;
+  /** Builtin factory name (pii-redactor, cedar-policy, ...); its config is checked by the factory. */
+  use: string;
+  config?: Json;
+}
+
+export interface RemoteDeclaration extends DeclarationOverrides {
+  name: string;
+  remote: {
+    /** The interceptor server's MCP endpoint (http or https). */
+    url: string;
+    /** Which of its interceptors to merge into the chain; all when absent. */
+    names?: string[];
+  };
+}
+
+export type InterceptorDeclaration = BuiltinDeclaration | RemoteDeclaration;
+
+/** Policy text by file (paths relative to the config file), or inline (the resolved form). */
+export type PolicyConfig = { files: string[]; schema?: string } | { inline: PolicySource };
+
+export interface VouchConfig {
+  version: 1;
+  directions?: { request?: Direction; response?: Direction };
+  timeouts?: { chainMs?: number; interceptorMs?: number };
+  policies?: PolicyConfig;
+  interceptors: InterceptorDeclaration[];
+  servers?: { toolMap?: Record<string, string> };
+  /** Drift classification rules: opaque here, read by the execution side. */
+  drift?: Json;
+}
+
+export function isRemoteDeclaration(d: InterceptorDeclaration): d is RemoteDeclaration {
+  return 'remote' in d;
+}

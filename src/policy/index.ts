@@ -1,0 +1,9 @@
+// Public surface of the policy module: Cedar policy sets, the Cedar entity model of MCP
+// messages, and the chain config (parse, resolve, digest). Node-only file loading is in
+// load-config.ts, imported by its path, not from here.
+export type { EntityRef, AuthzRequest, AuthzResult, PolicySource, PolicySet } from './types.js';
+export { cedarVersion, cedarLangVersion } from './cedar-engine.js';
+export { loadPolicySet } from './policy-set.js';
+export { PolicyLoadError } from './policy-error.js';
+export { toCedarValue, toCedarRecord, type CedarValue } from './cedar-values.js';
+export { resourceOf, argumentsOf, buildAuthzRequest, LIST_TO_CALL, type RequestFacts } from './entity-model.js';

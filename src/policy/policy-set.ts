@@ -1,0 +1,135 @@
+// loadPolicySet: parse Cedar text once, validate it against the schema, preparse it in the
+// engine under its digest, and authorize requests against it. Default deny; any evaluation
+// error denies (fail closed), even where Cedar itself would skip the erroring policy.
+import { digestJson } from '../canonical/index.js';
+import type { Issue } from '../errors.js';
+import type { Json } from '../interceptors/types.js';
+import { authorizePreparsed, preparsePolicies, readAnnotations, splitPolicyText, validatePolicies, type EngineEntity, type EngineProblem } from './cedar-engine.js';
+import { toCedarRecord } from './cedar-values.js';
+import { PolicyLoadError } from './policy-error.js';
+import { actionEntitiesOf } from './schema-actions.js';
+import type { AuthzRequest, AuthzResult, EntityRef, PolicySet, PolicySource } from './types.js';
+
+/** Line and column (1-based) of a character offset, for messages a policy author can act on. */
+function locate(text: string, offset: number): string {
+  const before = text.slice(0, offset);
+  const line = before.split('\n').length;
+  const col = offset - before.lastIndexOf('\n');
+  return `line ${line}:${col}`;
+}
+
+function policyIssue(text: string, base: number | undefined, p: EngineProblem): Issue {
+  const where = p.offset !== undefined && base !== undefined ? `${locate(text, base + p.offset)}: ` : '';
+  const who = p.policyId !== undefined ? `policy "${p.policyId}": ` : '';
+  // The engine repeats the id ("for policy `x`, ..."); say it once.
+  const message = p.message.replace(/^for policy `[^`]*`, /, '');
+  return { path: '/policies', message: `${where}${who}${message}` };
+}
+
+/** Where each part starts in the text: the engine returns parts in no particular order. */
+function positionParts(text: string, parts: string[]): { part: string; at: number }[] {
+  const used = new Set<number>();
+  const placed = parts.map((part) => {
+    let at = text.indexOf(part);
+    while (at >= 0 && used.has(at)) at = text.indexOf(part, at + 1);
+    if (at >= 0) used.add(at);
+    return { part, at };
+  });
+  // Source order, so `policy<N>` ids follow the file; a part not found verbatim goes last.
+  return placed.sort((a, b) => (a.at < 0 ? Infinity : a.at) - (b.at < 0 ? Infinity : b.at));
+}
+
+/** Give each policy its `@id` annotation as id (else `policy<N>`, its position in the file). */
+function indexPolicies(text: string, parts: string[], issues: Issue[]): { byId: Record<string, string>; starts: Map<string, number> } {
+  const byId: Record<string, string> = {};
+  const starts = new Map<string, number>();
+  positionParts(text, parts).forEach(({ part, at }, i) => {
+    const ann = readAnnotations(part);
+    if (!ann.ok) {
+      issues.push(...ann.problems.map((p) => policyIssue(text, at >= 0 ? at : undefined, p)));
+      return;
+    }
+    const id = ann.value.id ?? `policy${i}`;
+    if (id in byId) {
+      issues.push({ path: '/policies', message: `${at >= 0 ? locate(text, at) + ': ' : ''}duplicate policy id "${id}"` });
+      return;
+    }
+    byId[id] = part;
+    if (at >= 0) starts.set(id, at);
+  });
+  return { byId, starts };
+}
+
+function isJsonObject(v: unknown): v is { [k: string]: Json } {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Parse, validate and preparse a policy set. Throws PolicyLoadError (ERR_POLICY) listing every problem. */
+export function loadPolicySet(source: PolicySource): PolicySet {
+  const issues: Issue[] = [];
+  if (typeof source?.policies !== 'string') throw new PolicyLoadError([{ path: '/policies', message: 'must be Cedar policy text (a string)' }]);
+  const schema = source.schema;
+  if (schema !== undefined && !isJsonObject(schema)) {
+    issues.push({ path: '/schema', message: 'must be a Cedar JSON schema (an object keyed by namespace)' });
+  }
+  const text = source.policies;
+  const split = splitPolicyText(text);
+  if (!split.ok) throw new PolicyLoadError([...issues, ...split.problems.map((p) => policyIssue(text, 0, p))]);
+  if (split.value.templates.length > 0) {
+    issues.push({ path: '/policies', message: `${split.value.templates.length} template(s) found: templates are not supported, write static policies` });
+  }
+  const { byId, starts } = indexPolicies(text, split.value.policies, issues);
+  if (schema !== undefined && isJsonObject(schema)) {
+    const v = validatePolicies(byId, schema);
+    if (!v.ok) {
+      for (const p of v.problems) {
+        const base = p.policyId !== undefined ? starts.get(p.policyId) : undefined;
+        issues.push(p.policyId === undefined ? { path: '/schema', message: p.message } : policyIssue(text, base, p));
+      }
+    }
+  }
+  if (issues.length > 0) throw new PolicyLoadError(issues);
+
+  const doc: { policies: string; schema?: Json } = schema === undefined ? { policies: text } : { policies: text, schema };
+  const digest = digestJson(doc);
+  // Content-addressed cache key: loading the same document twice reuses the same parse.
+  const pre = preparsePolicies(digest, byId);
+  if (!pre.ok) throw new PolicyLoadError(pre.problems.map((p) => policyIssue(text, undefined, p)));
+  const actionEntities = isJsonObject(schema) ? actionEntitiesOf(schema) : [];
+  return {
+    digest,
+    source: doc,
+    policyIds: Object.keys(byId),
+    authorize: (req) => authorizeWith(digest, actionEntities, req),
+  };
+}
+
+function authorizeWith(setId: string, actionEntities: EngineEntity[], req: AuthzRequest): AuthzResult {
+  const isRecord = typeof req.context === 'object' && req.context !== null && !Array.isArray(req.context);
+  if (!isRecord) return { decision: 'deny', reasons: [], errors: ['context must be a JSON object'] };
+  const principal: EngineEntity = { uid: ref(req.principal), attrs: {}, parents: (req.principalParents ?? []).map(ref) };
+  const resource: EngineEntity = { uid: ref(req.resource), attrs: toCedarRecord(req.resourceAttrs ?? {}), parents: [] };
+  const entities = [principal];
+  if (!sameRef(resource.uid, principal.uid)) entities.push(resource);
+  for (const e of actionEntities) if (!entities.some((x) => sameRef(x.uid, e.uid))) entities.push(e);
+  const answer = authorizePreparsed(setId, {
+    principal: ref(req.principal),
+    action: ref(req.action),
+    resource: ref(req.resource),
+    context: toCedarRecord(req.context),
+    entities,
+  });
+  if (!answer.ok) return { decision: 'deny', reasons: [], errors: answer.problems.map((p) => p.message).sort() };
+  const { decision, reasons, errors } = answer.value;
+  // Sorted: the engine's sets carry no order, and the result goes into a hashed entry.
+  if (errors.length > 0) return { decision: 'deny', reasons: decision === 'deny' ? [...reasons].sort() : [], errors: [...errors].sort() };
+  return { decision, reasons: [...reasons].sort(), errors: [] };
+}
+
+function ref(e: EntityRef): EntityRef {
+  return { type: e.type, id: e.id };
+}
+
+function sameRef(a: EntityRef, b: EntityRef): boolean {
+  return a.type === b.type && a.id === b.id;
+}

@@ -1,0 +1,177 @@
+// The data directory (Node only): the signing keys (0600 files) and one SQLite log per tenant.
+// `vouch init` creates it; `serve` and the CLI open it. Keys are never overwritten.
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { toHex } from '../canonical/index.js';
+import { createEd25519Signer, createEd25519Verifier, createMldsaVerifier, ed25519PublicKeyFromSeed, mldsaKeyFromSeed, noteKeyId, toJwks, type Jwks, type Signer } from '../crypto/index.js';
+import { createSignerFromSeed, generateSeed, readKeyFile, writeKeyFile } from '../crypto/node.js';
+import { ConfigError, StoreError } from '../errors.js';
+import { Appender, formatVkey, noteSignerFor, noteVerifierFor, type BatchStats, type NoteSigner, type NoteVerifier } from '../log/index.js';
+import type { LogStore } from './port.js';
+import { openSqliteStore } from './sqlite.js';
+
+export const DEFAULT_DATA_DIR = '.vouch';
+export const DEFAULT_KEY_NAME = 'vouch.local';
+const TENANT_RE = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+
+export interface KeyInfo {
+  alg: 'ML-DSA-65' | 'Ed25519';
+  name: string;
+  publicKey: Uint8Array;
+  /** C2SP key id, hex. */
+  keyId: string;
+  vkey: string;
+}
+
+export interface TenantLog {
+  tenant: string;
+  origin: string;
+  store: LogStore;
+  appender: Appender;
+}
+
+export interface DataDir {
+  dir: string;
+  keyName: string;
+  keys: KeyInfo[];
+  signers: NoteSigner[];
+  verifiers: NoteVerifier[];
+  jwks(): Jwks;
+  originOf(tenant: string): string;
+  /** Open (creating on first use) the tenant's log; the same object on every call. */
+  log(tenant: string): TenantLog;
+  /** Finish in-flight batches, close databases and the signing thread. */
+  close(): Promise<void>;
+}
+
+export interface InitResult {
+  created: string[];
+  kept: string[];
+}
+
+export function keyPaths(dir: string) {
+  return { mldsa: join(dir, 'keys', 'mldsa65.key'), ed25519: join(dir, 'keys', 'ed25519.key') };
+}
+
+/** Create keys where missing; existing keys are kept, never overwritten. */
+export function initDataDir(dir: string, opts: { ed25519?: boolean } = {}): InitResult {
+  const out: InitResult = { created: [], kept: [] };
+  mkdirSync(join(dir, 'keys'), { recursive: true, mode: 0o700 });
+  mkdirSync(join(dir, 'logs'), { recursive: true, mode: 0o700 });
+  const paths = keyPaths(dir);
+  const want: [string, 'ML-DSA-65' | 'Ed25519'][] = [[paths.mldsa, 'ML-DSA-65']];
+  if (opts.ed25519 !== false) want.push([paths.ed25519, 'Ed25519']);
+  for (const [path, alg] of want) {
+    if (existsSync(path)) out.kept.push(path);
+    else {
+      writeKeyFile(path, generateSeed(), alg);
+      out.created.push(path);
+    }
+  }
+  return out;
+}
+
+export interface OpenOptions {
+  keyName?: string;
+  /** Sign ML-DSA-65 in a worker thread (the service); in-process for short CLI runs. */
+  thread?: boolean;
+  onBatch?: (tenant: string, stats: BatchStats) => void;
+  monotonic?: () => number;
+  maxBatch?: number;
+}
+
+export async function openDataDir(dir: string, opts: OpenOptions = {}): Promise<DataDir> {
+  const keyName = opts.keyName ?? DEFAULT_KEY_NAME;
+  const loaded = loadKeys(dir, keyName);
+  const mldsaSigner = await createSignerFromSeed(loaded.mldsaSeed, { thread: opts.thread ?? false });
+  const signers: Signer[] = [mldsaSigner];
+  if (loaded.ed25519Seed) signers.push(createEd25519Signer(loaded.ed25519Seed));
+  const { keys, verifiers } = loaded;
+  const noteSigners = signers.map((s) => noteSignerFor(keyName, s));
+  const logs = new Map<string, TenantLog>();
+  const originOf = (tenant: string) => `${keyName}/${tenant}`;
+
+  return {
+    dir,
+    keyName,
+    keys,
+    signers: noteSigners,
+    verifiers,
+    originOf,
+    jwks: () => toJwks(keys.map((k) => ({ alg: k.alg, publicKey: k.publicKey, kid: k.keyId }))),
+    log(tenant: string): TenantLog {
+      const open = logs.get(tenant);
+      if (open) return open;
+      if (!TENANT_RE.test(tenant)) throw new ConfigError('ERR_CONFIG', `bad tenant name ${JSON.stringify(tenant)}`);
+      mkdirSync(join(dir, 'logs'), { recursive: true, mode: 0o700 });
+      const store = openSqliteStore(logPath(dir, tenant));
+      const origin = originOf(tenant);
+      const recorded = store.meta('origin');
+      if (recorded === undefined) store.setMeta('origin', origin);
+      else if (recorded !== origin) {
+        store.close();
+        throw new StoreError('ERR_STORE_INCONSISTENT', `log of tenant ${tenant} was created for origin ${recorded}, not ${origin}`);
+      }
+      let appender: Appender;
+      try {
+        appender = Appender.open({
+          origin,
+          storage: store,
+          signers: noteSigners,
+          maxBatch: opts.maxBatch,
+          monotonic: opts.monotonic,
+          onBatch: opts.onBatch && ((s) => opts.onBatch!(tenant, s)),
+        });
+      } catch (e) {
+        store.close();
+        throw e;
+      }
+      const t = { tenant, origin, store, appender };
+      logs.set(tenant, t);
+      return t;
+    },
+    async close() {
+      for (const t of logs.values()) await t.appender.close();
+      for (const t of logs.values()) t.store.close();
+      logs.clear();
+      await mldsaSigner.close?.();
+    },
+  };
+}
+
+/** Read the data directory's key files: public key facts, verifiers, and the seeds for signers. */
+export function loadKeys(dir: string, keyName = DEFAULT_KEY_NAME): { keys: KeyInfo[]; verifiers: NoteVerifier[]; mldsaSeed: Uint8Array; ed25519Seed?: Uint8Array } {
+  const paths = keyPaths(dir);
+  if (!existsSync(paths.mldsa)) throw new ConfigError('ERR_CONFIG', `no signing key at ${paths.mldsa}: run \`vouch init --data ${dir}\` first`);
+  const mldsa = readKeyFile(paths.mldsa);
+  if (mldsa.alg !== 'ML-DSA-65') throw new ConfigError('ERR_CONFIG', `${paths.mldsa} holds a ${mldsa.alg} key, not ML-DSA-65`);
+  const mldsaPub = mldsaKeyFromSeed(mldsa.seed).publicKey;
+  const keys = [keyInfo('ML-DSA-65', keyName, mldsaPub)];
+  const verifiers = [noteVerifierFor(keyName, createMldsaVerifier(mldsaPub))];
+  let ed25519Seed: Uint8Array | undefined;
+  if (existsSync(paths.ed25519)) {
+    const ed = readKeyFile(paths.ed25519);
+    if (ed.alg !== 'Ed25519') throw new ConfigError('ERR_CONFIG', `${paths.ed25519} holds a ${ed.alg} key, not Ed25519`);
+    const pub = ed25519PublicKeyFromSeed(ed.seed);
+    keys.push(keyInfo('Ed25519', keyName, pub));
+    verifiers.push(noteVerifierFor(keyName, createEd25519Verifier(pub)));
+    ed25519Seed = ed.seed;
+  }
+  return { keys, verifiers, mldsaSeed: mldsa.seed, ed25519Seed };
+}
+
+/** Tenants with a log in this data directory. */
+export function listTenants(dir: string): string[] {
+  const logs = join(dir, 'logs');
+  if (!existsSync(logs)) return [];
+  return readdirSync(logs).filter((f) => f.endsWith('.db')).map((f) => f.slice(0, -3)).filter((t) => TENANT_RE.test(t)).sort();
+}
+
+export function logPath(dir: string, tenant: string): string {
+  if (!TENANT_RE.test(tenant)) throw new ConfigError('ERR_CONFIG', `bad tenant name ${JSON.stringify(tenant)}`);
+  return join(dir, 'logs', `${tenant}.db`);
+}
+
+function keyInfo(alg: 'ML-DSA-65' | 'Ed25519', name: string, publicKey: Uint8Array): KeyInfo {
+  return { alg, name, publicKey, keyId: toHex(noteKeyId(name, alg, publicKey)), vkey: formatVkey(name, alg, publicKey) };
+}

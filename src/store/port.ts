@@ -1,0 +1,26 @@
+// The Store port: everything the log core needs from storage, for one log. SQLite on Node and a
+// Durable Object on Workers implement it; both are synchronous (their SQL APIs are), and the
+// same conformance suite (test/store/conformance.ts) runs against each.
+import type { Digest } from '../canonical/index.js';
+import type { LogStorage } from '../log/storage.js';
+
+export type { Batch, LogStorage, StoredCheckpoint, StoredEntry } from '../log/storage.js';
+
+export type DocumentKind = 'chain' | 'policy';
+
+export interface LogStore extends LogStorage {
+  /** Payloads (inputs, intents, executed parameters) by digest, erasable. */
+  putPayload(digest: Digest, bytes: Uint8Array): void;
+  payload(digest: Digest): Uint8Array | undefined;
+  erasePayload(digest: Digest): boolean;
+
+  /** Chain configs and policy sets by digest (never erased: replay needs them). */
+  putDocument(kind: DocumentKind, digest: Digest, bytes: Uint8Array): void;
+  document(digest: Digest): { kind: DocumentKind; bytes: Uint8Array } | undefined;
+
+  /** Small key/value facts about the log (origin, active policy digests). */
+  meta(key: string): string | undefined;
+  setMeta(key: string, value: string): void;
+
+  close(): void;
+}

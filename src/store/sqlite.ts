@@ -1,0 +1,177 @@
+// SQLite store (Node only): better-sqlite3, WAL with synchronous=FULL so a committed batch
+// survives kill -9 and power loss; one transaction per batch.
+import Database from 'better-sqlite3';
+import { readdirSync, readFileSync } from 'node:fs';
+import type { Digest } from '../canonical/index.js';
+import { StoreError } from '../errors.js';
+import type { Hash } from '../log/merkle.js';
+import { applyMigrations, orderMigrations, type Migration } from './migrations.js';
+import type { Batch, DocumentKind, LogStore, StoredCheckpoint, StoredEntry } from './port.js';
+
+const MIGRATIONS_DIR = new URL('../../migrations/', import.meta.url);
+
+export function loadMigrations(): Migration[] {
+  const files = readdirSync(MIGRATIONS_DIR).filter((f) => f.endsWith('.sql'));
+  return orderMigrations(files.map((file) => ({ file, sql: readFileSync(new URL(file, MIGRATIONS_DIR), 'utf8') })));
+}
+
+const u8 = (b: Buffer): Uint8Array => new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
+
+export interface SqliteStoreOptions {
+  readonly?: boolean;
+}
+
+export function openSqliteStore(path: string, opts: SqliteStoreOptions = {}): LogStore {
+  let db: Database.Database;
+  try {
+    db = new Database(path, { readonly: opts.readonly ?? false, fileMustExist: opts.readonly ?? false });
+  } catch (cause) {
+    throw new StoreError('ERR_STORE', `cannot open database ${path}: ${(cause as Error).message}`, { cause });
+  }
+  if (!opts.readonly) {
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = FULL');
+    db.pragma('foreign_keys = ON');
+    applyMigrations(
+      {
+        exec: (sql) => db.exec(sql),
+        applied: () => (db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map((r) => r.version),
+        record: (m) => db.prepare('INSERT INTO schema_migrations (version, name) VALUES (?, ?)').run(m.version, m.name),
+        transaction: (fn) => db.transaction(fn)(),
+      },
+      loadMigrations(),
+    );
+  }
+  return new SqliteStore(db);
+}
+
+class SqliteStore implements LogStore {
+  private readonly q;
+  private closed = false;
+
+  constructor(private readonly db: Database.Database) {
+    this.q = {
+      size: db.prepare('SELECT COALESCE(MAX(seq) + 1, 0) AS n FROM entries').pluck(),
+      entry: db.prepare('SELECT seq, bytes, leaf FROM entries WHERE seq = ?'),
+      range: db.prepare('SELECT seq, bytes, leaf FROM entries WHERE seq >= ? AND seq < ? ORDER BY seq'),
+      node: db.prepare('SELECT hash FROM nodes WHERE level = ? AND idx = ?').pluck(),
+      latest: db.prepare('SELECT size, root, note FROM checkpoints ORDER BY size DESC LIMIT 1'),
+      checkpointAt: db.prepare('SELECT size, root, note FROM checkpoints WHERE size = ?'),
+      checkpoints: db.prepare('SELECT size, root, note FROM checkpoints ORDER BY size'),
+      putEntry: db.prepare('INSERT INTO entries (seq, bytes, leaf) VALUES (?, ?, ?)'),
+      putNode: db.prepare('INSERT INTO nodes (level, idx, hash) VALUES (?, ?, ?)'),
+      putCheckpoint: db.prepare('INSERT INTO checkpoints (size, root, note) VALUES (?, ?, ?)'),
+      putPayload: db.prepare('INSERT OR IGNORE INTO payloads (digest, bytes) VALUES (?, ?)'),
+      payload: db.prepare('SELECT bytes FROM payloads WHERE digest = ?').pluck(),
+      erase: db.prepare('DELETE FROM payloads WHERE digest = ?'),
+      putDocument: db.prepare('INSERT OR IGNORE INTO documents (digest, kind, bytes) VALUES (?, ?, ?)'),
+      document: db.prepare('SELECT kind, bytes FROM documents WHERE digest = ?'),
+      meta: db.prepare('SELECT value FROM meta WHERE key = ?').pluck(),
+      setMeta: db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value'),
+    };
+  }
+
+  private guard<T>(what: string, fn: () => T): T {
+    if (this.closed) throw new StoreError('ERR_STORE_CLOSED', 'store is closed');
+    try {
+      return fn();
+    } catch (cause) {
+      if (cause instanceof StoreError) throw cause;
+      throw new StoreError('ERR_STORE', `${what} failed: ${(cause as Error).message}`, { cause });
+    }
+  }
+
+  size(): number {
+    return this.guard('size', () => this.q.size.get() as number);
+  }
+
+  entry(seq: number): StoredEntry | undefined {
+    return this.guard('read entry', () => {
+      const r = this.q.entry.get(seq) as { seq: number; bytes: Buffer; leaf: Buffer } | undefined;
+      return r && { seq: r.seq, bytes: u8(r.bytes), leaf: u8(r.leaf) };
+    });
+  }
+
+  *entries(from: number, to: number): Iterable<StoredEntry> {
+    if (this.closed) throw new StoreError('ERR_STORE_CLOSED', 'store is closed');
+    for (const r of this.q.range.iterate(from, to) as Iterable<{ seq: number; bytes: Buffer; leaf: Buffer }>) {
+      yield { seq: r.seq, bytes: u8(r.bytes), leaf: u8(r.leaf) };
+    }
+  }
+
+  node(level: number, index: number): Hash {
+    const h = this.guard('read node', () => this.q.node.get(level, index) as Buffer | undefined);
+    if (!h) throw new StoreError('ERR_NOT_FOUND', `tree node ${level}/${index} not stored`);
+    return u8(h);
+  }
+
+  latestCheckpoint(): StoredCheckpoint | undefined {
+    return this.guard('read checkpoint', () => toCheckpoint(this.q.latest.get()));
+  }
+
+  checkpointAt(size: number): StoredCheckpoint | undefined {
+    return this.guard('read checkpoint', () => toCheckpoint(this.q.checkpointAt.get(size)));
+  }
+
+  *checkpoints(): Iterable<StoredCheckpoint> {
+    for (const r of this.q.checkpoints.iterate()) yield toCheckpoint(r)!;
+  }
+
+  appendBatch(batch: Batch): void {
+    this.guard('append batch', () =>
+      this.db.transaction(() => {
+        for (const e of batch.entries) this.q.putEntry.run(e.seq, e.bytes, e.leaf);
+        for (const n of batch.nodes) this.q.putNode.run(n.level, n.index, n.hash);
+        for (const p of batch.payloads ?? []) this.q.putPayload.run(p.digest, p.bytes);
+        const c = batch.checkpoint;
+        this.q.putCheckpoint.run(c.size, c.root, c.note);
+      })(),
+    );
+  }
+
+  putPayload(digest: Digest, bytes: Uint8Array): void {
+    this.guard('store payload', () => this.q.putPayload.run(digest, bytes));
+  }
+
+  payload(digest: Digest): Uint8Array | undefined {
+    return this.guard('read payload', () => {
+      const b = this.q.payload.get(digest) as Buffer | undefined;
+      return b && u8(b);
+    });
+  }
+
+  erasePayload(digest: Digest): boolean {
+    return this.guard('erase payload', () => this.q.erase.run(digest).changes > 0);
+  }
+
+  putDocument(kind: DocumentKind, digest: Digest, bytes: Uint8Array): void {
+    this.guard('store document', () => this.q.putDocument.run(digest, kind, bytes));
+  }
+
+  document(digest: Digest): { kind: DocumentKind; bytes: Uint8Array } | undefined {
+    return this.guard('read document', () => {
+      const r = this.q.document.get(digest) as { kind: DocumentKind; bytes: Buffer } | undefined;
+      return r && { kind: r.kind, bytes: u8(r.bytes) };
+    });
+  }
+
+  meta(key: string): string | undefined {
+    return this.guard('read meta', () => this.q.meta.get(key) as string | undefined);
+  }
+
+  setMeta(key: string, value: string): void {
+    this.guard('write meta', () => this.q.setMeta.run(key, value));
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.db.close();
+  }
+}
+
+function toCheckpoint(r: unknown): StoredCheckpoint | undefined {
+  if (!r) return undefined;
+  const { size, root, note } = r as { size: number; root: Buffer; note: string };
+  return { size, root: u8(root), note };
+}

@@ -1,0 +1,56 @@
+// The SQLite store: the shared conformance suite, plus what only SQLite has (triggers, files, WAL).
+import Database from 'better-sqlite3';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { openSqliteStore } from '../../src/store/node.js';
+import { runStoreConformance } from './conformance.js';
+
+const tmp = () => join(mkdtempSync(join(tmpdir(), 'vouch-sqlite-')), 'log.db');
+
+runStoreConformance('sqlite', () => openSqliteStore(tmp()));
+
+describe('sqlite specifics', () => {
+  it('applies migrations in order, records them, and reopens without reapplying', () => {
+    const path = tmp();
+    openSqliteStore(path).close();
+    openSqliteStore(path).close();
+    const db = new Database(path, { readonly: true });
+    expect(db.prepare('SELECT version, name FROM schema_migrations ORDER BY version').all()).toEqual([
+      { version: 1, name: 'log' },
+      { version: 2, name: 'payloads' },
+    ]);
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    db.close();
+  });
+
+  it('triggers refuse UPDATE and DELETE on entries, nodes and checkpoints', () => {
+    const path = tmp();
+    const s = openSqliteStore(path);
+    const h = new Uint8Array(32).fill(1);
+    s.appendBatch({ entries: [{ seq: 0, bytes: new Uint8Array([1]), leaf: h }], nodes: [{ level: 0, index: 0, hash: h }], checkpoint: { size: 1, root: h, note: 'n\n' } });
+    s.close();
+    const db = new Database(path);
+    for (const sql of [
+      'UPDATE entries SET bytes = x\'02\'',
+      'DELETE FROM entries',
+      'UPDATE nodes SET hash = zeroblob(32)',
+      'DELETE FROM nodes',
+      'UPDATE checkpoints SET note = \'x\'',
+      'DELETE FROM checkpoints',
+    ]) {
+      expect(() => db.exec(sql), sql).toThrow(/append-only/);
+    }
+    db.close();
+  });
+
+  it('refuses a database with a migration it does not know', () => {
+    const path = tmp();
+    openSqliteStore(path).close();
+    const db = new Database(path);
+    db.prepare('INSERT INTO schema_migrations (version, name) VALUES (99, ?)').run('future');
+    db.close();
+    expect(() => openSqliteStore(path)).toThrow(/migration 99/);
+  });
+});
