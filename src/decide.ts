@@ -6,6 +6,7 @@ import { canonicalBytes, digestBytes, type Digest } from './canonical/index.js';
 import { codeOf, publicMessage } from './errors.js';
 import { decisionOf, executeChain, stripDurations, type ChainContext, type ChainOptions } from './interceptors/chain.js';
 import { selectInterceptors } from './interceptors/list.js';
+import { serverOf } from './interceptors/server-of.js';
 import type { ChainResult, Direction, Interceptor, Json, Phase } from './interceptors/types.js';
 import type { Appended, Attachment, EntryBody } from './log/index.js';
 import { buildReceipt, type Receipt } from './receipt/index.js';
@@ -20,6 +21,8 @@ export interface ActivePolicy {
   /** Versions of what decides (vouch, cedar): a change shows up as a replay mismatch, not a silent drift. */
   engines: Record<string, string>;
   options: Omit<ChainOptions, 'replayState' | 'clock'>;
+  /** Tool name -> MCP server, for messages whose caller did not say which server they are for. */
+  toolMap?: Record<string, string>;
 }
 
 export interface DecisionRequest {
@@ -82,6 +85,8 @@ export function directionOf(policy: ActivePolicy, phase: Phase): Direction {
 
 export async function decide(req: DecisionRequest, deps: DecideDeps): Promise<DecisionOutcome> {
   const { policy } = deps;
+  // Which server the message belongs to: the caller's word first, else the tool map (recorded).
+  if (req.context.server === undefined) req = { ...req, context: { ...req.context, server: serverOf({ event: req.event, payload: req.payload, toolMap: policy.toolMap }) } };
   const interceptors = req.only ? policy.interceptors.filter((i) => req.only!.includes(i.descriptor.name)) : policy.interceptors;
   let inputBytes: Uint8Array | undefined;
   let chain: ChainResult;

@@ -6,9 +6,11 @@ type Command = { help: string; run(argv: string[], io: Io): Promise<number> };
 const COMMANDS: Record<string, () => Promise<Command>> = {
   init: () => import('./commands/init.js'),
   log: () => import('./commands/log.js'),
+  serve: () => import('./commands/serve.js'),
 };
 
 const SUMMARY: [string, string][] = [
+  ['serve', 'run the enforcement service (MCP interceptor endpoint + REST API)'],
   ['init', 'create keys, the data directory and an example config'],
   ['log verify|tail', 'check every entry, node, checkpoint and signature; show the newest entries'],
 ];

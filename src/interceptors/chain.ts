@@ -76,6 +76,7 @@ async function runChain(
   if (phase !== 'request' && phase !== 'response') throw new Error('phase must be request or response');
   const start = opts.clock?.monotonic();
   const direction = (opts.directions ?? DEFAULT_DIRECTIONS)[phase];
+  if (direction !== 'sending' && direction !== 'receiving') throw new Error('direction must be sending or receiving');
   const original = cloneJson(req.payload, '/payload');
   const ordered = orderInterceptors(selectInterceptors(interceptors, event, phase), phase);
   assertUniqueNames(ordered);

@@ -12,7 +12,7 @@ export function isOdd(n: number): boolean {
 
 /** n >> 1 for any safe integer. */
 export function half(n: number): number {
-  return n >> 1;
+  return Math.floor(n / 2);
 }
 
 /** The largest power of two strictly less than n (n >= 2): the split point k of RFC 9162 2.1.1. */

@@ -57,6 +57,15 @@ export function readAnnotations(policyText: string): EngineAnswer<Record<string,
   });
 }
 
+/** Cedar schema text (`.cedarschema`) to the JSON schema form, so documents and digests hold one form. */
+export function convertSchemaText(text: string): EngineAnswer<Json> {
+  return guard(() => {
+    const a = cedar.schemaToJson(text);
+    if (a.type === 'failure') return { ok: false, problems: a.errors.map((e) => toProblem(e)) };
+    return { ok: true, value: a.json as unknown as Json };
+  });
+}
+
 /** Strict validation of policies against a schema (JSON or Cedar text). */
 export function validatePolicies(policies: Record<string, string>, schema: Json): EngineAnswer<null> {
   return guard(() => {

@@ -15,8 +15,15 @@ export interface RequestFacts {
   time: string;
 }
 
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** A payload is the request params; a whole JSON-RPC message (`params.<key>`) is read too. */
 function field(payload: unknown, key: string): unknown {
-  return typeof payload === 'object' && payload !== null && !Array.isArray(payload) ? (payload as Record<string, unknown>)[key] : undefined;
+  if (!isRecord(payload)) return undefined;
+  if (payload[key] !== undefined) return payload[key];
+  return isRecord(payload.params) ? payload.params[key] : undefined;
 }
 
 /** What the message acts on, or why that cannot be told (which the caller turns into a deny). */

@@ -7,3 +7,8 @@ export { loadPolicySet } from './policy-set.js';
 export { PolicyLoadError } from './policy-error.js';
 export { toCedarValue, toCedarRecord, type CedarValue } from './cedar-values.js';
 export { resourceOf, argumentsOf, buildAuthzRequest, LIST_TO_CALL, type RequestFacts } from './entity-model.js';
+export { parseConfig } from './config.js';
+export { parseConfigText, formatOf, type ConfigFormat } from './config-text.js';
+export { resolveConfigDocument, buildResolvedDocument, type ResolvedConfig } from './config-resolve.js';
+export { isRemoteDeclaration } from './config-types.js';
+export type { VouchConfig, InterceptorDeclaration, BuiltinDeclaration, RemoteDeclaration, DeclarationOverrides, PolicyConfig } from './config-types.js';

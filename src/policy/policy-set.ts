@@ -82,10 +82,14 @@ export function loadPolicySet(source: PolicySource): PolicySet {
   if (schema !== undefined && isJsonObject(schema)) {
     const v = validatePolicies(byId, schema);
     if (!v.ok) {
-      for (const p of v.problems) {
+      // The engine reports in no fixed order; sort by place in the file for a stable message.
+      const placed = v.problems.map((p) => {
         const base = p.policyId !== undefined ? starts.get(p.policyId) : undefined;
-        issues.push(p.policyId === undefined ? { path: '/schema', message: p.message } : policyIssue(text, base, p));
-      }
+        const at = base === undefined ? Infinity : base + (p.offset ?? 0);
+        return { at, issue: p.policyId === undefined ? { path: '/schema', message: p.message } : policyIssue(text, base, p) };
+      });
+      placed.sort((a, b) => a.at - b.at || (a.issue.message < b.issue.message ? -1 : 1));
+      issues.push(...placed.map((x) => x.issue));
     }
   }
   if (issues.length > 0) throw new PolicyLoadError(issues);

@@ -110,13 +110,10 @@ export function buildDescriptor(
   };
   if (declaration.mode === 'audit') d.mode = 'audit';
   if (declaration.failOpen === true) d.failOpen = true;
-  const priority = 'priorityHint' in declaration ? declaration.priorityHint : defaults.priorityHint;
+  const priority = declaration.priorityHint ?? defaults.priorityHint;
   if (priority !== undefined && priority !== 0) d.priorityHint = priority;
   if (declaration.compat !== undefined) d.compat = declaration.compat;
   if (declaration.configSchema !== undefined) d.configSchema = declaration.configSchema;
   return d;
 }
 
-export function hooksOf(phase: Hook['phase'], events: string[]): Hook {
-  return { events, phase };
-}

@@ -97,9 +97,14 @@ export function runDetectors<K extends string>(text: string, detectors: readonly
  */
 export function resolveOverlaps<K extends string>(hits: Hit<K>[], rank: (a: Hit<K>, b: Hit<K>) => number): Hit<K>[] {
   const kept: Hit<K>[] = [];
+  // One flag per character: linear in the matched text, where pairwise checks were quadratic
+  // in the number of hits (a long list of phone numbers).
+  const taken = new Uint8Array(hits.reduce((m, h) => Math.max(m, h.end), 0));
   const ordered = [...hits].sort((a, b) => rank(a, b) || a.start - b.start);
   for (const h of ordered) {
-    if (kept.every((k) => h.end <= k.start || h.start >= k.end)) kept.push(h);
+    if (taken.subarray(h.start, h.end).includes(1)) continue;
+    taken.fill(1, h.start, h.end);
+    kept.push(h);
   }
   return kept.sort((a, b) => a.start - b.start);
 }

@@ -9,8 +9,9 @@ export type PiiKind = (typeof PII_KINDS)[number];
 
 const DETECTORS: Detector<PiiKind>[] = [
   { kind: 'iban', re: /(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,32}/g },
-  // 13-19 digits, single spaces or dashes between groups; not part of a longer number or a decimal.
-  { kind: 'card', re: /(?<![\w-]|\d[.,])\d(?:[ -]?\d){12,22}(?!\w|[.,]\d)/g },
+  // 13-19 digits, single spaces or dashes between groups; not part of a longer number or a
+  // decimal, nor the body of an IBAN ("DE89 3704 ...") that failed its own check.
+  { kind: 'card', re: /(?<![\w-]|\d[.,]|[A-Z]{2}\d{2} )\d(?:[ -]?\d){12,30}(?!\w|[.,]\d)/g },
   // US SSN, dashed or spaced the same way throughout.
   { kind: 'national_id', re: /(?<![\w-])\d{3}([- ])\d{2}\1\d{4}(?!\w|-\d)/g, check: isSsn },
   // UK National Insurance number (HMRC format rules on the prefix letters).

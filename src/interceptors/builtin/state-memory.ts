@@ -45,7 +45,9 @@ export function createMemoryToolSchemaCache(): ToolSchemaCache {
   const servers = new Map<string, Map<string, Json>>();
   return {
     set(server, tools: ToolSchema[]) {
-      servers.set(server, new Map(tools.map((t) => [t.name, t.inputSchema])));
+      let s = servers.get(server);
+      if (!s) servers.set(server, (s = new Map()));
+      for (const t of tools) s.set(t.name, t.inputSchema);
     },
     get(server, tool) {
       return servers.get(server)?.get(tool);

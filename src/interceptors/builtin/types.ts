@@ -29,7 +29,10 @@ export interface ToolSchema {
 
 /** The inputSchema of each tool as last listed by its server. */
 export interface ToolSchemaCache {
-  /** Replaces everything known about `server` with this listing. */
+  /**
+   * Records these tools' schemas for `server`, replacing earlier schemas of the same tools. An
+   * upsert, not a replace: listings arrive in pages (cursor), and each caller sees a filtered list.
+   */
   set(server: string, tools: ToolSchema[]): void;
   get(server: string, tool: string): Json | undefined;
 }

@@ -1,0 +1,93 @@
+// createApp(deps): the one Hono app behind both entries (Node and Workers). Routes are thin:
+// authenticate, check the role, parse, call the core, map errors through http/errors.ts.
+import { Hono, type Context } from 'hono';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { AccessError, codeOf } from '../errors.js';
+import { createInterceptorServer } from '../mcp/interceptor-server.js';
+import { DEV_CALLER, requireRole } from './auth.js';
+import { readJsonBody } from './body.js';
+import { DEFAULT_LIMITS, type AppDeps, type Caller, type Role } from './deps.js';
+import { errorJson, httpStatusOf, JSONRPC, rpcCodeOf } from './errors.js';
+import { Metrics } from './metrics.js';
+import { registerRestRoutes } from './routes-rest.js';
+
+export type Env = { Variables: { caller: Caller } };
+
+const LOOPBACK_HOST = /^(127\.\d+\.\d+\.\d+|localhost|\[::1\])(:\d+)?$/;
+
+export interface VouchApp {
+  app: Hono<Env>;
+  metrics: Metrics;
+}
+
+export function createApp(deps: AppDeps, metrics = new Metrics()): VouchApp {
+  const app = new Hono<Env>();
+  const limits = { ...DEFAULT_LIMITS, ...deps.limits };
+
+  app.onError((e, c) => {
+    metrics.error(codeOf(e));
+    if (codeOf(e) === 'ERR_INTERNAL') deps.logLine?.({ level: 'error', msg: 'internal error', path: c.req.path, code: 'ERR_INTERNAL', error: (e as Error).message });
+    return c.json(errorJson(e), httpStatusOf(e) as 400);
+  });
+  app.notFound((c) => c.json({ error: { code: 'ERR_NOT_FOUND', message: `no route ${c.req.method} ${c.req.path}` } }, 404));
+
+  app.get('/healthz', (c) => c.json({ ok: true }));
+  app.get('/metrics', (c) => c.text(metrics.render(), 200, { 'content-type': 'text/plain; version=0.0.4' }));
+  app.get('/.well-known/vouch/keys', (c) => c.json(deps.keys.jwks));
+  app.get('/.well-known/vouch/vkeys', (c) => c.text(deps.keys.vkeys.join('\n') + '\n'));
+
+  /** Who is calling: a verified token, or the local operator in development mode (loopback hosts only). */
+  const authenticate = async (c: Context<Env>): Promise<Caller> => {
+    if (!deps.authenticate) {
+      if (!LOOPBACK_HOST.test(c.req.header('host') ?? '')) throw new AccessError('ERR_FORBIDDEN', 'development mode (no auth configured) serves loopback hosts only');
+      return DEV_CALLER;
+    }
+    return deps.authenticate(c.req.header('authorization'));
+  };
+  const withRole = (role: Role) => async (c: Context<Env>, next: () => Promise<void>) => {
+    const caller = await authenticate(c);
+    requireRole(caller, role);
+    c.set('caller', caller);
+    await next();
+  };
+
+  app.post('/mcp', async (c) => {
+    let body: unknown;
+    let caller: Caller;
+    try {
+      caller = await authenticate(c);
+      requireRole(caller, 'enforce');
+      body = await readJsonBody(c.req.raw, limits.bodyBytes);
+    } catch (e) {
+      metrics.error(codeOf(e));
+      const status = codeOf(e) === 'ERR_UNAUTHENTICATED' ? 401 : codeOf(e) === 'ERR_FORBIDDEN' ? 403 : codeOf(e) === 'ERR_TOO_LARGE' ? 413 : 400;
+      return c.json({ jsonrpc: '2.0', id: null, error: { code: rpcCodeOf(e), message: (e as Error).message, data: { code: codeOf(e) } } }, status);
+    }
+    const t0 = deps.clock.monotonic();
+    const [log, policy] = await Promise.all([deps.logs(caller.tenant), deps.policy(caller.tenant)]);
+    const server = createInterceptorServer({
+      principal: caller.principal,
+      tenant: caller.tenant,
+      roles: caller.roles,
+      policy,
+      log,
+      now: deps.clock.now,
+      clock: deps.clock,
+      onDecision: (o) => metrics.decision(o.effect, deps.clock.monotonic() - t0),
+    });
+    // Stateless Streamable HTTP: one transport per request, JSON responses (no SSE needed).
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    await server.connect(transport);
+    try {
+      return await transport.handleRequest(c.req.raw, { parsedBody: body });
+    } finally {
+      void server.close();
+    }
+  });
+  app.on(['GET', 'DELETE'], '/mcp', (c) =>
+    c.json({ jsonrpc: '2.0', id: null, error: { code: JSONRPC.invalidRequest, message: 'this interceptor server is stateless: POST only' } }, 405),
+  );
+
+  registerRestRoutes(app, { deps, limits, metrics, withRole });
+  return { app, metrics };
+}

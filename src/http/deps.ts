@@ -1,0 +1,40 @@
+// What createApp needs, as ports: the same app runs on Node (SQLite data directory) and on
+// Workers (a Durable Object per tenant log). Everything async, so a remote log fits.
+import type { Jwks } from '../crypto/index.js';
+import type { ActivePolicy } from '../decide.js';
+
+export type Role = 'enforce' | 'audit' | 'admin';
+export const ROLES: readonly Role[] = ['enforce', 'audit', 'admin'];
+
+export interface Caller {
+  principal: string;
+  tenant: string;
+  roles: Role[];
+}
+
+/** Turns an Authorization header into a caller, or throws AccessError ERR_UNAUTHENTICATED. */
+export type Authenticator = (authorization: string | undefined) => Promise<Caller>;
+
+/** One tenant's log as the app sees it (store/log-port.ts builds it over a store + appender). */
+export type { LogPort as TenantLogPort } from '../store/log-port.js';
+import type { LogPort as TenantLogPort } from '../store/log-port.js';
+
+export interface Limits {
+  /** Largest request body, bytes. */
+  bodyBytes: number;
+}
+
+export const DEFAULT_LIMITS: Limits = { bodyBytes: 1024 * 1024 };
+
+export interface AppDeps {
+  logs(tenant: string): Promise<TenantLogPort>;
+  /** The policy in force for a tenant (hot-swappable: read per request). */
+  policy(tenant: string): Promise<ActivePolicy>;
+  /** Undefined = development mode: every request is the local operator (loopback only). */
+  authenticate?: Authenticator;
+  keys: { jwks: Jwks; vkeys: string[]; keyId: string };
+  clock: { now(): Date; monotonic(): number };
+  limits?: Partial<Limits>;
+  /** Where structured operational log lines go (never payloads, tokens or secrets). */
+  logLine?: (line: Record<string, unknown>) => void;
+}

@@ -1,0 +1,59 @@
+// Prometheus text exposition: decisions by effect, decision latency, batch sizes, log sizes.
+// Counters only; no labels carry payloads, principals or tokens.
+
+const LATENCY_BUCKETS_MS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 5000];
+const BATCH_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 4096];
+
+class Histogram {
+  readonly counts: number[];
+  sum = 0;
+  n = 0;
+  constructor(readonly buckets: number[]) {
+    this.counts = buckets.map(() => 0);
+  }
+  observe(v: number): void {
+    this.sum += v;
+    this.n++;
+    for (let i = 0; i < this.buckets.length; i++) if (v <= this.buckets[i]) this.counts[i]++;
+  }
+  lines(name: string): string[] {
+    const out = this.buckets.map((b, i) => `${name}_bucket{le="${b}"} ${this.counts[i]}`);
+    out.push(`${name}_bucket{le="+Inf"} ${this.n}`, `${name}_sum ${this.sum}`, `${name}_count ${this.n}`);
+    return out;
+  }
+}
+
+export class Metrics {
+  private decisions = new Map<string, number>();
+  private latency = new Histogram(LATENCY_BUCKETS_MS);
+  private batches = new Histogram(BATCH_BUCKETS);
+  private logSize = new Map<string, number>();
+  private errors = new Map<string, number>();
+
+  decision(effect: 'allow' | 'deny', ms: number): void {
+    this.decisions.set(effect, (this.decisions.get(effect) ?? 0) + 1);
+    this.latency.observe(ms);
+  }
+
+  batch(tenant: string, entries: number, size: number): void {
+    this.batches.observe(entries);
+    this.logSize.set(tenant, size);
+  }
+
+  error(code: string): void {
+    this.errors.set(code, (this.errors.get(code) ?? 0) + 1);
+  }
+
+  render(): string {
+    const l: string[] = [];
+    l.push('# HELP vouch_decisions_total Decisions made, by effect.', '# TYPE vouch_decisions_total counter');
+    for (const e of ['allow', 'deny']) l.push(`vouch_decisions_total{effect="${e}"} ${this.decisions.get(e) ?? 0}`);
+    l.push('# HELP vouch_decision_duration_ms Time from request to signed receipt.', '# TYPE vouch_decision_duration_ms histogram', ...this.latency.lines('vouch_decision_duration_ms'));
+    l.push('# HELP vouch_batch_entries Entries per group-commit batch (one signature each).', '# TYPE vouch_batch_entries histogram', ...this.batches.lines('vouch_batch_entries'));
+    l.push('# HELP vouch_log_entries Entries in each tenant log.', '# TYPE vouch_log_entries gauge');
+    for (const [t, n] of this.logSize) l.push(`vouch_log_entries{tenant="${t}"} ${n}`);
+    l.push('# HELP vouch_errors_total Errors answered, by code.', '# TYPE vouch_errors_total counter');
+    for (const [c, n] of this.errors) l.push(`vouch_errors_total{code="${c}"} ${n}`);
+    return l.join('\n') + '\n';
+  }
+}

@@ -1,0 +1,124 @@
+// The Node entry (Node only): data directory, config, policy, createApp on @hono/node-server,
+// graceful shutdown (stop accepting, finish the batch in flight, close the databases).
+import { serve } from '@hono/node-server';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { activatePolicy, type Activated } from '../activate.js';
+import { canonicalBytes } from '../canonical/index.js';
+import { ConfigError } from '../errors.js';
+import { createMemoryStateStores } from '../interceptors/builtin/index.js';
+import { loadConfigFile } from '../policy/load-config.js';
+import { logPortOf, type LogPort } from '../store/log-port.js';
+import { initDataDir, openDataDir, type DataDir } from '../store/node.js';
+import { systemClock } from '../clock.js';
+import { createApp } from './app.js';
+import { createAuthenticator, type AuthConfig } from './auth.js';
+import type { Limits } from './deps.js';
+import { Metrics } from './metrics.js';
+
+export const EXAMPLE_CONFIG = new URL('../../fixtures/config/vouch.example.yaml', import.meta.url);
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|localhost|::1)$/;
+
+export interface ServeOptions {
+  data: string;
+  host?: string;
+  port?: number;
+  /** Chain config file; default <data>/vouch.yaml, else the bundled example. */
+  config?: string;
+  auth?: AuthConfig;
+  limits?: Partial<Limits>;
+  keyName?: string;
+  logLine?: (line: Record<string, unknown>) => void;
+}
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  keyId: string;
+  dataDir: DataDir;
+  policy: Activated;
+  close(): Promise<void>;
+}
+
+export function defaultConfigPath(data: string): string {
+  const own = join(data, 'vouch.yaml');
+  return existsSync(own) ? own : EXAMPLE_CONFIG.pathname;
+}
+
+/** Record the policy in force in a tenant's log: documents by digest, and a `policy` entry when it changed. */
+export async function recordActivation(port: LogPort, store: { meta(k: string): string | undefined; setMeta(k: string, v: string): void }, policy: Activated, time: string): Promise<void> {
+  await port.putDocument('chain', policy.chainDigest, canonicalBytes(policy.resolved.resolved));
+  await port.putDocument('policy', policy.policyDigest, canonicalBytes(policy.resolved.policySource));
+  const current = `${policy.chainDigest} ${policy.policyDigest}`;
+  if (store.meta('policy.active') === current) return;
+  await port.append({ type: 'policy', time, chain: policy.chainDigest, policySet: policy.policyDigest, engines: policy.engines, action: 'activate' });
+  store.setMeta('policy.active', current);
+}
+
+export async function startServer(opts: ServeOptions): Promise<RunningServer> {
+  const host = opts.host ?? '127.0.0.1';
+  if (!opts.auth && !LOOPBACK.test(host)) {
+    throw new ConfigError('ERR_CONFIG', `refusing to listen on ${host} without auth: development mode (no tokens) binds to loopback only; configure --auth to serve other hosts`);
+  }
+  initDataDir(opts.data); // first run: keys generated; existing keys are kept
+  const metrics = new Metrics();
+  const dataDir = await openDataDir(opts.data, { thread: true, keyName: opts.keyName, monotonic: systemClock.monotonic, onBatch: (t, s) => metrics.batch(t, s.entries, s.size) });
+  let policy: Activated;
+  try {
+    policy = await activatePolicy(await loadConfigFile(opts.config ?? defaultConfigPath(opts.data)), { state: createMemoryStateStores(), remote: 'connect' });
+  } catch (e) {
+    await dataDir.close();
+    throw e;
+  }
+  const ports = new Map<string, Promise<LogPort>>();
+  const logs = (tenant: string): Promise<LogPort> => {
+    let p = ports.get(tenant);
+    if (!p) {
+      p = (async () => {
+        const t = dataDir.log(tenant);
+        const port = logPortOf(t.origin, t.store, t.appender);
+        await recordActivation(port, t.store, policy, systemClock.isoNow());
+        return port;
+      })();
+      p.catch(() => ports.delete(tenant));
+      ports.set(tenant, p);
+    }
+    return p;
+  };
+  const { app } = createApp(
+    {
+      logs,
+      policy: async () => policy,
+      authenticate: opts.auth && createAuthenticator(opts.auth, () => systemClock.now()),
+      keys: { jwks: dataDir.jwks(), vkeys: dataDir.keys.map((k) => k.vkey), keyId: dataDir.keys[0].keyId },
+      clock: systemClock,
+      limits: opts.limits,
+      logLine: opts.logLine,
+    },
+    metrics,
+  );
+  const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
+    const s = serve({ fetch: app.fetch, hostname: host, port: opts.port ?? 8787 }, () => resolve(s));
+    s.once('error', reject);
+  });
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    port,
+    keyId: dataDir.keys[0].keyId,
+    dataDir,
+    policy,
+    close: () =>
+      (closing ??= (async () => {
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
+        });
+        await dataDir.close(); // finishes queued and in-flight batches first
+        await policy.close();
+      })()),
+  };
+}

@@ -1,0 +1,114 @@
+// The REST API: decisions for apps that run tools themselves, and the read side for auditors.
+// Each tenant reads only its own log: the tenant comes from the token, never from the URL.
+import type { Context, Hono } from 'hono';
+import { parseDigest, toHex, utf8 } from '../canonical/index.js';
+import { decide } from '../decide.js';
+import { InputError, VouchError } from '../errors.js';
+import { parseExecuteChainParams } from '../mcp/params.js';
+import { hashLeaf } from '../log/index.js';
+import { buildReceipt } from '../receipt/index.js';
+import type { Env } from './app.js';
+import { readJsonBody } from './body.js';
+import type { AppDeps, Limits, Role } from './deps.js';
+import type { Metrics } from './metrics.js';
+
+export interface RestContext {
+  deps: AppDeps;
+  limits: Limits;
+  metrics: Metrics;
+  withRole: (role: Role) => (c: Context<Env>, next: () => Promise<void>) => Promise<void>;
+}
+
+function intParam(v: string | undefined, name: string, required = true): number | undefined {
+  if (v === undefined) {
+    if (required) throw new InputError('ERR_INPUT', `query parameter ${name} is required`, [{ path: `/${name}`, message: 'required' }]);
+    return undefined;
+  }
+  if (!/^(0|[1-9][0-9]{0,15})$/.test(v) || !Number.isSafeInteger(Number(v))) throw new InputError('ERR_INPUT', `${name} must be a non-negative integer`, [{ path: `/${name}`, message: 'not an integer' }]);
+  return Number(v);
+}
+
+export function registerRestRoutes(app: Hono<Env>, rc: RestContext): void {
+  const { deps, limits, metrics, withRole } = rc;
+
+  app.post('/v1/authorize', withRole('enforce'), async (c) => {
+    const caller = c.get('caller');
+    const t0 = deps.clock.monotonic();
+    const p = parseExecuteChainParams(await readJsonBody(c.req.raw, limits.bodyBytes));
+    const [log, policy] = await Promise.all([deps.logs(caller.tenant), deps.policy(caller.tenant)]);
+    if (p.interceptors) {
+      const unknown = p.interceptors.filter((n) => !policy.interceptors.some((i) => i.descriptor.name === n));
+      if (unknown.length) throw new VouchError('ERR_UNKNOWN_INTERCEPTOR', `unknown interceptor(s): ${unknown.join(', ')}`);
+    }
+    const outcome = await decide(
+      {
+        event: p.event,
+        phase: p.phase,
+        payload: p.payload,
+        only: p.interceptors,
+        context: {
+          time: deps.clock.now().toISOString(),
+          tenant: caller.tenant,
+          principal: p.context?.principal ?? caller.principal,
+          roles: caller.roles,
+          sessionId: p.context?.sessionId,
+          traceId: p.context?.traceId,
+          server: p.context?.server,
+        },
+        extra: { caller: caller.principal },
+      },
+      { policy, log, clock: deps.clock },
+    );
+    metrics.decision(outcome.effect, deps.clock.monotonic() - t0);
+    return c.json({ effect: outcome.effect, seq: outcome.appended.seq, chain: outcome.chain, finalPayload: outcome.finalPayload, receipt: outcome.receipt });
+  });
+
+  app.get('/v1/checkpoint', withRole('audit'), async (c) => {
+    const log = await deps.logs(c.get('caller').tenant);
+    const cp = await log.latestCheckpoint();
+    if (!cp) return c.json({ origin: log.origin, size: 0, root: null, checkpoint: null });
+    return c.json({ origin: log.origin, size: cp.size, root: toHex(cp.root), checkpoint: cp.note });
+  });
+
+  app.get('/v1/entries/:seq', withRole('audit'), async (c) => {
+    const seq = intParam(c.req.param('seq'), 'seq')!;
+    const log = await deps.logs(c.get('caller').tenant);
+    const bytes = await log.entry(seq);
+    if (!bytes) throw new VouchError('ERR_NOT_FOUND', `no entry ${seq}`);
+    const cp = await log.latestCheckpoint();
+    const proof = cp ? await log.inclusionProof(seq, cp.size) : [];
+    const receipt = cp && buildReceipt({ bytes, leaf: hashLeaf(bytes), seq, proof, checkpoint: cp.note });
+    return c.json({ seq, entry: JSON.parse(utf8.decode(bytes)), receipt });
+  });
+
+  app.get('/v1/proofs/inclusion', withRole('audit'), async (c) => {
+    const log = await deps.logs(c.get('caller').tenant);
+    const seq = intParam(c.req.query('seq'), 'seq')!;
+    const cp = await log.latestCheckpoint();
+    const size = intParam(c.req.query('size'), 'size', false) ?? cp?.size ?? 0;
+    if (seq >= size) throw new VouchError('ERR_NOT_FOUND', `entry ${seq} is not in a tree of size ${size}`);
+    const at = await log.checkpointAt(size);
+    if (!at) throw new VouchError('ERR_NOT_FOUND', `no checkpoint was signed at size ${size}`);
+    return c.json({ seq, size, proof: (await log.inclusionProof(seq, size)).map(toHex), checkpoint: at.note });
+  });
+
+  app.get('/v1/proofs/consistency', withRole('audit'), async (c) => {
+    const log = await deps.logs(c.get('caller').tenant);
+    const from = intParam(c.req.query('from'), 'from')!;
+    const cp = await log.latestCheckpoint();
+    const to = intParam(c.req.query('to'), 'to', false) ?? cp?.size ?? 0;
+    if (from < 1 || from > to) throw new InputError('ERR_INPUT', 'need 1 <= from <= to', [{ path: '/from', message: 'out of range' }]);
+    const at = await log.checkpointAt(to);
+    if (!at) throw new VouchError('ERR_NOT_FOUND', `no checkpoint was signed at size ${to}`);
+    return c.json({ from, to, proof: (await log.consistencyProof(from, to)).map(toHex), checkpoint: at.note });
+  });
+
+  app.get('/v1/payloads/:digest', withRole('audit'), async (c) => {
+    const digest = parseDigest(c.req.param('digest'), '/digest');
+    const log = await deps.logs(c.get('caller').tenant);
+    const bytes = await log.payload(digest);
+    if (!bytes) throw new VouchError('ERR_NOT_FOUND', `no payload ${digest} (never stored, or erased)`);
+    return c.json({ digest, payload: JSON.parse(utf8.decode(bytes)) });
+  });
+
+}

@@ -1,0 +1,22 @@
+// The content built-ins by name: redactors, guards, rate-limit and audit-observer. The chain
+// config refers to them by these names; `secretless-redactor` is the conformance suite's name
+// for the secret redactor (its behavior fixtures bind it and `cross-boundary-guard`).
+import { createAuditObserver } from './audit-observer.js';
+import { createCrossBoundaryGuard } from './cross-boundary-guard.js';
+import { createPiiRedactor } from './pii-redactor.js';
+import { createRateLimit } from './rate-limit.js';
+import { createSamplingGuard } from './sampling-guard.js';
+import { createSecretRedactor } from './secret-redactor.js';
+import { createSensitiveFieldGuard } from './sensitive-field-guard.js';
+import type { BuiltinFactory } from './types.js';
+
+export const contentBuiltins: Record<string, BuiltinFactory> = {
+  'pii-redactor': createPiiRedactor,
+  'secret-redactor': createSecretRedactor,
+  'secretless-redactor': createSecretRedactor,
+  'cross-boundary-guard': createCrossBoundaryGuard,
+  'sensitive-field-guard': createSensitiveFieldGuard,
+  'sampling-guard': createSamplingGuard,
+  'rate-limit': createRateLimit,
+  'audit-observer': createAuditObserver,
+};

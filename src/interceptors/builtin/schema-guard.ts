@@ -1,0 +1,90 @@
+// schema-guard: tools/call arguments checked against the tool's inputSchema as last listed
+// (DESIGN 3). prepare() looks the schema up (live) and records it as state, so run() and replay
+// are pure; an unknown tool is a warning by default (configurable: allow | warning | error).
+import { UNKNOWN_SERVER } from '../server-of.js';
+import type { Interceptor, Json, Severity, ValidationOutcome } from '../types.js';
+import { buildDescriptor, ConfigReader } from './_content-config.js';
+import { compileSchema, messageOf } from './_json-schema.js';
+import type { BuiltinFactory, ToolSchemaCache } from './types.js';
+
+export type UnknownToolHandling = 'allow' | 'warning' | 'error';
+const UNKNOWN_HANDLING: readonly UnknownToolHandling[] = ['allow', 'warning', 'error'];
+/** An entry holds at most this many messages; `info.errors` has the full count. */
+const MAX_MESSAGES = 20;
+
+type Rec = Record<string, unknown>;
+const isRec = (v: unknown): v is Rec => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export interface SchemaGuardConfig {
+  unknownTool: UnknownToolHandling;
+}
+
+export function parseSchemaGuardConfig(name: string, config: Json | undefined): SchemaGuardConfig {
+  const r = new ConfigReader(name, config, ['unknownTool']);
+  const v = isRec(config) ? config.unknownTool : undefined;
+  if (v !== undefined && !UNKNOWN_HANDLING.includes(v as UnknownToolHandling)) {
+    r.issues.push({ path: '/config/unknownTool', message: `must be one of: ${UNKNOWN_HANDLING.join(', ')}` });
+  }
+  r.done();
+  return { unknownTool: (v as UnknownToolHandling | undefined) ?? 'warning' };
+}
+
+/** The call params, whether the payload is the params or a whole JSON-RPC request. */
+function callOf(payload: unknown): { name?: string; args: unknown; base: string } {
+  const params = isRec(payload) && payload.name === undefined && isRec(payload.params) ? payload.params : payload;
+  const base = params === payload ? '' : '/params';
+  if (!isRec(params)) return { args: undefined, base };
+  return { name: typeof params.name === 'string' ? params.name : undefined, args: params.arguments ?? {}, base };
+}
+
+/** The state prepare() records: the schema as last listed, or that the tool is unknown. */
+export type SchemaGuardState = { tool: string; inputSchema: Json } | { tool: string; unknown: true } | null;
+
+function flag(severity: Severity, message: string, info: Record<string, unknown>): ValidationOutcome {
+  return { valid: false, severity, messages: [{ message, severity }], info };
+}
+
+/** Pure: validate the call against the recorded state. */
+export function checkArguments(payload: unknown, state: Json | undefined, cfg: SchemaGuardConfig): ValidationOutcome {
+  const call = callOf(payload);
+  if (call.name === undefined) return flag('error', 'tools/call without a tool name', {});
+  const recorded = isRec(state) && state.tool === call.name && 'inputSchema' in state ? (state.inputSchema as Json) : undefined;
+  if (recorded === undefined) {
+    if (cfg.unknownTool === 'allow') return { valid: true, info: { tool: call.name, schema: 'unknown' } };
+    return flag(cfg.unknownTool, `no inputSchema known for tool "${call.name}" (not listed yet)`, { tool: call.name, schema: 'unknown' });
+  }
+  const compiled = compileSchema(recorded);
+  if ('error' in compiled) {
+    const sev = cfg.unknownTool === 'allow' ? 'warning' : cfg.unknownTool;
+    return flag(sev, `inputSchema of tool "${call.name}" does not compile: ${compiled.error}`, { tool: call.name, schema: 'invalid' });
+  }
+  if (compiled.validate(call.args)) return { valid: true, info: { tool: call.name } };
+  const errors = compiled.validate.errors ?? [];
+  const messages = errors.slice(0, MAX_MESSAGES).map((e) => messageOf(e, `${call.base}/arguments`));
+  return { valid: false, severity: 'error', messages, info: { tool: call.name, errors: errors.length } };
+}
+
+export const createSchemaGuard: BuiltinFactory = ({ name, config, declaration, deps }): Interceptor => {
+  const cfg = parseSchemaGuardConfig(name, config);
+  const schemas: ToolSchemaCache = deps.toolSchemas ?? deps.state.toolSchemas;
+  const descriptor = buildDescriptor(
+    name,
+    {
+      type: 'validation',
+      description: "Checks tools/call arguments against the tool's inputSchema as last listed.",
+      hooks: [{ events: ['tools/call'], phase: 'request' }],
+    },
+    declaration,
+  );
+  return {
+    descriptor,
+    // Live only: the schema is read here and recorded, so replay does not depend on the cache.
+    async prepare(payload, ctx): Promise<Json> {
+      const tool = callOf(payload).name;
+      if (tool === undefined) return null;
+      const inputSchema = schemas.get(ctx.server ?? UNKNOWN_SERVER, tool);
+      return inputSchema === undefined ? { tool, unknown: true } : { tool, inputSchema };
+    },
+    run: (payload, ctx) => checkArguments(payload, ctx.state, cfg),
+  };
+};

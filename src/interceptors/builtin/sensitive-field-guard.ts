@@ -1,0 +1,93 @@
+// sensitive-field-guard: an MCP server may not use elicitation to ask the user for bank, card,
+// password or national-id data (phishing through the client UI). Inspects every property of
+// `requestedSchema` by name, title and description.
+import type { Interceptor, Json, Message, ValidationOutcome } from '../types.js';
+import { buildDescriptor, ConfigReader } from './_content-config.js';
+import { isRecord } from './_walk.js';
+import type { BuiltinFactory } from './types.js';
+
+export const FIELD_CATEGORIES = ['bank', 'card', 'password', 'national_id'] as const;
+export type FieldCategory = (typeof FIELD_CATEGORIES)[number];
+
+// Matched against the normalised words of a name, title or description ("routingNumber" ->
+// " routing number "); word boundaries keep "spinner" or "opinion" from matching "pin".
+const CATEGORY_PATTERNS: Record<FieldCategory, RegExp> = {
+  bank: / (routing (number|no|code)|aba|(bank )?account (number|no|num)|acct (number|no|num)|iban|sort code|swift( bic)? code|bic( code)?|bank (details|account|number|code)) /,
+  card: / (card (number|no|num)|credit card|debit card|cc (number|num)|pan|cvv2?|cvc2?|csc|card (security|verification) (code|value)|card (expiry|expiration)( date)?) /,
+  password: / (password|passwd|pwd|passcode|passphrase|pin( code| number)?|one time (password|code)|otp|2fa code|mfa code|security answer|secret (question|answer)) /,
+  national_id: / (ssn|social security( number)?|social insurance( number)?|sin number|national (id|identity|identification|insurance)( number| no)?|nino|passport( number| no)?|tax (id|identification)( number)?|(driver'?s?|driving) licen[cs]e( number)?|dni|id card number) /,
+};
+
+export interface SensitiveFieldConfig {
+  categories: FieldCategory[];
+  /** Property names that are known to be fine for this deployment. */
+  allow: string[];
+}
+
+export function parseSensitiveFieldConfig(name: string, config: Json | undefined): SensitiveFieldConfig {
+  const r = new ConfigReader(name, config, ['categories', 'allow']);
+  const categories = r.enumList('categories', FIELD_CATEGORIES);
+  const allow = r.strings('allow');
+  r.done();
+  return { categories: categories ?? [...FIELD_CATEGORIES], allow: allow ?? [] };
+}
+
+/** "routingNumber", "bank_routing-no" -> " routing number ", " bank routing no ". */
+export function normalizeWords(text: string): string {
+  const words = text
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .toLowerCase()
+    .replace(/[^a-z0-9']+/g, ' ')
+    .trim();
+  return ` ${words} `;
+}
+
+export function categoryOf(texts: string[], categories: readonly FieldCategory[]): FieldCategory | undefined {
+  const normalized = texts.map(normalizeWords);
+  return categories.find((c) => normalized.some((t) => CATEGORY_PATTERNS[c].test(t)));
+}
+
+/** Pure: one error message per sensitive property, at any nesting depth of the schema. */
+export function checkRequestedSchema(payload: unknown, config: SensitiveFieldConfig): ValidationOutcome {
+  const messages: Message[] = [];
+  const schema = isRecord(payload) ? payload.requestedSchema : undefined;
+  visit(schema, 'requestedSchema');
+  if (messages.length === 0) return { valid: true };
+  return { valid: false, severity: 'error', messages };
+
+  function visit(node: unknown, path: string): void {
+    if (!isRecord(node) || !isRecord(node.properties)) return;
+    for (const [prop, def] of Object.entries(node.properties)) {
+      const propPath = `${path}.properties.${prop}`;
+      if (!config.allow.includes(prop)) {
+        const texts = [prop];
+        if (isRecord(def) && typeof def.title === 'string') texts.push(def.title);
+        if (isRecord(def) && typeof def.description === 'string') texts.push(def.description);
+        const category = categoryOf(texts, config.categories);
+        if (category) {
+          messages.push({
+            message: `elicitation must not request ${category.replace('_', '-')} data from the user (field '${prop}')`,
+            severity: 'error',
+            path: propPath,
+          });
+        }
+      }
+      visit(def, propPath);
+    }
+  }
+}
+
+export const createSensitiveFieldGuard: BuiltinFactory = ({ name, config, declaration }): Interceptor => {
+  const parsed = parseSensitiveFieldConfig(name, config);
+  const descriptor = buildDescriptor(
+    name,
+    {
+      type: 'validation',
+      description: 'Denies elicitation requests that ask the user for bank, card, password or national-id data.',
+      hooks: [{ events: ['elicitation/create'], phase: 'request' }],
+    },
+    declaration,
+  );
+  return { descriptor, run: (payload) => checkRequestedSchema(payload, parsed) };
+};

@@ -1,0 +1,124 @@
+// Remote interceptors: any SEP-2624 interceptor server reachable over MCP (Streamable HTTP),
+// listed once with `interceptors/list` and merged into the local chain (the SEP's M+N promise).
+// The network call lives in prepare(): its answer is recorded state, so replay never calls out.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import * as z from 'zod';
+import { VouchError } from '../errors.js';
+import type { BaseContext } from './_context.js';
+import { cloneJson, describeError, isPlainObject } from './_json.js';
+import { parseDeclaration } from './declaration.js';
+import type { Interceptor, InterceptorDescriptor, Json, Outcome } from './types.js';
+
+export interface RemoteOptions {
+  /** The interceptor server's MCP endpoint, e.g. https://guard.example/mcp */
+  url: string;
+  /** Sent with every request (e.g. Authorization). */
+  headers?: Record<string, string>;
+  /** Use only these remote interceptors (each must exist); default: all listed. */
+  names?: string[];
+  /** Per-request timeout of the MCP client; the chain's own deadlines still apply. */
+  timeoutMs?: number;
+}
+
+export interface RemoteInterceptors {
+  interceptors: Interceptor[];
+  close(): Promise<void>;
+}
+
+export const DEFAULT_REMOTE_TIMEOUT_MS = 5_000;
+const MAX_LIST_PAGES = 100;
+
+// Thin handshake schemas (the SDK needs one per request); parseDeclaration and the chain's
+// outcome check do the real validation of this untrusted input.
+const ListResultSchema = z.looseObject({ interceptors: z.array(z.unknown()), nextCursor: z.string().optional() });
+const InvokeResultSchema = z.looseObject({ type: z.string(), phase: z.string() });
+
+/**
+ * Connect, list, and return one Interceptor per remote interceptor. Names are kept as the
+ * server lists them (so `names`, chain configs and `interceptor/invoke` all use one name);
+ * a clash with a local interceptor makes the chain deny (duplicate name), never guess.
+ */
+export async function connectRemoteInterceptors(opts: RemoteOptions): Promise<RemoteInterceptors> {
+  const timeout = opts.timeoutMs ?? DEFAULT_REMOTE_TIMEOUT_MS;
+  const client = new Client({ name: 'vouch', version: '0.1.0' }, { capabilities: {} });
+  const transport = new StreamableHTTPClientTransport(new URL(opts.url), { requestInit: { headers: { ...opts.headers } } });
+  try {
+    await client.connect(transport, { timeout });
+    const descriptors = await listRemote(client, timeout);
+    const picked = pick(descriptors, opts.names);
+    return {
+      interceptors: picked.map((d) => remoteInterceptor(client, d, timeout)),
+      close: () => client.close(),
+    };
+  } catch (e) {
+    await client.close().catch(() => undefined);
+    if (e instanceof VouchError) throw e;
+    throw new VouchError('ERR_INTERCEPTOR_FAILED', `interceptor server ${opts.url}: ${describeError(e)}`, { cause: e });
+  }
+}
+
+async function listRemote(client: Client, timeout: number): Promise<InterceptorDescriptor[]> {
+  const out: InterceptorDescriptor[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_LIST_PAGES; page++) {
+    const params = cursor === undefined ? {} : { cursor };
+    const res = await client.request({ method: 'interceptors/list', params }, ListResultSchema, { timeout });
+    const base = out.length;
+    res.interceptors.forEach((raw, i) => out.push(parseDeclaration(raw, `/interceptors/${base + i}`)));
+    cursor = res.nextCursor;
+    if (cursor === undefined) return out;
+  }
+  throw new VouchError('ERR_INTERCEPTOR_FAILED', `interceptors/list did not end within ${MAX_LIST_PAGES} pages`);
+}
+
+function pick(descriptors: InterceptorDescriptor[], names: string[] | undefined): InterceptorDescriptor[] {
+  const seen = new Set<string>();
+  for (const d of descriptors) {
+    if (seen.has(d.name)) throw new VouchError('ERR_INTERCEPTOR_FAILED', `interceptor server lists ${d.name} twice`);
+    seen.add(d.name);
+  }
+  if (names === undefined) return descriptors;
+  const missing = names.filter((n) => !seen.has(n));
+  if (missing.length > 0) throw new VouchError('ERR_UNKNOWN_INTERCEPTOR', `interceptor server has no ${missing.join(', ')}`);
+  return descriptors.filter((d) => names.includes(d.name));
+}
+
+/** What the SEP's InvokeContext carries; the decision time goes as `timestamp`. */
+function wireContext(ctx: BaseContext): Record<string, string> {
+  const out: Record<string, string> = { timestamp: ctx.time };
+  if (ctx.sessionId !== undefined) out.sessionId = ctx.sessionId;
+  if (ctx.traceId !== undefined) out.traceId = ctx.traceId;
+  if (ctx.principal !== undefined) out.principal = ctx.principal;
+  return out;
+}
+
+function remoteInterceptor(client: Client, descriptor: InterceptorDescriptor, timeout: number): Interceptor {
+  const name = descriptor.name;
+  return {
+    descriptor,
+    // Live only: ask the server. Success records its result; failure records {error},
+    // so run() (live and replay alike) fails the interceptor with the same reason.
+    async prepare(payload, ctx): Promise<Json> {
+      try {
+        const { signal, ...base } = ctx;
+        const params = { name, event: ctx.event, phase: ctx.phase, payload: payload as Json, context: wireContext(base) };
+        const res = await client.request({ method: 'interceptor/invoke', params }, InvokeResultSchema, { signal, timeout });
+        const { _meta: _ignored, ...result } = res as Record<string, unknown>;
+        return cloneJson(result);
+      } catch (e) {
+        return { error: describeError(e) };
+      }
+    },
+    run(_payload, ctx): Outcome {
+      const answer = ctx.state;
+      if (!isPlainObject(answer)) throw new Error('no recorded answer from the interceptor server');
+      if (answer.type === undefined) throw new Error(`interceptor server: ${typeof answer.error === 'string' ? answer.error : 'no answer'}`);
+      if (answer.type !== descriptor.type) throw new Error(`interceptor server answered type ${String(answer.type)}, expected ${descriptor.type}`);
+      if (answer.phase !== ctx.phase) throw new Error(`interceptor server answered phase ${String(answer.phase)}, expected ${ctx.phase}`);
+      // The chain checks the outcome's shape; the server's own interceptor/phase/duration are dropped.
+      const { interceptor: _i, type: _t, phase: _p, durationMs: _d, ...outcome } = answer;
+      return outcome as unknown as Outcome;
+    },
+  };
+}

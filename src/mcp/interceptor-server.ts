@@ -1,0 +1,113 @@
+// The SEP-2624 interceptor server over the MCP SDK: interceptors/list, interceptor/invoke and
+// interceptor/executeChain. Every executeChain is a decision: logged, signed, and answered with
+// its receipt in _meta["io.vouch/receipt"]. Transport-agnostic: the HTTP layer connects it.
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { canonicalBytes, toBase64 } from '../canonical/index.js';
+import { decide, directionOf, VOUCH_ENGINE_VERSION, type ActivePolicy, type DecisionOutcome, type LogWriter } from '../decide.js';
+import { VouchError, codeOf, publicMessage } from '../errors.js';
+import { invokeInterceptor } from '../interceptors/invoke.js';
+import { listInterceptors } from '../interceptors/list.js';
+import type { Json } from '../interceptors/types.js';
+import { JSONRPC, rpcCodeOf } from '../http/errors.js';
+import { parseExecuteChainParams, parseInvokeParams, parseListParams } from './params.js';
+
+export const INTERCEPTORS_EXTENSION = 'io.modelcontextprotocol/interceptors';
+export const RECEIPT_META = 'io.vouch/receipt';
+export const SUPPORTED_EVENTS = [
+  'tools/list', 'tools/call', 'prompts/list', 'prompts/get', 'resources/list', 'resources/read', 'resources/subscribe',
+  'sampling/createMessage', 'elicitation/create', 'roots/list', 'llm/completion', '*',
+];
+
+export interface InterceptorSession {
+  principal: string;
+  tenant: string;
+  roles: string[];
+  policy: ActivePolicy;
+  log: LogWriter;
+  now(): Date;
+  clock?: { monotonic(): number };
+  /** Signs the JCS of an invoke result for the SEP's reserved `signature` field. */
+  signResult?(bytes: Uint8Array): Promise<{ alg: string; keyId: string; signature: Uint8Array }>;
+  onDecision?(outcome: DecisionOutcome): void;
+  /** Extra entry fields computed from the request _meta (co-signing, authorization links). */
+  entryExtras?(params: { event: string; phase: string; payload: unknown; meta?: Record<string, unknown> }): Promise<Record<string, Json>>;
+}
+
+const anyParams = (method: string) => z.object({ method: z.literal(method), params: z.unknown().optional() }).passthrough();
+
+/** Wrap a handler so every failure is a coded JSON-RPC error, never a stack. */
+function rpc<T>(fn: () => Promise<T>): Promise<T> {
+  return fn().catch((e) => {
+    if (e instanceof McpError) throw e;
+    const issues = (e as { issues?: unknown }).issues;
+    throw new McpError(rpcCodeOf(e), publicMessage(e), { code: codeOf(e), ...(Array.isArray(issues) && issues.length ? { issues } : {}) });
+  });
+}
+
+export function createInterceptorServer(session: InterceptorSession): Server {
+  const server = new Server(
+    { name: 'vouch', version: VOUCH_ENGINE_VERSION },
+    { capabilities: { extensions: { [INTERCEPTORS_EXTENSION]: { supportedEvents: SUPPORTED_EVENTS } } } as never },
+  );
+  const { policy } = session;
+
+  server.setRequestHandler(anyParams('interceptors/list'), (req) =>
+    rpc(async () => listInterceptors(policy.interceptors, parseListParams(req.params).event) as never),
+  );
+
+  server.setRequestHandler(anyParams('interceptor/invoke'), (req) =>
+    rpc(async () => {
+      const p = parseInvokeParams(req.params);
+      const ic = policy.interceptors.find((i) => i.descriptor.name === p.name);
+      if (!ic) throw new VouchError('ERR_UNKNOWN_INTERCEPTOR', `unknown interceptor ${JSON.stringify(p.name)}`);
+      const ctx = { time: session.now().toISOString(), principal: session.principal, tenant: session.tenant, roles: session.roles };
+      const result = await invokeInterceptor(ic, p, ctx, { directions: policy.options.directions, clock: session.clock, timeoutMs: policy.options.interceptorTimeoutMs });
+      if (p.meta?.['io.vouch/sign'] === true && session.signResult) {
+        // SEP reserved field: a signature over the JCS of the result without that field.
+        const { durationMs: _d, ...stable } = result as unknown as Record<string, unknown>;
+        const sig = await session.signResult(canonicalBytes(stable));
+        return { ...result, signature: { alg: sig.alg, keyId: sig.keyId, value: toBase64(sig.signature), over: 'jcs(result without durationMs and signature)' } } as never;
+      }
+      return result as never;
+    }),
+  );
+
+  server.setRequestHandler(anyParams('interceptor/executeChain'), (req) =>
+    rpc(async () => {
+      const p = parseExecuteChainParams(req.params);
+      if (p.interceptors) {
+        const unknown = p.interceptors.filter((n) => !policy.interceptors.some((i) => i.descriptor.name === n));
+        if (unknown.length) throw new VouchError('ERR_UNKNOWN_INTERCEPTOR', `unknown interceptor(s): ${unknown.map((n) => JSON.stringify(n)).join(', ')}`);
+      }
+      const extra: Record<string, Json> = { caller: session.principal };
+      if (p.timeoutMs !== undefined) extra.timeoutMs = p.timeoutMs; // it shapes the decision, so replay needs it
+      if (session.entryExtras) Object.assign(extra, await session.entryExtras({ event: p.event, phase: p.phase, payload: p.payload, meta: p.meta }));
+      const outcome = await decide(
+        {
+          event: p.event,
+          phase: p.phase,
+          payload: p.payload,
+          only: p.interceptors,
+          context: {
+            time: session.now().toISOString(),
+            tenant: session.tenant,
+            principal: p.context?.principal ?? session.principal,
+            roles: session.roles,
+            sessionId: p.context?.sessionId,
+            traceId: p.context?.traceId,
+            server: p.context?.server,
+          },
+          extra,
+        },
+        { policy: p.timeoutMs ? { ...policy, options: { ...policy.options, chainTimeoutMs: Math.min(p.timeoutMs, policy.options.chainTimeoutMs ?? p.timeoutMs) } } : policy, log: session.log, clock: session.clock },
+      );
+      session.onDecision?.(outcome);
+      return { ...outcome.chain, _meta: { [RECEIPT_META]: outcome.receipt, 'io.vouch/seq': outcome.appended.seq, 'io.vouch/direction': directionOf(policy, p.phase) } } as never;
+    }),
+  );
+  return server;
+}
+
+export { JSONRPC };

@@ -1,0 +1,92 @@
+// NODE-ONLY: read a config file (YAML or JSON) and the Cedar files it names, then resolve it.
+// Paths in the config are relative to the config file. Core code uses resolveConfigDocument.
+import { readFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { parseJson } from '../canonical/index.js';
+import { ConfigError, type Issue } from '../errors.js';
+import type { Json } from '../interceptors/types.js';
+import { convertSchemaText } from './cedar-engine.js';
+import { parseConfig } from './config.js';
+import { buildResolvedDocument, resolveConfigDocument, type ResolvedConfig } from './config-resolve.js';
+import { formatOf, parseConfigText } from './config-text.js';
+import { PolicyLoadError } from './policy-error.js';
+import type { PolicySource } from './types.js';
+
+async function readText(file: string, path: string, issues: Issue[]): Promise<string | undefined> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (e) {
+    issues.push({ path, message: `cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}` });
+    return undefined;
+  }
+}
+
+function readSchema(text: string, file: string, issues: Issue[]): Json | undefined {
+  if (/\.json$/i.test(file)) {
+    try {
+      return parseJson(text) as Json;
+    } catch {
+      issues.push({ path: '/policies/schema', message: `${file}: not valid JSON` });
+      return undefined;
+    }
+  }
+  const converted = convertSchemaText(text); // Cedar schema syntax: stored in its JSON form
+  if (converted.ok) return converted.value;
+  for (const p of converted.problems) issues.push({ path: '/policies/schema', message: `${file}: ${p.message}` });
+  return undefined;
+}
+
+/** Rewrite `line N:C` of the joined policy text to the file and line it came from. */
+function mapToFiles(e: PolicyLoadError, files: string[], firstLines: number[]): PolicyLoadError {
+  return new PolicyLoadError(
+    e.issues.map((issue) => {
+      const m = /^line (\d+):(\d+): /.exec(issue.message);
+      if (!m) return issue;
+      const line = Number(m[1]);
+      let i = firstLines.length - 1;
+      while (i > 0 && firstLines[i] > line) i--;
+      return { path: `/policies/files/${i}`, message: `${files[i]} line ${line - firstLines[i] + 1}:${m[2]}: ${issue.message.slice(m[0].length)}` };
+    }),
+  );
+}
+
+export async function loadConfigFile(path: string): Promise<ResolvedConfig> {
+  const file = resolve(path);
+  const issues: Issue[] = [];
+  const text = await readText(file, '', issues);
+  if (text === undefined) throw new ConfigError('ERR_CONFIG', `cannot read config ${file}`, issues);
+  let config;
+  try {
+    config = parseConfig(parseConfigText(text, formatOf(file), file));
+  } catch (e) {
+    if (e instanceof ConfigError && !e.message.startsWith(file)) throw new ConfigError('ERR_CONFIG', `${file}: ${e.message}`, e.issues, { cause: e });
+    throw e;
+  }
+  if (!config.policies || 'inline' in config.policies) return resolveConfigDocument(buildResolvedDocument(config, config.policies?.inline ?? { policies: '' }));
+
+  const base = dirname(file);
+  const { files, schema: schemaPath } = config.policies;
+  const texts = await Promise.all(files.map((f, i) => readText(resolve(base, f), `/policies/files/${i}`, issues)));
+  let schema: Json | undefined;
+  if (schemaPath !== undefined) {
+    const schemaFile = resolve(base, schemaPath);
+    const schemaText = await readText(schemaFile, '/policies/schema', issues);
+    if (schemaText !== undefined) schema = readSchema(schemaText, schemaFile, issues);
+  }
+  if (issues.length > 0) throw new ConfigError('ERR_CONFIG', `${file}: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, issues);
+
+  // Files are joined in the order listed, one newline apart; the joined text is what is digested.
+  const firstLines: number[] = [];
+  let line = 1;
+  for (const t of texts as string[]) {
+    firstLines.push(line);
+    line += t.split('\n').length;
+  }
+  const source: PolicySource = { policies: (texts as string[]).join('\n'), ...(schema !== undefined && { schema }) };
+  try {
+    return resolveConfigDocument(buildResolvedDocument(config, source));
+  } catch (e) {
+    if (e instanceof PolicyLoadError) throw mapToFiles(e, files, firstLines);
+    throw e;
+  }
+}

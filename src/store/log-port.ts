@@ -1,0 +1,43 @@
+// One tenant's log as the service sees it: async reads and proofs over a LogStore, appends
+// through its group-commit Appender. Portable: Node wraps SQLite with it, and the Durable
+// Object wraps its own SQL storage the same way before answering the Worker.
+import type { Digest } from '../canonical/index.js';
+import type { LogWriter } from '../decide.js';
+import { consistencyProof, inclusionProof, type Appender, type Hash, type StoredCheckpoint } from '../log/index.js';
+import type { DocumentKind, LogStore } from './port.js';
+
+export interface LogPort extends LogWriter {
+  origin: string;
+  size(): Promise<number>;
+  entry(seq: number): Promise<Uint8Array | undefined>;
+  latestCheckpoint(): Promise<StoredCheckpoint | undefined>;
+  checkpointAt(size: number): Promise<StoredCheckpoint | undefined>;
+  inclusionProof(seq: number, size: number): Promise<Hash[]>;
+  consistencyProof(size1: number, size2: number): Promise<Hash[]>;
+  payload(digest: Digest): Promise<Uint8Array | undefined>;
+  erasePayload(digest: Digest): Promise<boolean>;
+  document(digest: Digest): Promise<{ kind: DocumentKind; bytes: Uint8Array } | undefined>;
+  putDocument(kind: DocumentKind, digest: Digest, bytes: Uint8Array): Promise<void>;
+  /** Entries [from, to) as exact bytes, streamed. */
+  entries(from: number, to: number): AsyncIterable<{ seq: number; bytes: Uint8Array }>;
+}
+
+export function logPortOf(origin: string, store: LogStore, appender: Appender): LogPort {
+  return {
+    origin,
+    append: (body, attachments) => appender.append(body, attachments),
+    size: async () => appender.size,
+    entry: async (seq) => store.entry(seq)?.bytes,
+    latestCheckpoint: async () => store.latestCheckpoint(),
+    checkpointAt: async (size) => store.checkpointAt(size),
+    inclusionProof: async (seq, size) => inclusionProof(seq, size, store),
+    consistencyProof: async (a, b) => consistencyProof(a, b, store),
+    payload: async (d) => store.payload(d),
+    erasePayload: async (d) => store.erasePayload(d),
+    document: async (d) => store.document(d),
+    putDocument: async (k, d, b) => store.putDocument(k, d, b),
+    async *entries(from, to) {
+      for (const e of store.entries(from, to)) yield { seq: e.seq, bytes: e.bytes };
+    },
+  };
+}

@@ -1,0 +1,26 @@
+// Shared setup for the policy-backed built-in tests: the example policy set and a context maker.
+import { readFileSync } from 'node:fs';
+import type { Json, InterceptorContext, Phase } from '../../../src/interceptors/types.js';
+import { loadPolicySet, type PolicySet } from '../../../src/policy/index.js';
+
+const policies = readFileSync(new URL('../../../fixtures/config/policy.cedar', import.meta.url), 'utf8');
+const schema = JSON.parse(readFileSync(new URL('../../../fixtures/config/schema.cedarschema.json', import.meta.url), 'utf8')) as Json;
+
+let cached: PolicySet | undefined;
+export function examplePolicySet(): PolicySet {
+  return (cached ??= loadPolicySet({ policies, schema }));
+}
+
+export function makeCtx(event: string, phase: Phase, extra: Partial<InterceptorContext> = {}): InterceptorContext {
+  return {
+    event,
+    phase,
+    direction: phase === 'request' ? 'sending' : 'receiving',
+    time: '2026-03-01T12:00:00Z',
+    sessionId: 'sess-1',
+    principal: 'alice',
+    roles: [],
+    signal: new AbortController().signal,
+    ...extra,
+  };
+}

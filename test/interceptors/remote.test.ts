@@ -1,0 +1,166 @@
+// Remote interceptors against a real MCP interceptor server (SDK Server + Streamable HTTP on
+// 127.0.0.1): list, invoke, merge into a local chain, and replay with zero server calls.
+import { randomUUID } from 'node:crypto';
+import { createServer, type Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { canonicalText } from '../../src/canonical/index.js';
+import { codeOf } from '../../src/errors.js';
+import { decisionOf, executeChain, stripVolatile } from '../../src/interceptors/chain.js';
+import { createBehavior } from '../../src/interceptors/conformance-behaviors.js';
+import { parseDeclaration } from '../../src/interceptors/declaration.js';
+import { invokeInterceptor } from '../../src/interceptors/invoke.js';
+import { listInterceptors } from '../../src/interceptors/list.js';
+import { connectRemoteInterceptors } from '../../src/interceptors/remote.js';
+import type { Interceptor, Phase } from '../../src/interceptors/types.js';
+import { allow, CTX, tagger, validator } from './chain-kit.js';
+
+const TOKEN = 'Bearer test-token';
+const ListRequest = z.object({ method: z.literal('interceptors/list'), params: z.looseObject({ cursor: z.string().optional() }).optional() });
+const InvokeRequest = z.object({
+  method: z.literal('interceptor/invoke'),
+  params: z.looseObject({ name: z.string(), event: z.string(), phase: z.enum(['request', 'response']), payload: z.unknown(), context: z.unknown().optional() }),
+});
+
+const hosted: Interceptor[] = [
+  ['guard/deny-all', 'validation', 'deny-all'],
+  ['guard/upper', 'mutation', 'uppercase-note'],
+  ['guard/crash', 'validation', 'crash'],
+  ['guard/require-upper', 'validation', 'require-uppercase-note'],
+  ['guard/allow', 'validation', 'allow-all'],
+].map(([name, type, behavior]) => createBehavior(behavior, parseDeclaration({ name, type, events: ['tools/call'], phase: 'both' })));
+
+/** A real interceptor server: the SDK's Server, a transport per session, list paged by 2. */
+async function startServer() {
+  const calls: { name: string; context: unknown }[] = [];
+  const transports = new Map<string, StreamableHTTPServerTransport>();
+  const newSession = async () => {
+    const server = new Server({ name: 'test-guard', version: '1.0.0' }, { capabilities: {} });
+    server.setRequestHandler(ListRequest, (req) => {
+      const start = Number(req.params?.cursor ?? 0);
+      const page = listInterceptors(hosted).interceptors.slice(start, start + 2);
+      return { interceptors: page, ...(start + 2 < hosted.length && { nextCursor: String(start + 2) }) };
+    });
+    server.setRequestHandler(InvokeRequest, async (req) => {
+      const { name, event, phase, payload, context } = req.params;
+      calls.push({ name, context });
+      const ic = hosted.find((i) => i.descriptor.name === name);
+      if (!ic) throw new McpError(-32602, `unknown interceptor ${name}`);
+      try {
+        return { ...(await invokeInterceptor(ic, { event, phase: phase as Phase, payload }, { time: '2026-01-01T00:00:00Z' })) };
+      } catch (e) {
+        throw new McpError(codeOf(e) === 'ERR_CHAIN_TIMEOUT' ? -32000 : -32603, (e as Error).message);
+      }
+    });
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (id) => void transports.set(id, transport) });
+    await server.connect(transport);
+    return transport;
+  };
+  const http: HttpServer = createServer(async (req, res) => {
+    if (req.headers.authorization !== TOKEN) {
+      res.writeHead(401).end();
+      return;
+    }
+    const id = req.headers['mcp-session-id'];
+    const transport = typeof id === 'string' ? transports.get(id) : await newSession();
+    if (!transport) {
+      res.writeHead(404).end();
+      return;
+    }
+    await transport.handleRequest(req, res);
+  });
+  await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
+  let stopped = false;
+  const stop = async () => {
+    if (stopped) return;
+    stopped = true;
+    for (const t of transports.values()) await t.close();
+    http.closeAllConnections();
+    await new Promise((r) => http.close(r));
+  };
+  return { url, calls, stop };
+}
+
+let srv: Awaited<ReturnType<typeof startServer>>;
+const closers: (() => Promise<void>)[] = [];
+beforeEach(async () => {
+  srv = await startServer();
+});
+afterEach(async () => {
+  for (const c of closers.splice(0)) await c();
+  await srv.stop();
+});
+
+async function connect(names?: string[]) {
+  const remote = await connectRemoteInterceptors({ url: srv.url, headers: { authorization: TOKEN }, names });
+  closers.push(remote.close);
+  return remote.interceptors;
+}
+
+const call = { event: 'tools/call', phase: 'request' as const, payload: { name: 'echo', arguments: { note: 'hello' } } };
+
+describe('remote interceptors over MCP', () => {
+  it('lists every remote interceptor across pages, names kept, in server order', async () => {
+    const remote = await connect();
+    expect(remote.map((i) => i.descriptor)).toEqual(hosted.map((i) => i.descriptor));
+    const picked = await connect(['guard/upper', 'guard/deny-all']);
+    expect(picked.map((i) => i.descriptor.name)).toEqual(['guard/deny-all', 'guard/upper']);
+  });
+
+  it('refuses unknown names and a missing credential', async () => {
+    await expect(connect(['guard/nope'])).rejects.toMatchObject({ code: 'ERR_UNKNOWN_INTERCEPTOR' });
+    await expect(connectRemoteInterceptors({ url: srv.url })).rejects.toMatchObject({ code: 'ERR_INTERCEPTOR_FAILED' });
+  });
+
+  it('invokes one remote interceptor, sending the context', async () => {
+    const [upper] = await connect(['guard/upper']);
+    const result = await invokeInterceptor(upper, call, CTX);
+    expect(result).toEqual({ interceptor: 'guard/upper', type: 'mutation', phase: 'request', modified: true, payload: { name: 'echo', arguments: { note: 'HELLO' } } });
+    expect(srv.calls).toEqual([{ name: 'guard/upper', context: { timestamp: CTX.time, sessionId: CTX.sessionId, principal: CTX.principal } }]);
+  });
+
+  it('merges remote interceptors into a local chain: order holds, a remote deny denies', async () => {
+    const [upper, requireUpper] = await connect(['guard/upper', 'guard/require-upper']);
+    // Remote mutator first (sending), then local and remote validators see the mutated payload.
+    const ok = await executeChain([requireUpper, upper, validator('local', allow)], call, CTX);
+    expect(decisionOf(ok.result)).toBe('allow');
+    expect(ok.result.finalPayload).toEqual({ name: 'echo', arguments: { note: 'HELLO' } });
+
+    const [deny] = await connect(['guard/deny-all']);
+    const denied = await executeChain([tagger('local-tag'), deny, validator('local', allow)], call, CTX);
+    expect(decisionOf(denied.result)).toBe('deny');
+    expect(denied.result.abortedAt).toEqual({ interceptor: 'guard/deny-all', reason: 'denied by policy', type: 'validation' });
+    expect(denied.state['guard/deny-all']).toMatchObject({ type: 'validation', valid: false, severity: 'error' });
+  });
+
+  it('replays with the recorded answers and calls the server zero times', async () => {
+    const remote = await connect(['guard/upper', 'guard/require-upper', 'guard/deny-all']);
+    const live = await executeChain(remote, call, CTX);
+    expect(decisionOf(live.result)).toBe('deny');
+    const callsBefore = srv.calls.length;
+    expect(callsBefore).toBe(3);
+    await srv.stop(); // the server is gone: replay must not need it
+    const replay = await executeChain(remote, call, CTX, { replayState: live.state });
+    expect(srv.calls.length).toBe(callsBefore);
+    expect(canonicalText(stripVolatile(replay.result))).toBe(canonicalText(stripVolatile(live.result)));
+  });
+
+  it('fails closed when the remote interceptor crashes or the server goes away, and replays that', async () => {
+    const [crash, allowRemote] = await connect(['guard/crash', 'guard/allow']);
+    const crashed = await executeChain([crash], call, CTX);
+    expect(crashed.result.status).toBe('validation_failed');
+    expect(crashed.state['guard/crash']).toEqual({ error: expect.stringContaining('interceptor crashed') });
+    const replayed = await executeChain([crash], call, CTX, { replayState: crashed.state });
+    expect(canonicalText(stripVolatile(replayed.result))).toBe(canonicalText(stripVolatile(crashed.result)));
+
+    await srv.stop();
+    const gone = await executeChain([allowRemote], call, CTX, { interceptorTimeoutMs: 2000 });
+    expect(decisionOf(gone.result)).toBe('deny');
+    expect(gone.state['guard/allow']).toEqual({ error: expect.any(String) });
+  });
+});

@@ -1,0 +1,219 @@
+// Tamper evidence (DESIGN.md section 10): flip one byte of any stored entry, leaf hash, root or
+// checkpoint note (text and signature lines) and `verifyLog` / `vouch log verify` must name
+// where. Each flip bypasses the append-only triggers the way an attacker with the file would.
+import Database from 'better-sqlite3';
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sha256, toHex } from '../../src/canonical/index.js';
+import { verifyLog, type EntryBody, type Finding, type NoteVerifier } from '../../src/log/index.js';
+import type { LogStore } from '../../src/store/index.js';
+import { initDataDir, loadKeys, logPath, openDataDir, openSqliteStore } from '../../src/store/node.js';
+
+const TIME = '2026-11-30T00:00:00Z';
+// Appended concurrently per batch; the first append of each runs alone: checkpoints at 1, 4, 5, 20.
+const BATCHES = [4, 16];
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+const body = (i: number): EntryBody => ({
+  type: 'decision',
+  time: TIME,
+  principal: `agent-${i}`,
+  event: 'tools/call',
+  decision: { effect: i % 3 === 0 ? 'deny' : 'allow', status: 'success' },
+  input: { digest: `sha256:${toHex(sha256(Uint8Array.of(i)))}` },
+});
+
+/**
+ * ML-DSA-65 and Ed25519 verification are pure functions, so a repeated (message, signature)
+ * pair has the same answer: memoize it, or thousands of flips re-verify every untouched note.
+ * Every changed note still goes through the real verifier.
+ */
+function memoized(verifiers: NoteVerifier[]): NoteVerifier[] {
+  return verifiers.map((v) => {
+    const seen = new Map<string, boolean>();
+    return {
+      ...v,
+      verify: (msg: Uint8Array, sig: Uint8Array) => {
+        const key = createHash('sha256').update(msg).update(Uint8Array.of(0)).update(sig).digest('hex');
+        let ok = seen.get(key);
+        if (ok === undefined) seen.set(key, (ok = v.verify(msg, sig)));
+        return ok;
+      },
+    };
+  });
+}
+
+type Target = { what: string; expect: (f: Finding) => boolean };
+
+let work: string; // a copy of the data directory, tampered in place and restored after each flip
+let db: Database.Database; // the attacker's connection: triggers dropped
+let store: LogStore; // the verifier's connection, as the CLI opens it
+let origin: string;
+let verifiers: NoteVerifier[];
+let sizes: number[]; // checkpoint sizes, oldest first
+let entryCount: number;
+
+beforeAll(async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'vouch-tamper-'));
+  initDataDir(dir);
+  const dd = await openDataDir(dir, { thread: false });
+  const log = dd.log('default');
+  origin = log.origin;
+  let n = 0;
+  for (const k of BATCHES) await Promise.all(Array.from({ length: k }, () => log.appender.append(body(n++))));
+  await dd.close(); // last connection closed: the WAL is checkpointed into the main file
+  expect(existsSync(`${logPath(dir, 'default')}-wal`)).toBe(false);
+
+  work = mkdtempSync(join(tmpdir(), 'vouch-tamper-copy-'));
+  cpSync(dir, work, { recursive: true });
+  db = new Database(logPath(work, 'default'));
+  db.pragma('synchronous = OFF'); // the flips need no durability; keeps 10k updates fast
+  for (const t of ['entries', 'checkpoints']) db.exec(`DROP TRIGGER ${t}_no_update`);
+  store = openSqliteStore(logPath(work, 'default'), { readonly: true });
+  verifiers = memoized(loadKeys(work).verifiers);
+  sizes = (db.prepare('SELECT size FROM checkpoints ORDER BY size').pluck().all() as number[]);
+  entryCount = db.prepare('SELECT COUNT(*) FROM entries').pluck().get() as number;
+});
+
+afterAll(() => {
+  store?.close();
+  db?.close();
+});
+
+const findings = () => verifyLog(store, { origin, verifiers }).findings;
+const xor = (b: Uint8Array, i: number, mask: number): Buffer => {
+  const c = Buffer.from(b);
+  c[i] ^= mask;
+  return c;
+};
+
+/** A column of one row as raw bytes, a writer of raw bytes, and how to put the original back. */
+function cell(table: 'entries' | 'checkpoints', column: 'bytes' | 'leaf' | 'root' | 'note', key: number) {
+  const keyCol = table === 'entries' ? 'seq' : 'size';
+  const asText = column === 'note';
+  const original = db.prepare(`SELECT ${column} FROM ${table} WHERE ${keyCol} = ?`).pluck().get(key) as Buffer | string;
+  const raw = asText ? Buffer.from(original as string, 'utf8') : (original as Buffer);
+  // A note is TEXT: write the flipped bytes back as TEXT, even when they are no longer UTF-8.
+  const put = db.prepare(`UPDATE ${table} SET ${column} = ${asText ? 'CAST(? AS TEXT)' : '?'} WHERE ${keyCol} = ?`);
+  return {
+    raw,
+    write: (bytes: Buffer) => put.run(bytes, key),
+    restore: () => db.prepare(`UPDATE ${table} SET ${column} = ? WHERE ${keyCol} = ?`).run(original, key),
+  };
+}
+
+/** Flip each listed byte of one cell in turn; return every flip that went unnamed. */
+function flipEach(table: 'entries' | 'checkpoints', column: 'bytes' | 'leaf' | 'root' | 'note', key: number, positions: Iterable<number>, target: Target, mask = 0x01): string[] {
+  const c = cell(table, column, key);
+  const missed: string[] = [];
+  for (const i of positions) {
+    c.write(xor(c.raw, i, mask));
+    const got = findings();
+    if (!got.some(target.expect)) missed.push(`${target.what} byte ${i} ^ 0x${mask.toString(16)}: ${got.length} findings, none naming it`);
+    c.restore();
+  }
+  return missed;
+}
+
+const all = (n: number) => Array.from({ length: n }, (_, i) => i);
+const namesSeq = (seq: number): Target => ({ what: `entry ${seq}`, expect: (f) => f.seq === seq });
+const namesCheckpoint = (size: number, what: string): Target => ({ what: `${what} of checkpoint ${size}`, expect: (f) => f.checkpoint === size });
+/** Header and signature lines in full, and a spread of signature bytes (every 7th, both masks). */
+const sampleNote = (raw: Buffer): number[] => {
+  const blank = raw.indexOf('\n\n');
+  const keep = new Set<number>(all(blank + 2));
+  for (let i = blank + 2; i < raw.length; i++) if (i % 7 === 0 || i > raw.length - 100 || raw[i - 1] === 0x0a || raw.slice(i - 6, i).includes(0x0a)) keep.add(i);
+  return [...keep];
+};
+
+describe('tamper evidence: one flipped byte anywhere is found and named', () => {
+  it('the untouched copy is clean, with several checkpoints', () => {
+    expect(entryCount).toBe(20);
+    expect(sizes).toEqual([1, 4, 5, 20]);
+    expect(sizes[sizes.length - 1]).toBe(20);
+    expect(findings()).toEqual([]);
+  });
+
+  it('every byte of every entry', () => {
+    const missed: string[] = [];
+    for (let seq = 0; seq < entryCount; seq++) {
+      const { raw } = cell('entries', 'bytes', seq);
+      missed.push(...flipEach('entries', 'bytes', seq, all(raw.length), namesSeq(seq)));
+      missed.push(...flipEach('entries', 'bytes', seq, [0, raw.length >> 1, raw.length - 1], namesSeq(seq), 0x80));
+    }
+    expect(missed).toEqual([]);
+    expect(findings()).toEqual([]);
+  });
+
+  it('every byte of every stored leaf hash and every stored root', () => {
+    const missed: string[] = [];
+    for (let seq = 0; seq < entryCount; seq++) missed.push(...flipEach('entries', 'leaf', seq, all(32), { what: `leaf ${seq}`, expect: (f) => f.seq === seq && f.kind === 'leaf' }));
+    for (const size of sizes) missed.push(...flipEach('checkpoints', 'root', size, all(32), namesCheckpoint(size, 'root')));
+    expect(missed).toEqual([]);
+  });
+
+  it('every byte of the first and the last checkpoint note, signature lines included', () => {
+    const missed: string[] = [];
+    for (const size of [sizes[0], sizes[sizes.length - 1]]) {
+      const { raw } = cell('checkpoints', 'note', size);
+      missed.push(...flipEach('checkpoints', 'note', size, all(raw.length), namesCheckpoint(size, 'note')));
+    }
+    expect(missed).toEqual([]);
+    expect(findings()).toEqual([]);
+  }, 120_000);
+
+  it('the text, the line starts and a spread of signature bytes of every other note, with both masks', () => {
+    const missed: string[] = [];
+    for (const size of sizes.slice(1, -1)) {
+      const { raw } = cell('checkpoints', 'note', size);
+      const positions = sampleNote(raw);
+      missed.push(...flipEach('checkpoints', 'note', size, positions, namesCheckpoint(size, 'note')));
+      missed.push(...flipEach('checkpoints', 'note', size, positions.filter((_, i) => i % 5 === 0), namesCheckpoint(size, 'note'), 0x80));
+    }
+    expect(missed).toEqual([]);
+  }, 60_000);
+});
+
+describe('vouch log verify on a tampered copy', () => {
+  const cli = () => {
+    const r = spawnSync(process.execPath, ['bin/vouch.js', 'log', 'verify', '--data', work, '--json'], { cwd: ROOT, encoding: 'utf8', timeout: 30_000 });
+    const report = r.stdout ? (JSON.parse(r.stdout) as { ok: boolean; logs: { findings: Finding[] }[] }) : undefined;
+    return { status: r.status, report, stderr: r.stderr };
+  };
+
+  it('exits 0 on the clean copy', () => {
+    const r = cli();
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(r.report?.ok).toBe(true);
+  });
+
+  const cases: [string, () => { table: 'entries' | 'checkpoints'; column: 'bytes' | 'leaf' | 'root' | 'note'; key: number; at: (raw: Buffer) => number; target: Target }][] = [
+    ['an entry byte', () => ({ table: 'entries', column: 'bytes', key: 7, at: (b) => b.length >> 1, target: namesSeq(7) })],
+    ['a leaf byte', () => ({ table: 'entries', column: 'leaf', key: 19, at: () => 31, target: namesSeq(19) })],
+    ['a root byte', () => ({ table: 'checkpoints', column: 'root', key: sizes[1], at: () => 0, target: namesCheckpoint(sizes[1], 'root') })],
+    ['the size line of a note', () => ({ table: 'checkpoints', column: 'note', key: sizes[2], at: (b) => b.indexOf('\n') + 1, target: namesCheckpoint(sizes[2], 'note') })],
+    ['the ML-DSA signature', () => ({ table: 'checkpoints', column: 'note', key: sizes[0], at: (b) => b.indexOf('\n\n') + 200, target: namesCheckpoint(sizes[0], 'note') })],
+    ['the Ed25519 signature', () => ({ table: 'checkpoints', column: 'note', key: 20, at: (b) => b.length - 10, target: namesCheckpoint(20, 'note') })],
+  ];
+  for (const [name, make] of cases) {
+    it(`exits 1 and names ${name}`, () => {
+      const t = make();
+      const c = cell(t.table, t.column, t.key);
+      c.write(xor(c.raw, t.at(c.raw), 0x01));
+      try {
+        const r = cli();
+        expect(r.status).toBe(1);
+        expect(r.report?.ok).toBe(false);
+        expect(r.report!.logs[0].findings.some(t.target.expect)).toBe(true);
+      } finally {
+        c.restore();
+      }
+    });
+  }
+});

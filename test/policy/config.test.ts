@@ -1,0 +1,128 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import { parseConfig, parseConfigText } from '../../src/policy/index.js';
+
+const exampleText = readFileSync(new URL('../../fixtures/config/vouch.example.yaml', import.meta.url), 'utf8');
+
+function issuesOf(f: () => unknown): { path: string; message: string }[] {
+  try {
+    f();
+  } catch (e) {
+    expect(e).toMatchObject({ code: 'ERR_CONFIG', name: 'ConfigError' });
+    return (e as { issues: { path: string; message: string }[] }).issues;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('parseConfig', () => {
+  it('accepts the example config and normalizes it', () => {
+    const c = parseConfig(parseConfigText(exampleText, 'yaml'));
+    expect(c.version).toBe(1);
+    expect(c.policies).toEqual({ files: ['policy.cedar'], schema: 'schema.cedarschema.json' });
+    expect(c.interceptors.map((d) => ('use' in d ? d.use : 'remote'))).toEqual([
+      'pii-redactor', 'secret-redactor', 'cross-boundary-guard', 'sensitive-field-guard', 'sampling-guard',
+      'schema-guard', 'rate-limit', 'discovery-filter', 'cedar-policy', 'audit-observer', 'remote',
+    ]);
+    expect(c.interceptors[0]).toMatchObject({ name: 'pii', priorityHint: { request: -50000, response: 50000 } });
+    expect(c.interceptors[10]).toEqual({ name: 'corp-remote', remote: { url: 'http://127.0.0.1:9000/mcp', names: ['corp/dlp-scan'] }, mode: 'audit', failOpen: true });
+    expect(c.servers?.toolMap?.echo).toBe('everything');
+    expect(c.drift).toMatchObject({ default: 'suspicious' });
+  });
+
+  it('is idempotent: parsing its own output gives the same config', () => {
+    const c = parseConfig(parseYaml(exampleText));
+    expect(parseConfig(JSON.parse(JSON.stringify(c)))).toEqual(c);
+  });
+
+  it('normalizes flat events/phase to hooks and enforce to active', () => {
+    const c = parseConfig({ version: 1, interceptors: [{ name: 'a', use: 'x', events: ['tools/call', 'acme/scan'], phase: 'both', mode: 'enforce' }] });
+    expect(c.interceptors[0]).toEqual({
+      name: 'a',
+      use: 'x',
+      mode: 'active',
+      hooks: [{ events: ['tools/call', 'acme/scan'], phase: 'request' }, { events: ['tools/call', 'acme/scan'], phase: 'response' }],
+    });
+  });
+
+  it('lists every problem at once, by JSON Pointer', () => {
+    const issues = issuesOf(() =>
+      parseConfig({
+        version: 2,
+        directions: { request: 'up' },
+        timeouts: { chainMs: 100, interceptorMs: 500 },
+        policies: { files: [] },
+        interceptors: [
+          { name: 'a', use: 'pii-redactor', failOpen: 'yes' },
+          { name: 'a', use: 'cedar-policy' },
+          { name: 'b', use: 'x', remote: { url: 'http://x' } },
+          { name: 'c', remote: { url: 'ftp://x', names: [] } },
+          { name: 'd', use: 'x', hooks: [{ events: ['nope'], phase: 'sideways' }], priorityHint: 'high' },
+          { use: 'x', events: ['tools/call'] },
+          { name: 'bad name', use: 'x', faillOpen: true },
+        ],
+        servers: { toolMap: { echo: 3 } },
+        extra: true,
+      }),
+    );
+    expect(issues.map((i) => i.path)).toEqual([
+      '/extra',
+      '/version',
+      '/directions/request',
+      '/timeouts/interceptorMs',
+      '/policies/files',
+      '/interceptors/0/failOpen',
+      '/interceptors/1/name',
+      '/interceptors/2',
+      '/interceptors/3/remote/url',
+      '/interceptors/3/remote/names',
+      '/interceptors/4/hooks/0/events/0',
+      '/interceptors/4/hooks/0/phase',
+      '/interceptors/4/priorityHint',
+      '/interceptors/5/name',
+      '/interceptors/5/phase',
+      '/interceptors/6/faillOpen',
+      '/interceptors/6/name',
+      '/servers/toolMap/echo',
+    ]);
+    expect(issues.find((i) => i.path === '/interceptors/1/name')?.message).toBe('duplicate name "a" (also /interceptors/0)');
+    expect(issues.find((i) => i.path === '/interceptors/6/faillOpen')?.message).toMatch(/^unknown field/);
+  });
+
+  it('says so when a Cedar interceptor has no policies', () => {
+    expect(issuesOf(() => parseConfig({ version: 1, interceptors: [{ name: 'authz', use: 'cedar-policy' }] }))).toEqual([
+      { path: '/interceptors/0/use', message: 'cedar-policy needs a policies section' },
+    ]);
+  });
+
+  it('refuses non-JSON values inside opaque blocks', () => {
+    const issues = issuesOf(() => parseConfig({ version: 1, interceptors: [{ name: 'a', use: 'x', config: { limit: Number.NaN } }], drift: { x: Infinity } }));
+    expect(issues.map((i) => i.path)).toEqual(['/interceptors/0/config/limit', '/drift/x']);
+  });
+
+  it('refuses a document that is not an object, and missing interceptors', () => {
+    expect(issuesOf(() => parseConfig([]))).toEqual([{ path: '', message: 'must be an object' }]);
+    expect(issuesOf(() => parseConfig({ version: 1 }))).toEqual([{ path: '/interceptors', message: 'required' }]);
+  });
+});
+
+describe('parseConfigText', () => {
+  it('reads JSON and YAML to the same value', () => {
+    const fromYaml = parseConfigText(exampleText, 'yaml');
+    expect(parseConfigText(JSON.stringify(fromYaml), 'json')).toEqual(fromYaml);
+  });
+
+  it('lists YAML syntax errors with their line, and refuses duplicate keys', () => {
+    const issues = issuesOf(() => parseConfigText('version: 1\nversion: 2\ninterceptors: [\n', 'yaml'));
+    expect(issues.length).toBeGreaterThanOrEqual(2);
+    expect(issues[0].message).toMatch(/^line 2:1: /);
+  });
+
+  it('refuses malformed JSON with ERR_CONFIG', () => {
+    expect(issuesOf(() => parseConfigText('{"version": 1,', 'json'))).toHaveLength(1);
+  });
+
+  it('reads YAML 1.2: no timestamps, yes/no stay strings', () => {
+    expect(parseConfigText('a: 2026-01-01\nb: yes\n', 'yaml')).toEqual({ a: '2026-01-01', b: 'yes' });
+  });
+});
