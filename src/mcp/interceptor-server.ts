@@ -37,12 +37,19 @@ export interface InterceptorSession {
 
 const anyParams = (method: string) => z.object({ method: z.literal(method), params: z.unknown().optional() }).passthrough();
 
+/** A JSON-RPC error as the SDK sends it ({code, message, data}); McpError would prefix the message. */
+class RpcError extends Error {
+  constructor(readonly code: number, message: string, readonly data: Record<string, unknown>) {
+    super(message);
+  }
+}
+
 /** Wrap a handler so every failure is a coded JSON-RPC error, never a stack. */
 function rpc<T>(fn: () => Promise<T>): Promise<T> {
   return fn().catch((e) => {
     if (e instanceof McpError) throw e;
     const issues = (e as { issues?: unknown }).issues;
-    throw new McpError(rpcCodeOf(e), publicMessage(e), { code: codeOf(e), ...(Array.isArray(issues) && issues.length ? { issues } : {}) });
+    throw new RpcError(rpcCodeOf(e), publicMessage(e), { code: codeOf(e), ...(Array.isArray(issues) && issues.length ? { issues } : {}) });
   });
 }
 

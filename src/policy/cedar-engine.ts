@@ -53,7 +53,7 @@ export function readAnnotations(policyText: string): EngineAnswer<Record<string,
   return guard(() => {
     const a = cedar.policyToJson(policyText);
     if (a.type === 'failure') return { ok: false, problems: a.errors.map((e) => toProblem(e)) };
-    return { ok: true, value: { ...(a.json.annotations ?? {}) } };
+    return { ok: true, value: Object.fromEntries(Object.entries(a.json.annotations ?? {})) };
   });
 }
 

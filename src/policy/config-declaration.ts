@@ -1,6 +1,6 @@
 // One `interceptors[i]` entry of the config: a builtin (`use`) or a remote interceptor server
 // (`remote`), plus overrides, normalized to hooks (flat events/phase accepted, per the SEP-1763 seed).
-import type { Hook, Phase, PriorityHint } from '../interceptors/types.js';
+import type { Hook, InterceptorDescriptor, Phase, PriorityHint } from '../interceptors/types.js';
 import { Issues, isObj, pointer } from './_issues.js';
 import type { DeclarationOverrides, InterceptorDeclaration } from './config-types.js';
 
@@ -11,7 +11,7 @@ const KNOWN_EVENTS = new Set([
 /** Custom events are `namespace/operation`. */
 const CUSTOM_EVENT = /^[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)+$/;
 /** Instance names appear in results and entries; printable, no spaces. */
-const NAME = /^[A-Za-z0-9][A-Za-z0-9._:/@-]{0,127}$/;
+const NAME = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$/;
 const OVERRIDE_KEYS = ['events', 'phase', 'hooks', 'mode', 'failOpen', 'priorityHint', 'description'] as const;
 
 function parseEvents(is: Issues, v: unknown, path: string): string[] | undefined {
@@ -86,7 +86,7 @@ export function parseDeclaration(is: Issues, v: unknown, path: string): Intercep
   const o = is.obj(v, path, ['name', 'use', 'remote', 'config', ...OVERRIDE_KEYS]);
   if (!o) return undefined;
   const name = is.str(o.name, pointer(path, 'name'), { nonEmpty: true });
-  if (name !== undefined && !NAME.test(name)) is.add(pointer(path, 'name'), 'must start with a letter or digit and hold only letters, digits and ._:/@- (at most 128)');
+  if (name !== undefined && !NAME.test(name)) is.add(pointer(path, 'name'), 'must start with a letter or digit and hold only letters, digits and ._:/- (at most 128)');
   const overrides = parseOverrides(is, o, path);
   let decl: InterceptorDeclaration | undefined;
   if (o.use !== undefined && o.remote !== undefined) {
@@ -103,4 +103,15 @@ export function parseDeclaration(is: Issues, v: unknown, path: string): Intercep
     is.add(path, 'needs use (a builtin name) or remote ({url})');
   }
   return is.list.length === before && decl && isObj(decl) ? decl : undefined;
+}
+
+/** The overrides in the shape a builtin factory takes: wire defaults (active, failOpen false) omitted. */
+export function descriptorOverridesOf(d: InterceptorDeclaration): Partial<InterceptorDescriptor> {
+  const out: Partial<InterceptorDescriptor> = {};
+  if (d.hooks) out.hooks = d.hooks.map((h) => ({ events: [...h.events], phase: h.phase }));
+  if (d.mode === 'audit') out.mode = 'audit';
+  if (d.failOpen === true) out.failOpen = true;
+  if (d.priorityHint !== undefined) out.priorityHint = d.priorityHint;
+  if (d.description !== undefined) out.description = d.description;
+  return out;
 }

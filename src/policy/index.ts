@@ -11,4 +11,5 @@ export { parseConfig } from './config.js';
 export { parseConfigText, formatOf, type ConfigFormat } from './config-text.js';
 export { resolveConfigDocument, buildResolvedDocument, type ResolvedConfig } from './config-resolve.js';
 export { isRemoteDeclaration } from './config-types.js';
+export { descriptorOverridesOf } from './config-declaration.js';
 export type { VouchConfig, InterceptorDeclaration, BuiltinDeclaration, RemoteDeclaration, DeclarationOverrides, PolicyConfig } from './config-types.js';

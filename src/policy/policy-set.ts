@@ -40,8 +40,9 @@ function positionParts(text: string, parts: string[]): { part: string; at: numbe
 }
 
 /** Give each policy its `@id` annotation as id (else `policy<N>`, its position in the file). */
-function indexPolicies(text: string, parts: string[], issues: Issue[]): { byId: Record<string, string>; starts: Map<string, number> } {
-  const byId: Record<string, string> = {};
+function indexPolicies(text: string, parts: string[], issues: Issue[]): { byId: Record<string, string>; ids: string[]; starts: Map<string, number> } {
+  // A Map, not an object: an id like "__proto__" or "constructor" is just an id.
+  const byId = new Map<string, string>();
   const starts = new Map<string, number>();
   positionParts(text, parts).forEach(({ part, at }, i) => {
     const ann = readAnnotations(part);
@@ -49,15 +50,15 @@ function indexPolicies(text: string, parts: string[], issues: Issue[]): { byId: 
       issues.push(...ann.problems.map((p) => policyIssue(text, at >= 0 ? at : undefined, p)));
       return;
     }
-    const id = ann.value.id ?? `policy${i}`;
-    if (id in byId) {
+    const id = Object.hasOwn(ann.value, 'id') ? ann.value.id : `policy${i}`;
+    if (byId.has(id)) {
       issues.push({ path: '/policies', message: `${at >= 0 ? locate(text, at) + ': ' : ''}duplicate policy id "${id}"` });
       return;
     }
-    byId[id] = part;
+    byId.set(id, part);
     if (at >= 0) starts.set(id, at);
   });
-  return { byId, starts };
+  return { byId: Object.fromEntries(byId), ids: [...byId.keys()], starts };
 }
 
 function isJsonObject(v: unknown): v is { [k: string]: Json } {
@@ -78,7 +79,7 @@ export function loadPolicySet(source: PolicySource): PolicySet {
   if (split.value.templates.length > 0) {
     issues.push({ path: '/policies', message: `${split.value.templates.length} template(s) found: templates are not supported, write static policies` });
   }
-  const { byId, starts } = indexPolicies(text, split.value.policies, issues);
+  const { byId, ids, starts } = indexPolicies(text, split.value.policies, issues);
   if (schema !== undefined && isJsonObject(schema)) {
     const v = validatePolicies(byId, schema);
     if (!v.ok) {
@@ -94,16 +95,17 @@ export function loadPolicySet(source: PolicySource): PolicySet {
   }
   if (issues.length > 0) throw new PolicyLoadError(issues);
 
-  const doc: { policies: string; schema?: Json } = schema === undefined ? { policies: text } : { policies: text, schema };
+  // A private copy: the digest must keep describing what was parsed, whatever the caller mutates later.
+  const doc: PolicySource = schema === undefined ? { policies: text } : { policies: text, schema: structuredClone(schema) };
   const digest = digestJson(doc);
   // Content-addressed cache key: loading the same document twice reuses the same parse.
   const pre = preparsePolicies(digest, byId);
   if (!pre.ok) throw new PolicyLoadError(pre.problems.map((p) => policyIssue(text, undefined, p)));
-  const actionEntities = isJsonObject(schema) ? actionEntitiesOf(schema) : [];
+  const actionEntities = isJsonObject(doc.schema) ? actionEntitiesOf(doc.schema) : [];
   return {
     digest,
     source: doc,
-    policyIds: Object.keys(byId),
+    policyIds: ids,
     authorize: (req) => authorizeWith(digest, actionEntities, req),
   };
 }

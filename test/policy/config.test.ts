@@ -22,10 +22,9 @@ describe('parseConfig', () => {
     expect(c.policies).toEqual({ files: ['policy.cedar'], schema: 'schema.cedarschema.json' });
     expect(c.interceptors.map((d) => ('use' in d ? d.use : 'remote'))).toEqual([
       'pii-redactor', 'secret-redactor', 'cross-boundary-guard', 'sensitive-field-guard', 'sampling-guard',
-      'schema-guard', 'rate-limit', 'discovery-filter', 'cedar-policy', 'audit-observer', 'remote',
+      'schema-guard', 'rate-limit', 'discovery-filter', 'cedar-policy', 'audit-observer',
     ]);
     expect(c.interceptors[0]).toMatchObject({ name: 'pii', priorityHint: { request: -50000, response: 50000 } });
-    expect(c.interceptors[10]).toEqual({ name: 'corp-remote', remote: { url: 'http://127.0.0.1:9000/mcp', names: ['corp/dlp-scan'] }, mode: 'audit', failOpen: true });
     expect(c.servers?.toolMap?.echo).toBe('everything');
     expect(c.drift).toMatchObject({ default: 'suspicious' });
   });
@@ -33,6 +32,11 @@ describe('parseConfig', () => {
   it('is idempotent: parsing its own output gives the same config', () => {
     const c = parseConfig(parseYaml(exampleText));
     expect(parseConfig(JSON.parse(JSON.stringify(c)))).toEqual(c);
+  });
+
+  it('accepts a remote interceptor server declaration', () => {
+    const c = parseConfig({ version: 1, interceptors: [{ name: 'corp-remote', remote: { url: 'http://127.0.0.1:9000/mcp', names: ['corp/dlp-scan'] }, mode: 'audit', failOpen: true }] });
+    expect(c.interceptors[0]).toEqual({ name: 'corp-remote', remote: { url: 'http://127.0.0.1:9000/mcp', names: ['corp/dlp-scan'] }, mode: 'audit', failOpen: true });
   });
 
   it('normalizes flat events/phase to hooks and enforce to active', () => {

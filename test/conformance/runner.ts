@@ -1,0 +1,135 @@
+// SEP-2624 conformance adapter: runs fixture files of the upstream format (protocol and behavior
+// kinds) against a freshly started vouch server over MCP JSON-RPC (the SDK client), one server
+// per fixture, and compares JCS bytes after removing the volatile keys.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { canonicalText } from '../../src/canonical/index.js';
+import { startServer } from '../../src/http/node-server.js';
+import { stripVolatile } from '../../src/interceptors/chain.js';
+
+interface FixtureInterceptor {
+  name: string;
+  type: 'validation' | 'mutation';
+  behavior: string;
+  events: string[];
+  phases: 'request' | 'response' | 'both';
+  mode?: 'active' | 'audit' | 'enforce';
+  failOpen?: boolean;
+}
+
+export interface Fixture {
+  id: string;
+  kind: 'protocol' | 'behavior';
+  interceptors: FixtureInterceptor[];
+  steps: Record<string, unknown>[];
+  volatile: string[];
+}
+
+export interface StepOutcome {
+  step: number;
+  ok: boolean;
+  detail: string;
+}
+
+export interface FixtureOutcome {
+  id: string;
+  ok: boolean;
+  steps: StepOutcome[];
+}
+
+/** The behaviors the upstream suite binds to an implementation's own interceptors. */
+const BUILTIN_BEHAVIORS: Record<string, string> = { 'cross-boundary-guard': 'cross-boundary-guard', 'secretless-redactor': 'secret-redactor' };
+
+export function configFor(f: Fixture): unknown {
+  return {
+    version: 1,
+    interceptors: f.interceptors.map((i) => {
+      const phases = i.phases === 'both' ? ['request', 'response'] : [i.phases];
+      const decl: Record<string, unknown> = {
+        name: i.name,
+        use: BUILTIN_BEHAVIORS[i.behavior] ?? `conformance/${i.behavior}`,
+        hooks: phases.map((phase) => ({ events: i.events, phase })),
+      };
+      if (i.mode === 'audit') decl.mode = 'audit';
+      if (i.failOpen) decl.failOpen = true;
+      if (!BUILTIN_BEHAVIORS[i.behavior]) decl.config = { type: i.type };
+      return decl;
+    }),
+  };
+}
+
+const anyResult = z.looseObject({});
+
+async function rpc(client: Client, method: string, params: unknown): Promise<{ result?: Record<string, unknown>; code?: number; message?: string }> {
+  try {
+    return { result: (await client.request({ method, params: params as Record<string, unknown> }, anyResult)) as Record<string, unknown> };
+  } catch (e) {
+    return { code: (e as { code?: number }).code, message: (e as Error).message };
+  }
+}
+
+function withoutMeta(r: Record<string, unknown>): Record<string, unknown> {
+  const { _meta: _m, ...rest } = r;
+  return rest;
+}
+
+async function runStep(client: Client, step: Record<string, unknown>, volatile: string[]): Promise<[boolean, string]> {
+  const expect = step.expect as Record<string, unknown>;
+  switch (step.op) {
+    case 'list': {
+      const r = await rpc(client, 'interceptors/list', step.event === null ? {} : { event: step.event });
+      if (!r.result) return [false, `error ${r.code}: ${r.message}`];
+      const got = canonicalText(stripVolatile(withoutMeta(r.result), volatile));
+      return [got === expect.canonical, got === expect.canonical ? 'list matches' : `got ${got}`];
+    }
+    case 'invoke': {
+      const r = await rpc(client, 'interceptor/invoke', step.params);
+      if ('errorCode' in expect) return [r.code === expect.errorCode, `error code ${r.code} (want ${expect.errorCode})`];
+      if (!r.result) return [false, `error ${r.code}: ${r.message}`];
+      const got = canonicalText(stripVolatile(withoutMeta(r.result), volatile));
+      return [got === expect.canonical, got === expect.canonical ? 'invoke matches' : `got ${got}`];
+    }
+    case 'apply':
+    case 'chain': {
+      const ctx = step.context as { sessionId?: string } | null;
+      const r = await rpc(client, 'interceptor/executeChain', { event: step.event, phase: step.phase, payload: step.payload, ...(ctx ? { context: { sessionId: ctx.sessionId } } : {}) });
+      if (!r.result) return [false, `error ${r.code}: ${r.message}`];
+      const decision = r.result.status === 'success' ? 'allow' : 'deny';
+      const problems: string[] = [];
+      if (decision !== expect.decision) problems.push(`decision ${decision} (want ${expect.decision}; status ${r.result.status})`);
+      if (!(r.result._meta as Record<string, unknown> | undefined)?.['io.vouch/receipt']) problems.push('no receipt in _meta');
+      const final = canonicalText(r.result.finalPayload ?? null);
+      if (typeof expect.finalPayloadCanonical === 'string' && final !== expect.finalPayloadCanonical) problems.push(`final payload ${final}`);
+      for (const s of (expect.forbids as string[] | undefined) ?? []) if (final.includes(s)) problems.push(`final payload contains forbidden ${JSON.stringify(s)}`);
+      for (const s of (expect.requires as string[] | undefined) ?? []) if (!final.includes(s)) problems.push(`final payload lacks required ${JSON.stringify(s)}`);
+      return [problems.length === 0, problems.length ? problems.join('; ') : `${decision} as expected`];
+    }
+    default:
+      return [false, `unknown step op ${String(step.op)}`];
+  }
+}
+
+export async function runFixture(f: Fixture): Promise<FixtureOutcome> {
+  const dir = mkdtempSync(join(tmpdir(), 'vouch-conf-'));
+  const configPath = join(dir, 'config.json');
+  writeFileSync(configPath, JSON.stringify(configFor(f)));
+  const server = await startServer({ data: join(dir, 'data'), port: 0, config: configPath });
+  const client = new Client({ name: 'vouch-conformance', version: '0.1.0' });
+  const steps: StepOutcome[] = [];
+  try {
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`)));
+    for (const [i, step] of f.steps.entries()) {
+      const [ok, detail] = await runStep(client, step, f.volatile ?? []);
+      steps.push({ step: i, ok, detail });
+    }
+  } finally {
+    await client.close().catch(() => undefined);
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return { id: f.id, ok: steps.length > 0 && steps.every((s) => s.ok), steps };
+}

@@ -1,0 +1,82 @@
+// Bearer JWTs, tenants and roles through the HTTP API of a real server.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer } from '../../src/http/node-server.js';
+import { get, post, testIssuer, testServer } from './_server.js';
+
+let s: Awaited<ReturnType<typeof testServer>>;
+let issuer: Awaited<ReturnType<typeof testIssuer>>;
+const bearer = (t: string) => ({ authorization: `Bearer ${t}` });
+const decide = (t: string, text = 'hello') => post(`${s.url}/v1/authorize`, { event: 'tools/call', phase: 'request', payload: { name: 'echo', arguments: { text } } }, bearer(t));
+
+beforeAll(async () => {
+  issuer = await testIssuer();
+  s = await testServer({ auth: issuer.auth });
+});
+afterAll(async () => {
+  await s?.close();
+});
+
+describe('auth', () => {
+  it('requires a token', async () => {
+    const r = await post(`${s.url}/v1/authorize`, { event: 'tools/call', phase: 'request', payload: {} });
+    expect(r.status).toBe(401);
+    expect(r.json.error.code).toBe('ERR_UNAUTHENTICATED');
+    const m = await post(`${s.url}/mcp`, { jsonrpc: '2.0', id: 1, method: 'interceptors/list' });
+    expect(m.status).toBe(401);
+  });
+
+  it('rejects expired, wrongly signed, wrong-audience and wrong-issuer tokens', async () => {
+    const claims = { sub: 'alice', tenant: 'acme', roles: ['enforce'] };
+    const expired = await issuer.token(claims, { exp: Math.floor(Date.now() / 1000) - 3600 });
+    const other = await testIssuer();
+    const forged = await other.token(claims);
+    const wrongAud = await issuer.token(claims, { aud: 'someone-else' });
+    const wrongIss = await issuer.token(claims, { iss: 'https://evil.test' });
+    for (const t of [expired, forged, wrongAud, wrongIss, 'not.a.jwt']) {
+      const r = await decide(t);
+      expect(r.status).toBe(401);
+      expect(r.json.error.code).toBe('ERR_UNAUTHENTICATED');
+      expect(JSON.stringify(r.json)).not.toContain(t); // the token is never echoed
+    }
+  });
+
+  it('keeps tenants apart: each writes and reads only its own log', async () => {
+    const a = await issuer.token({ sub: 'alice', tenant: 'acme', roles: ['enforce', 'audit'] });
+    const b = await issuer.token({ sub: 'bob', tenant: 'globex', roles: ['enforce', 'audit'] });
+    const ra = await decide(a, 'acme secret plan');
+    expect(ra.status).toBe(200);
+    const rb = await decide(b);
+    expect(rb.status).toBe(200);
+    const seqA = ra.json.seq;
+    const asA = await get(`${s.url}/v1/entries/${seqA}`, bearer(a));
+    expect(asA.json.entry.log).toMatch(/\/acme$/);
+    expect(asA.json.entry.principal).toBe('alice');
+    // The same seq asked by B is B's own entry (or nothing), never A's.
+    const asB = await get(`${s.url}/v1/entries/${seqA}`, bearer(b));
+    expect(JSON.stringify(asB.json)).not.toContain('alice');
+    expect(JSON.stringify(asB.json)).not.toContain('/acme');
+    const cpA = await get(`${s.url}/v1/checkpoint`, bearer(a));
+    const cpB = await get(`${s.url}/v1/checkpoint`, bearer(b));
+    expect(cpA.json.origin).not.toBe(cpB.json.origin);
+    const proofB = await get(`${s.url}/v1/proofs/inclusion?seq=${seqA}&size=${cpA.json.size}`, bearer(b));
+    expect(proofB.json.checkpoint ?? '').not.toContain('/acme');
+  });
+
+  it('enforces roles: enforce cannot read audit data, audit cannot decide', async () => {
+    const enforcer = await issuer.token({ sub: 'svc', tenant: 'acme', roles: ['enforce'] });
+    const auditor = await issuer.token({ sub: 'aud', tenant: 'acme', roles: ['audit'] });
+    for (const path of ['/v1/entries/0', '/v1/checkpoint', '/v1/proofs/consistency?from=1']) {
+      const r = await get(`${s.url}${path}`, bearer(enforcer));
+      expect(r.status).toBe(403);
+      expect(r.json.error.code).toBe('ERR_FORBIDDEN');
+    }
+    expect((await decide(auditor)).status).toBe(403);
+    expect((await get(`${s.url}/v1/checkpoint`, bearer(auditor))).status).toBe(200);
+  });
+});
+
+describe('binding', () => {
+  it('refuses a non-loopback host without auth', async () => {
+    await expect(startServer({ data: `${s.dir}/other`, host: '0.0.0.0', port: 0 })).rejects.toMatchObject({ code: 'ERR_CONFIG' });
+  });
+});
