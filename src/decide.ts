@@ -34,6 +34,44 @@ export interface DecisionRequest {
   only?: string[];
   /** Extra recorded facts (e.g. the caller's co-signature, the authorization an execution answers). */
   extra?: Record<string, Json>;
+  /** Checks vouch makes itself before the chain (co-signature, execution drift); see Guard. */
+  guards?: Guard[];
+  /** More payloads to keep by digest with the entry (e.g. the parameters that were executed). */
+  attachments?: Attachment[];
+}
+
+/**
+ * A check vouch makes before the chain. Its outcome is recorded in the entry's state under
+ * GUARD_STATE_KEY (a name no interceptor can have), so replay reproduces the decision from the
+ * recorded state without re-checking: a guard that denies aborts the decision, the chain is not run.
+ */
+export interface Guard {
+  name: string;
+  /** What was checked and found: recorded as state. */
+  record: Record<string, Json>;
+  /** Set when the guard denies: the reason, recorded with the record. */
+  deny?: string;
+}
+
+export const GUARD_STATE_KEY = '(vouch)';
+
+/** The deny reason recorded guards impose, or undefined: the same text live and under replay. */
+export function guardDenyOf(state: Record<string, Json> | undefined): string | undefined {
+  const g = state?.[GUARD_STATE_KEY];
+  if (typeof g !== 'object' || g === null || Array.isArray(g)) return undefined;
+  const reasons = Object.keys(g)
+    .sort()
+    .map((name) => (g as Record<string, Json>)[name])
+    .map((r) => (typeof r === 'object' && r !== null && !Array.isArray(r) && typeof r.deny === 'string' ? r.deny : undefined))
+    .filter((r): r is string => r !== undefined);
+  return reasons.length ? reasons.join('; ') : undefined;
+}
+
+function guardState(guards: Guard[] | undefined): Record<string, Json> {
+  if (!guards?.length) return {};
+  const out: Record<string, Json> = {};
+  for (const g of guards) out[g.name] = g.deny === undefined ? g.record : { ...g.record, deny: g.deny };
+  return { [GUARD_STATE_KEY]: out };
 }
 
 export interface LogWriter {
@@ -90,6 +128,8 @@ export async function decide(req: DecisionRequest, deps: DecideDeps): Promise<De
   const interceptors = req.only ? policy.interceptors.filter((i) => req.only!.includes(i.descriptor.name)) : policy.interceptors;
   let inputBytes: Uint8Array | undefined;
   let chain: ChainResult;
+  const guarded = guardState(req.guards);
+  const guardDeny = guardDenyOf(guarded);
   let state: Record<string, Json> = {};
   try {
     inputBytes = canonicalBytes(req.payload);
@@ -97,7 +137,8 @@ export async function decide(req: DecisionRequest, deps: DecideDeps): Promise<De
     inputBytes = undefined;
     chain = denyResult(req.event, req.phase, null, `payload rejected (${codeOf(e)}): ${publicMessage(e)}`);
   }
-  if (inputBytes) {
+  if (inputBytes && guardDeny !== undefined) chain = denyResult(req.event, req.phase, req.payload, guardDeny);
+  else if (inputBytes) {
     try {
       const run = await executeChain(interceptors, { event: req.event, phase: req.phase, payload: req.payload }, req.context, { ...policy.options, clock: deps.clock });
       chain = run.result;
@@ -107,15 +148,17 @@ export async function decide(req: DecisionRequest, deps: DecideDeps): Promise<De
     }
   }
   chain = chain!;
+  state = { ...state, ...guarded };
   const effect = decisionOf(chain);
   const attachments: Attachment[] = [];
   const inputDigest = inputBytes && digestBytes(inputBytes);
   if (inputBytes) attachments.push({ digest: inputDigest!, bytes: inputBytes });
+  for (const a of req.attachments ?? []) if (!attachments.some((x) => x.digest === a.digest)) attachments.push(a);
   let intentDigest: Digest | undefined;
   if (effect === 'allow') {
     const intentBytes = canonicalBytes(chain.finalPayload);
     intentDigest = digestBytes(intentBytes);
-    if (intentDigest !== inputDigest) attachments.push({ digest: intentDigest, bytes: intentBytes });
+    if (!attachments.some((a) => a.digest === intentDigest)) attachments.push({ digest: intentDigest, bytes: intentBytes });
   }
   const ctx = req.context;
   const body = compact({

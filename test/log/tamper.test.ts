@@ -2,7 +2,7 @@
 // checkpoint note (text and signature lines) and `verifyLog` / `vouch log verify` must name
 // where. Each flip bypasses the append-only triggers the way an attacker with the file would.
 import Database from 'better-sqlite3';
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -50,6 +50,7 @@ function memoized(verifiers: NoteVerifier[]): NoteVerifier[] {
 
 type Target = { what: string; expect: (f: Finding) => boolean };
 
+let clean: string; // the data directory as the appender left it
 let work: string; // a copy of the data directory, tampered in place and restored after each flip
 let db: Database.Database; // the attacker's connection: triggers dropped
 let store: LogStore; // the verifier's connection, as the CLI opens it
@@ -57,9 +58,10 @@ let origin: string;
 let verifiers: NoteVerifier[];
 let sizes: number[]; // checkpoint sizes, oldest first
 let entryCount: number;
+let runs: Promise<CliRun>[]; // `vouch log verify` on a clean copy, then one per SPOTS entry
 
 beforeAll(async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'vouch-tamper-'));
+  const dir = (clean = mkdtempSync(join(tmpdir(), 'vouch-tamper-')));
   initDataDir(dir);
   const dd = await openDataDir(dir, { thread: false });
   const log = dd.log('default');
@@ -78,6 +80,9 @@ beforeAll(async () => {
   verifiers = memoized(loadKeys(work).verifiers);
   sizes = (db.prepare('SELECT size FROM checkpoints ORDER BY size').pluck().all() as number[]);
   entryCount = db.prepare('SELECT COUNT(*) FROM entries').pluck().get() as number;
+  // The CLI runs on copies of their own, in child processes, while the in-process flips go on.
+  runs = [undefined, ...SPOTS.map(([, make]) => make())].map((spot) => runCli(tamperedCopy(spot)));
+  for (const r of runs) r.catch(() => undefined); // awaited (and reported) by the CLI tests
 });
 
 afterAll(() => {
@@ -187,41 +192,63 @@ describe('tamper evidence: one flipped byte anywhere is found and named', () => 
   }, 60_000);
 });
 
-describe('vouch log verify on a tampered copy', () => {
-  const cli = () => {
-    const r = spawnSync(process.execPath, ['bin/vouch.js', 'log', 'verify', '--data', work, '--json'], { cwd: ROOT, encoding: 'utf8', timeout: 30_000 });
-    const report = r.stdout ? (JSON.parse(r.stdout) as { ok: boolean; logs: { findings: Finding[] }[] }) : undefined;
-    return { status: r.status, report, stderr: r.stderr };
-  };
+type Spot = { table: 'entries' | 'checkpoints'; column: 'bytes' | 'leaf' | 'root' | 'note'; key: number; at: (raw: Buffer) => number; target: Target };
 
-  it('exits 0 on the clean copy', () => {
-    const r = cli();
+/** A fresh copy of the clean data directory with one byte flipped, closed (no WAL left behind). */
+function tamperedCopy(spot: Spot | undefined): string {
+  const to = mkdtempSync(join(tmpdir(), 'vouch-tamper-cli-'));
+  cpSync(clean, to, { recursive: true });
+  if (!spot) return to;
+  const d = new Database(logPath(to, 'default'));
+  try {
+    d.exec(`DROP TRIGGER ${spot.table}_no_update`);
+    const keyCol = spot.table === 'entries' ? 'seq' : 'size';
+    const v = d.prepare(`SELECT ${spot.column} FROM ${spot.table} WHERE ${keyCol} = ?`).pluck().get(spot.key) as Buffer | string;
+    const raw = typeof v === 'string' ? Buffer.from(v, 'utf8') : v;
+    const cast = spot.column === 'note' ? 'CAST(? AS TEXT)' : '?';
+    d.prepare(`UPDATE ${spot.table} SET ${spot.column} = ${cast} WHERE ${keyCol} = ?`).run(xor(raw, spot.at(raw), 0x01), spot.key);
+  } finally {
+    d.close();
+  }
+  return to;
+}
+
+type CliRun = { status: number | null; report?: { ok: boolean; logs: { findings: Finding[] }[] }; stderr: string };
+
+/** `vouch log verify --json` in a child process, as an operator runs it. */
+function runCli(data: string): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, ['bin/vouch.js', 'log', 'verify', '--data', data, '--json'], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 }, (err, stdout, stderr) => {
+      const status = err ? (typeof err.code === 'number' ? err.code : null) : 0;
+      if (err && status === null) return reject(err);
+      resolve({ status, report: stdout ? JSON.parse(stdout) : undefined, stderr });
+    });
+  });
+}
+
+const SPOTS: [string, () => Spot][] = [
+  ['an entry byte', () => ({ table: 'entries', column: 'bytes', key: 7, at: (b) => b.length >> 1, target: namesSeq(7) })],
+  ['a leaf byte', () => ({ table: 'entries', column: 'leaf', key: 19, at: () => 31, target: namesSeq(19) })],
+  ['a root byte', () => ({ table: 'checkpoints', column: 'root', key: sizes[1], at: () => 0, target: namesCheckpoint(sizes[1], 'root') })],
+  ['the size line of a note', () => ({ table: 'checkpoints', column: 'note', key: sizes[2], at: (b) => b.indexOf('\n') + 1, target: namesCheckpoint(sizes[2], 'note') })],
+  ['the ML-DSA signature', () => ({ table: 'checkpoints', column: 'note', key: sizes[0], at: (b) => b.indexOf('\n\n') + 200, target: namesCheckpoint(sizes[0], 'note') })],
+  ['the Ed25519 signature', () => ({ table: 'checkpoints', column: 'note', key: 20, at: (b) => b.length - 10, target: namesCheckpoint(20, 'note') })],
+];
+
+describe('vouch log verify on tampered copies', () => {
+  it('exits 0 on the clean copy', async () => {
+    const r = await runs[0];
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     expect(r.report?.ok).toBe(true);
   });
 
-  const cases: [string, () => { table: 'entries' | 'checkpoints'; column: 'bytes' | 'leaf' | 'root' | 'note'; key: number; at: (raw: Buffer) => number; target: Target }][] = [
-    ['an entry byte', () => ({ table: 'entries', column: 'bytes', key: 7, at: (b) => b.length >> 1, target: namesSeq(7) })],
-    ['a leaf byte', () => ({ table: 'entries', column: 'leaf', key: 19, at: () => 31, target: namesSeq(19) })],
-    ['a root byte', () => ({ table: 'checkpoints', column: 'root', key: sizes[1], at: () => 0, target: namesCheckpoint(sizes[1], 'root') })],
-    ['the size line of a note', () => ({ table: 'checkpoints', column: 'note', key: sizes[2], at: (b) => b.indexOf('\n') + 1, target: namesCheckpoint(sizes[2], 'note') })],
-    ['the ML-DSA signature', () => ({ table: 'checkpoints', column: 'note', key: sizes[0], at: (b) => b.indexOf('\n\n') + 200, target: namesCheckpoint(sizes[0], 'note') })],
-    ['the Ed25519 signature', () => ({ table: 'checkpoints', column: 'note', key: 20, at: (b) => b.length - 10, target: namesCheckpoint(20, 'note') })],
-  ];
-  for (const [name, make] of cases) {
-    it(`exits 1 and names ${name}`, () => {
-      const t = make();
-      const c = cell(t.table, t.column, t.key);
-      c.write(xor(c.raw, t.at(c.raw), 0x01));
-      try {
-        const r = cli();
-        expect(r.status).toBe(1);
-        expect(r.report?.ok).toBe(false);
-        expect(r.report!.logs[0].findings.some(t.target.expect)).toBe(true);
-      } finally {
-        c.restore();
-      }
+  SPOTS.forEach(([name, make], i) => {
+    it(`exits 1 and names ${name}`, async () => {
+      const r = await runs[i + 1];
+      expect(r.status).toBe(1);
+      expect(r.report?.ok).toBe(false);
+      expect(r.report!.logs[0].findings.some(make().target.expect)).toBe(true);
     });
-  }
+  });
 });

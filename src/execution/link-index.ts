@@ -1,0 +1,33 @@
+// The /mcp fallback link: the most recent allowed request-phase decision per (tenant, session,
+// trace), for response-phase calls that do not name their authorization in
+// _meta["io.vouch/authorization"]. In memory and bounded (oldest forgotten first), so it is a
+// convenience, not evidence: what it found is recorded in the entry, and after a restart the
+// explicit _meta link is the only one.
+
+export const DEFAULT_LINK_CAPACITY = 10_000;
+
+export class RecentAuthorizations {
+  private readonly byTenant = new Map<string, Map<string, number>>();
+
+  constructor(private readonly capacity = DEFAULT_LINK_CAPACITY) {}
+
+  /** A request with no session or no trace id is never a fallback target: too ambiguous. */
+  private static key(session: string | undefined, trace: string | undefined): string | undefined {
+    return session === undefined || trace === undefined ? undefined : JSON.stringify([session, trace]);
+  }
+
+  remember(tenant: string, session: string | undefined, trace: string | undefined, seq: number): void {
+    const k = RecentAuthorizations.key(session, trace);
+    if (k === undefined) return;
+    let m = this.byTenant.get(tenant);
+    if (!m) this.byTenant.set(tenant, (m = new Map()));
+    m.delete(k); // re-insert: Map order is recency order
+    m.set(k, seq);
+    while (m.size > this.capacity) m.delete(m.keys().next().value as string);
+  }
+
+  lookup(tenant: string, session: string | undefined, trace: string | undefined): number | undefined {
+    const k = RecentAuthorizations.key(session, trace);
+    return k === undefined ? undefined : this.byTenant.get(tenant)?.get(k);
+  }
+}

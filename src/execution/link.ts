@@ -1,0 +1,44 @@
+// The link from what ran to what was authorized: the decision entry an execution names by seq,
+// read back from the same tenant's log, and the intent payload it allowed. Anything that is not
+// an allowed request decision of this tenant is no authorization (and says why).
+import { isDigest, parseJson, utf8, type Digest } from '../canonical/index.js';
+import { decodeEntry, type Entry } from '../log/index.js';
+
+/** What the link needs of a tenant log (the store's LogPort has it). */
+export interface LogReader {
+  entry(seq: number): Promise<Uint8Array | undefined>;
+  payload(digest: Digest): Promise<Uint8Array | undefined>;
+}
+
+export type Authorization =
+  | { ok: true; seq: number; entry: Entry; intentDigest: Digest; intent: unknown; intentAvailable: boolean }
+  | { ok: false; seq: number | null; reason: string };
+
+/**
+ * Load decision `seq` and its intent. Not an authorization: an unknown seq, an entry of another
+ * type or tenant, a deny, a response-phase decision. An intent payload that was erased still
+ * authorizes (its digest is in the entry), but drift cannot be computed: intentAvailable false.
+ */
+export async function loadAuthorization(log: LogReader, seq: number | null, tenant: string): Promise<Authorization> {
+  if (seq === null) return { ok: false, seq, reason: 'no authorization named' };
+  if (!Number.isSafeInteger(seq) || seq < 0) return { ok: false, seq: null, reason: 'authorization is not a sequence number' };
+  const bytes = await log.entry(seq);
+  if (!bytes) return { ok: false, seq, reason: `no entry ${seq} in this log` };
+  let entry: Entry;
+  try {
+    entry = decodeEntry(bytes);
+  } catch {
+    return { ok: false, seq, reason: `entry ${seq} does not decode` };
+  }
+  if (entry.type !== 'decision') return { ok: false, seq, reason: `entry ${seq} is a ${entry.type} entry, not a decision` };
+  // Each tenant has its own log; the tenant field is checked as well, as defence in depth.
+  if (entry.tenant !== tenant) return { ok: false, seq, reason: `decision ${seq} belongs to another tenant` };
+  if (entry.phase !== undefined && entry.phase !== 'request') return { ok: false, seq, reason: `decision ${seq} is a ${String(entry.phase)}-phase decision, not a request authorization` };
+  const decision = entry.decision as { effect?: unknown } | undefined;
+  if (decision?.effect !== 'allow') return { ok: false, seq, reason: `decision ${seq} was a deny` };
+  const intentDigest = (entry.intent as { digest?: unknown } | null | undefined)?.digest;
+  if (!isDigest(intentDigest)) return { ok: false, seq, reason: `decision ${seq} records no intent digest` };
+  const intentBytes = await log.payload(intentDigest);
+  if (!intentBytes) return { ok: true, seq, entry, intentDigest, intent: undefined, intentAvailable: false };
+  return { ok: true, seq, entry, intentDigest, intent: parseJson(utf8.decode(intentBytes)), intentAvailable: true };
+}

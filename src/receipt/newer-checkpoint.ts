@@ -1,0 +1,88 @@
+// Does the log a receipt came from still tell the same story? Given a newer signed checkpoint
+// (and the consistency proof the service hands out), check that it extends the receipt's
+// checkpoint. Two signed checkpoints that cannot both be true are kept as evidence: a log that
+// showed different histories to different readers (a fork) is caught by whoever holds both.
+import { fromHex } from '../canonical/index.js';
+import { InputError } from '../errors.js';
+import { openCheckpoint, type Checkpoint } from '../log/checkpoint.js';
+import { checkExtends } from '../log/consistency.js';
+import type { NoteVerifier } from '../log/index.js';
+
+/** What `GET /v1/proofs/consistency?from=<size>` returns, or a bare signed checkpoint note. */
+export interface NewerCheckpoint {
+  note: string;
+  proof: Uint8Array[];
+  /** The size the proof starts from, when the file says. */
+  from?: number;
+  to?: number;
+  /** False for a bare note: there is no proof to check a different size with. */
+  hasProof: boolean;
+}
+
+export interface NewerCheck {
+  name: 'newer-checkpoint' | 'consistency';
+  ok: boolean;
+  detail: string;
+}
+
+export interface ForkEvidence {
+  reason: string;
+  older: string;
+  newer: string;
+}
+
+const MAX_PROOF = 126; // two paths of at most 63 hashes each (RFC 9162 2.1.4.1)
+
+export function parseNewerCheckpoint(text: string): NewerCheckpoint {
+  const t = text.trimStart();
+  if (!t.startsWith('{')) return { note: text, proof: [], hasProof: false };
+  let doc: unknown;
+  try {
+    doc = JSON.parse(t);
+  } catch {
+    throw new InputError('ERR_JSON_PARSE', 'newer checkpoint file looks like JSON but does not parse');
+  }
+  const o = (typeof doc === 'object' && doc !== null ? doc : {}) as Record<string, unknown>;
+  const issues: { path: string; message: string }[] = [];
+  if (typeof o.checkpoint !== 'string') issues.push({ path: '/checkpoint', message: 'must be the signed checkpoint note' });
+  if (!Array.isArray(o.proof) || o.proof.length > MAX_PROOF || o.proof.some((h) => typeof h !== 'string' || !/^[0-9a-f]{64}$/.test(h))) issues.push({ path: '/proof', message: `must be an array of at most ${MAX_PROOF} hex hashes` });
+  for (const k of ['from', 'to'] as const) if (o[k] !== undefined && (!Number.isSafeInteger(o[k]) || (o[k] as number) < 0)) issues.push({ path: `/${k}`, message: 'must be a non-negative integer' });
+  if (issues.length) throw new InputError('ERR_INPUT', `malformed consistency file: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`, issues);
+  return { note: o.checkpoint as string, proof: (o.proof as string[]).map(fromHex), from: o.from as number | undefined, to: o.to as number | undefined, hasProof: true };
+}
+
+/** `older` must be the receipt's checkpoint, already verified; `verifiers` are those trusted for `newer.note`. */
+export function checkNewerCheckpoint(olderNote: string, older: Checkpoint, newer: NewerCheckpoint, verifiers: NoteVerifier[]): { checks: NewerCheck[]; evidence?: ForkEvidence } {
+  const checks: NewerCheck[] = [];
+  let cp: Checkpoint;
+  try {
+    cp = openCheckpoint(newer.note, verifiers);
+    checks.push({ name: 'newer-checkpoint', ok: true, detail: `newer checkpoint ${cp.origin} size ${cp.size} signed by a trusted key` });
+  } catch (e) {
+    // An unsigned or foreign checkpoint proves nothing about this log, either way.
+    checks.push({ name: 'newer-checkpoint', ok: false, detail: (e as Error).message });
+    return { checks };
+  }
+  const fail = (detail: string) => checks.push({ name: 'consistency', ok: false, detail });
+  if (newer.from !== undefined && newer.from !== older.size) {
+    fail(`the proof starts at size ${newer.from}, the receipt's checkpoint has size ${older.size} (ask for ?from=${older.size})`);
+    return { checks };
+  }
+  if (newer.to !== undefined && newer.to !== cp.size) {
+    fail(`the proof ends at size ${newer.to}, the newer checkpoint has size ${cp.size}`);
+    return { checks };
+  }
+  if (!newer.hasProof && cp.size !== older.size && !(older.size === 0)) {
+    fail(`checkpoints of sizes ${older.size} and ${cp.size} need a consistency proof (GET /v1/proofs/consistency?from=${older.size})`);
+    return { checks };
+  }
+  const r = checkExtends(older, cp, newer.proof);
+  if (r.ok) {
+    checks.push({ name: 'consistency', ok: true, detail: `the log of size ${cp.size} extends the receipt's tree of size ${older.size} (RFC 9162 consistency proof)` });
+    return { checks };
+  }
+  fail(r.message);
+  // Both checkpoints are signed by trusted keys and cannot both be true: that is the evidence.
+  if (r.reason === 'fork' || r.reason === 'proof') return { checks, evidence: { reason: r.message, older: olderNote, newer: newer.note } };
+  return { checks };
+}

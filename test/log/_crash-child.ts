@@ -1,0 +1,24 @@
+// Child process for crash.test.ts: appends under load to a data directory until it is killed.
+// Usage: node --import tsx test/log/_crash-child.ts DATA_DIR ROUND
+// Prints `<seq> <id> <checkpoint size>` for every append as soon as it resolves: one write per
+// line, and pipe writes are synchronous on Linux, so a line the parent reads was acknowledged.
+import { openDataDir } from '../../src/store/node.js';
+
+const [dir, round] = process.argv.slice(2);
+const APPENDERS = 16;
+
+const dd = await openDataDir(dir, { thread: true }); // the real worker-thread ML-DSA signer, as the service runs
+const { appender } = dd.log('default');
+
+async function loop(w: number): Promise<void> {
+  for (let i = 0; ; i++) {
+    const id = `r${round}-w${w}-${i}`; // unique across every round: a reused seq would show a foreign id
+    const a = await appender.append({ type: 'decision', time: '2026-11-30T00:00:00Z', event: 'tools/call', id });
+    process.stdout.write(`${a.seq} ${id} ${a.size}\n`);
+  }
+}
+
+await Promise.all(Array.from({ length: APPENDERS }, (_, w) => loop(w))).catch((e) => {
+  process.stderr.write(`append failed: ${(e as Error)?.stack ?? e}\n`);
+  process.exit(3);
+});
