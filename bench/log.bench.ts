@@ -19,7 +19,7 @@ const CHAIN = digestOf('chain');
 const POLICY = digestOf('policy');
 
 /** A decision entry shaped like decide.ts writes one (about 900 bytes), with its two payloads. */
-function makeWork(i: number): Work {
+export function makeWork(i: number): Work {
   const input = canonicalBytes({ name: 'read_file', arguments: { path: `/srv/reports/q${i % 4}/file-${i}.csv`, encoding: 'utf8' } });
   const intent = canonicalBytes({ name: 'read_file', arguments: { path: `/srv/reports/q${i % 4}/file-${i}.csv` } });
   const inputDigest = digestBytes(input);
@@ -59,7 +59,7 @@ interface Measured {
   batches: BatchStats[];
 }
 
-async function measureGroup(log: TenantLog, work: Work[], inFlight: number, batches: BatchStats[]): Promise<Measured> {
+export async function measureGroup(log: TenantLog, work: Work[], inFlight: number, batches: BatchStats[]): Promise<Measured> {
   const latencies = new Array<number>(work.length);
   const firstBatch = batches.length;
   let next = 0;

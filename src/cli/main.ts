@@ -7,12 +7,14 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   init: () => import('./commands/init.js'),
   log: () => import('./commands/log.js'),
   serve: () => import('./commands/serve.js'),
+  verify: () => import('./commands/verify.js'),
 };
 
 const SUMMARY: [string, string][] = [
   ['serve', 'run the enforcement service (MCP interceptor endpoint + REST API)'],
   ['init', 'create keys, the data directory and an example config'],
   ['log verify|tail', 'check every entry, node, checkpoint and signature; show the newest entries'],
+  ['verify RECEIPT', 'check a receipt offline against a trusted key (and a newer checkpoint, a caller key)'],
 ];
 
 export const usage = () => `vouch: signed, replayable evidence for what AI agents do over MCP

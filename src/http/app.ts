@@ -10,6 +10,7 @@ import { DEFAULT_LIMITS, type AppDeps, type Caller, type Role } from './deps.js'
 import { errorJson, httpStatusOf, JSONRPC, rpcCodeOf } from './errors.js';
 import { Metrics } from './metrics.js';
 import { registerRestRoutes } from './routes-rest.js';
+import { registerExecutionRoutes } from './routes-execution.js';
 
 export type Env = { Variables: { caller: Caller } };
 
@@ -51,6 +52,8 @@ export function createApp(deps: AppDeps, metrics = new Metrics()): VouchApp {
     await next();
   };
 
+  const precheck = registerExecutionRoutes(app, { deps, limits, metrics, withRole });
+
   app.post('/mcp', async (c) => {
     let body: unknown;
     let caller: Caller;
@@ -74,6 +77,8 @@ export function createApp(deps: AppDeps, metrics = new Metrics()): VouchApp {
       now: deps.clock.now,
       clock: deps.clock,
       onDecision: (o) => metrics.decision(o.effect, deps.clock.monotonic() - t0),
+      signResult: deps.signResult,
+      precheck: (p) => precheck(caller, log, policy, p),
     });
     // Stateless Streamable HTTP: one transport per request, JSON responses (no SSE needed).
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
@@ -88,6 +93,6 @@ export function createApp(deps: AppDeps, metrics = new Metrics()): VouchApp {
     c.json({ jsonrpc: '2.0', id: null, error: { code: JSONRPC.invalidRequest, message: 'this interceptor server is stateless: POST only' } }, 405),
   );
 
-  registerRestRoutes(app, { deps, limits, metrics, withRole });
+  registerRestRoutes(app, { deps, limits, metrics, withRole, precheck });
   return { app, metrics };
 }

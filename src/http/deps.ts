@@ -1,6 +1,6 @@
 // What createApp needs, as ports: the same app runs on Node (SQLite data directory) and on
 // Workers (a Durable Object per tenant log). Everything async, so a remote log fits.
-import type { Jwks } from '../crypto/index.js';
+import type { Jwks, PublicKeyEntry } from '../crypto/index.js';
 import type { ActivePolicy } from '../decide.js';
 
 export type Role = 'enforce' | 'audit' | 'admin';
@@ -37,4 +37,8 @@ export interface AppDeps {
   limits?: Partial<Limits>;
   /** Where structured operational log lines go (never payloads, tokens or secrets). */
   logLine?: (line: Record<string, unknown>) => void;
+  /** Signs interceptor/invoke results on request (`_meta["io.vouch/sign"]: true`); keyId is the JWKS kid. */
+  signResult?(bytes: Uint8Array): Promise<{ alg: string; keyId: string; signature: Uint8Array }>;
+  /** The keys a tenant's callers co-sign requests with (JWK kid = the keyId they sign under); none when absent. */
+  callerKeys?(tenant: string): Promise<PublicKeyEntry[]>;
 }

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { activatePolicy, type Activated } from '../activate.js';
 import { canonicalBytes } from '../canonical/index.js';
+import { parseCallerKeys } from '../receipt/index.js';
 import { ConfigError } from '../errors.js';
 import { createMemoryStateStores } from '../interceptors/builtin/index.js';
 import { loadConfigFile } from '../policy/load-config.js';
@@ -29,6 +30,8 @@ export interface ServeOptions {
   auth?: AuthConfig;
   limits?: Partial<Limits>;
   keyName?: string;
+  /** Caller co-signing keys, `{tenant: JWKS}` (vouch serve --callers FILE); none when absent. */
+  callers?: unknown;
   logLine?: (line: Record<string, unknown>) => void;
 }
 
@@ -61,6 +64,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   if (!opts.auth && !LOOPBACK.test(host)) {
     throw new ConfigError('ERR_CONFIG', `refusing to listen on ${host} without auth: development mode (no tokens) binds to loopback only; configure --auth to serve other hosts`);
   }
+  const callers = opts.callers === undefined ? {} : parseCallerKeys(opts.callers); // before anything is opened
   initDataDir(opts.data); // first run: keys generated; existing keys are kept
   const metrics = new Metrics();
   const dataDir = await openDataDir(opts.data, { thread: true, keyName: opts.keyName, monotonic: systemClock.monotonic, onBatch: (t, s) => metrics.batch(t, s.entries, s.size) });
@@ -95,6 +99,10 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       clock: systemClock,
       limits: opts.limits,
       logLine: opts.logLine,
+      // The checkpoint key (ML-DSA-65) signs invoke results too; its JWKS kid names it. JCS bytes hold
+      // no newline, so a signed result can never pass for a checkpoint note (which needs three lines).
+      signResult: async (bytes) => ({ alg: dataDir.signers[0].alg, keyId: dataDir.keys[0].keyId, signature: await dataDir.signers[0].sign(bytes) }),
+      callerKeys: async (tenant) => (Object.hasOwn(callers, tenant) ? callers[tenant] : []),
     },
     metrics,
   );

@@ -11,12 +11,15 @@ import type { Env } from './app.js';
 import { readJsonBody } from './body.js';
 import type { AppDeps, Limits, Role } from './deps.js';
 import type { Metrics } from './metrics.js';
+import type { PrecheckFn } from './routes-execution.js';
 
 export interface RestContext {
   deps: AppDeps;
   limits: Limits;
   metrics: Metrics;
   withRole: (role: Role) => (c: Context<Env>, next: () => Promise<void>) => Promise<void>;
+  /** vouch's own checks before a decision (caller co-signature header): routes-execution.ts. */
+  precheck?: PrecheckFn;
 }
 
 function intParam(v: string | undefined, name: string, required = true): number | undefined {
@@ -40,6 +43,8 @@ export function registerRestRoutes(app: Hono<Env>, rc: RestContext): void {
       const unknown = p.interceptors.filter((n) => !policy.interceptors.some((i) => i.descriptor.name === n));
       if (unknown.length) throw new VouchError('ERR_UNKNOWN_INTERCEPTOR', `unknown interceptor(s): ${unknown.join(', ')}`);
     }
+    const signature = c.req.header('x-vouch-caller-signature');
+    const pre = await rc.precheck?.(caller, log, policy, { event: p.event, phase: p.phase, payload: p.payload, meta: p.meta, sessionId: p.context?.sessionId, traceId: p.context?.traceId, ...(signature !== undefined && { callerSignatureHeader: signature }) });
     const outcome = await decide(
       {
         event: p.event,
@@ -55,12 +60,16 @@ export function registerRestRoutes(app: Hono<Env>, rc: RestContext): void {
           traceId: p.context?.traceId,
           server: p.context?.server,
         },
-        extra: { caller: caller.principal },
+        extra: { caller: caller.principal, ...pre?.extra },
+        guards: pre?.guards,
+        attachments: pre?.attachments,
       },
       { policy, log, clock: deps.clock },
     );
     metrics.decision(outcome.effect, deps.clock.monotonic() - t0);
-    return c.json({ effect: outcome.effect, seq: outcome.appended.seq, chain: outcome.chain, finalPayload: outcome.finalPayload, receipt: outcome.receipt });
+    pre?.after({ effect: outcome.effect, seq: outcome.appended.seq });
+    const receipt = pre?.callerSignature ? { ...outcome.receipt, callerSignature: pre.callerSignature } : outcome.receipt;
+    return c.json({ effect: outcome.effect, seq: outcome.appended.seq, chain: outcome.chain, finalPayload: outcome.finalPayload, receipt });
   });
 
   app.get('/v1/checkpoint', withRole('audit'), async (c) => {

@@ -10,6 +10,7 @@ import { VouchError, codeOf, publicMessage } from '../errors.js';
 import { invokeInterceptor } from '../interceptors/invoke.js';
 import { listInterceptors } from '../interceptors/list.js';
 import type { Json } from '../interceptors/types.js';
+import type { Precheck, PrecheckRequest } from '../execution/index.js';
 import { JSONRPC, rpcCodeOf } from '../http/errors.js';
 import { parseExecuteChainParams, parseInvokeParams, parseListParams } from './params.js';
 
@@ -31,8 +32,8 @@ export interface InterceptorSession {
   /** Signs the JCS of an invoke result for the SEP's reserved `signature` field. */
   signResult?(bytes: Uint8Array): Promise<{ alg: string; keyId: string; signature: Uint8Array }>;
   onDecision?(outcome: DecisionOutcome): void;
-  /** Extra entry fields computed from the request _meta (co-signing, authorization links). */
-  entryExtras?(params: { event: string; phase: string; payload: unknown; meta?: Record<string, unknown> }): Promise<Record<string, Json>>;
+  /** vouch's own checks from the request _meta (co-signature, authorization link, drift): see execution/precheck.ts. */
+  precheck?(params: PrecheckRequest): Promise<Precheck>;
 }
 
 const anyParams = (method: string) => z.object({ method: z.literal(method), params: z.unknown().optional() }).passthrough();
@@ -53,10 +54,19 @@ function rpc<T>(fn: () => Promise<T>): Promise<T> {
   });
 }
 
+/**
+ * The SDK builds an Ajv instance per Server unless given a validator: measured at a few ms per
+ * request, it dominated the per-request cost. This server sends no elicitation, so it validates
+ * no client schema at all.
+ */
+const NO_SCHEMAS = {
+  getValidator: () => () => ({ valid: false as const, data: undefined, errorMessage: 'the interceptor server validates no client schemas' }),
+};
+
 export function createInterceptorServer(session: InterceptorSession): Server {
   const server = new Server(
     { name: 'vouch', version: VOUCH_ENGINE_VERSION },
-    { capabilities: { extensions: { [INTERCEPTORS_EXTENSION]: { supportedEvents: SUPPORTED_EVENTS } } } as never },
+    { capabilities: { extensions: { [INTERCEPTORS_EXTENSION]: { supportedEvents: SUPPORTED_EVENTS } } } as never, jsonSchemaValidator: NO_SCHEMAS },
   );
   const { policy } = session;
 
@@ -90,7 +100,8 @@ export function createInterceptorServer(session: InterceptorSession): Server {
       }
       const extra: Record<string, Json> = { caller: session.principal };
       if (p.timeoutMs !== undefined) extra.timeoutMs = p.timeoutMs; // it shapes the decision, so replay needs it
-      if (session.entryExtras) Object.assign(extra, await session.entryExtras({ event: p.event, phase: p.phase, payload: p.payload, meta: p.meta }));
+      const pre = session.precheck && (await session.precheck({ event: p.event, phase: p.phase, payload: p.payload, meta: p.meta, sessionId: p.context?.sessionId, traceId: p.context?.traceId }));
+      if (pre) Object.assign(extra, pre.extra);
       const outcome = await decide(
         {
           event: p.event,
@@ -107,11 +118,15 @@ export function createInterceptorServer(session: InterceptorSession): Server {
             server: p.context?.server,
           },
           extra,
+          guards: pre?.guards,
+          attachments: pre?.attachments,
         },
         { policy: p.timeoutMs ? { ...policy, options: { ...policy.options, chainTimeoutMs: Math.min(p.timeoutMs, policy.options.chainTimeoutMs ?? p.timeoutMs) } } : policy, log: session.log, clock: session.clock },
       );
       session.onDecision?.(outcome);
-      return { ...outcome.chain, _meta: { [RECEIPT_META]: outcome.receipt, 'io.vouch/seq': outcome.appended.seq, 'io.vouch/direction': directionOf(policy, p.phase) } } as never;
+      pre?.after({ effect: outcome.effect, seq: outcome.appended.seq });
+      const receipt = pre?.callerSignature ? { ...outcome.receipt, callerSignature: pre.callerSignature } : outcome.receipt;
+      return { ...outcome.chain, _meta: { [RECEIPT_META]: receipt, 'io.vouch/seq': outcome.appended.seq, 'io.vouch/direction': directionOf(policy, p.phase) } } as never;
     }),
   );
   return server;

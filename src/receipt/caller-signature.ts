@@ -3,7 +3,7 @@
 // before deciding, and the receipt then carries it, so a verifier can hold both parties to the
 // same bytes: vouch's checkpoint over the entry, and the caller's signature over the input.
 import { canonicalBytes, digestBytes, fromBase64, toBase64, type Digest } from '../canonical/index.js';
-import { createVerifier, isSignatureAlg, type PublicKeyEntry, type SignatureAlg } from '../crypto/index.js';
+import { createVerifier, isSignatureAlg, parseJwks, type PublicKeyEntry, type SignatureAlg } from '../crypto/index.js';
 import { InputError, type Issue } from '../errors.js';
 import type { Entry } from '../log/index.js';
 import type { CallerSignature, Receipt } from './format.js';
@@ -132,4 +132,21 @@ export function verifyCallerSignature(receipt: Receipt, entry: Entry, keys: Publ
 /** For VerifyReceiptOptions.verifyCaller. */
 export function callerVerifier(keys: PublicKeyEntry[]): (r: Receipt, e: Entry) => Check {
   return (r, e) => verifyCallerSignature(r, e, keys);
+}
+
+/** A callers file: `{"<tenant>": <JWKS>, ...}`, the keys each tenant's callers co-sign with. */
+export function parseCallerKeys(input: unknown): Record<string, PublicKeyEntry[]> {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new InputError('ERR_INPUT', 'callers file must be an object {tenant: JWKS}', [{ path: '', message: 'must be an object' }]);
+  const out: Record<string, PublicKeyEntry[]> = {};
+  const issues: Issue[] = [];
+  for (const [tenant, jwks] of Object.entries(input)) {
+    try {
+      out[tenant] = parseJwks(jwks);
+    } catch (e) {
+      const sub = (e as InputError).issues ?? [];
+      issues.push(...(sub.length ? sub.map((s) => ({ path: `/${tenant}${s.path}`, message: s.message })) : [{ path: `/${tenant}`, message: (e as Error).message }]));
+    }
+  }
+  if (issues.length) throw new InputError('ERR_INPUT', `bad callers file: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`, issues);
+  return out;
 }

@@ -3,6 +3,8 @@ export { buildReceipt, parseReceipt, formatTlogProof, parseTlogProof, RECEIPT_VE
 export { verifyReceipt, sameSizeFork, type Check, type CheckName, type ReceiptReport, type VerifyReceiptOptions } from './verify.js';
 export { parseTrust, verifiersFor } from './trust.js';
 export {
-  checkCallerSignature, verifyCallerSignature, callerVerifier, parseCallerSignatureClaim, parseCallerSignatureHeader, formatCallerSignatureHeader,
+  checkCallerSignature, verifyCallerSignature, callerVerifier, parseCallerKeys, parseCallerSignatureClaim, parseCallerSignatureHeader, formatCallerSignatureHeader,
   CALLER_SIGNATURE_META, CALLER_SIGNATURE_HEADER, type CallerCheck, type CallerSignatureClaim, type CallerSignatureRecord,
 } from './caller-signature.js';
+export { parseNewerCheckpoint, checkNewerCheckpoint, type NewerCheckpoint, type NewerCheck, type ForkEvidence } from './newer-checkpoint.js';
+export { verifyReceiptFully, formatChecklist, type FullReport, type FullVerifyInput, type ReportCheck } from './verify-report.js';

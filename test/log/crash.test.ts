@@ -2,11 +2,11 @@
 // repeat. Every acknowledged append must survive at the seq it was acknowledged with, seqs stay
 // dense (0..n-1), none is reused, the start-up root check passes and fsck is clean.
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { decodeEntry, openCheckpoint, verifyInclusion, verifyLog, inclusionProof } from '../../src/log/index.js';
 import { initDataDir, openDataDir } from '../../src/store/node.js';
 
@@ -52,6 +52,7 @@ function runUntilKilled(dir: string, round: number, delayMs: number): Promise<{ 
 describe('kill -9 under load', () => {
   it(`loses no acknowledged append and reuses no seq over ${ROUNDS} crashes`, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'vouch-crash-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     initDataDir(dir);
     const acked = new Map<number, string>(); // seq -> id, over every round
     let before: string[] = []; // ids by seq after the previous round: the prefix must never change

@@ -4,7 +4,7 @@
 import Database from 'better-sqlite3';
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdtempSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -59,9 +59,15 @@ let verifiers: NoteVerifier[];
 let sizes: number[]; // checkpoint sizes, oldest first
 let entryCount: number;
 let runs: Promise<CliRun>[]; // `vouch log verify` on a clean copy, then one per SPOTS entry
+const temps: string[] = [];
+const tempDir = (prefix: string) => {
+  const d = mkdtempSync(join(tmpdir(), prefix));
+  temps.push(d);
+  return d;
+};
 
 beforeAll(async () => {
-  const dir = (clean = mkdtempSync(join(tmpdir(), 'vouch-tamper-')));
+  const dir = (clean = tempDir('vouch-tamper-'));
   initDataDir(dir);
   const dd = await openDataDir(dir, { thread: false });
   const log = dd.log('default');
@@ -71,7 +77,7 @@ beforeAll(async () => {
   await dd.close(); // last connection closed: the WAL is checkpointed into the main file
   expect(existsSync(`${logPath(dir, 'default')}-wal`)).toBe(false);
 
-  work = mkdtempSync(join(tmpdir(), 'vouch-tamper-copy-'));
+  work = tempDir('vouch-tamper-copy-');
   cpSync(dir, work, { recursive: true });
   db = new Database(logPath(work, 'default'));
   db.pragma('synchronous = OFF'); // the flips need no durability; keeps 10k updates fast
@@ -85,9 +91,11 @@ beforeAll(async () => {
   for (const r of runs) r.catch(() => undefined); // awaited (and reported) by the CLI tests
 });
 
-afterAll(() => {
+afterAll(async () => {
   store?.close();
   db?.close();
+  await Promise.allSettled(runs ?? []);
+  for (const d of temps) rmSync(d, { recursive: true, force: true });
 });
 
 const findings = () => verifyLog(store, { origin, verifiers }).findings;
@@ -119,7 +127,10 @@ function flipEach(table: 'entries' | 'checkpoints', column: 'bytes' | 'leaf' | '
   for (const i of positions) {
     c.write(xor(c.raw, i, mask));
     const got = findings();
-    if (!got.some(target.expect)) missed.push(`${target.what} byte ${i} ^ 0x${mask.toString(16)}: ${got.length} findings, none naming it`);
+    if (!got.some(target.expect)) {
+      const was = c.raw[i] >= 0x20 && c.raw[i] < 0x7f ? ` (${JSON.stringify(String.fromCharCode(c.raw[i]))})` : '';
+      missed.push(`${target.what} byte ${i}${was} ^ 0x${mask.toString(16)}: ${got.length} findings, none naming it`);
+    }
     c.restore();
   }
   return missed;
@@ -146,7 +157,6 @@ describe('tamper evidence: one flipped byte anywhere is found and named', () => 
   it('the untouched copy is clean, with several checkpoints', () => {
     expect(entryCount).toBe(20);
     expect(sizes).toEqual([1, 4, 5, 20]);
-    expect(sizes[sizes.length - 1]).toBe(20);
     expect(findings()).toEqual([]);
   });
 
@@ -170,15 +180,17 @@ describe('tamper evidence: one flipped byte anywhere is found and named', () => 
     expect(missed).toEqual([]);
   });
 
-  it('every byte of the first and the last checkpoint note, signature lines included', () => {
-    const missed: string[] = [];
-    for (const size of [sizes[0], sizes[sizes.length - 1]]) {
+  // A line whose key name or key id no longer matches a known key is skipped by the signed-note
+  // rules; if the other line still verifies, the note would pass with one signature stripped.
+  for (const which of ['first', 'last'] as const) {
+    it(`every byte of the ${which} checkpoint note, signature lines included`, () => {
+      const size = which === 'first' ? sizes[0] : sizes[sizes.length - 1];
       const { raw } = cell('checkpoints', 'note', size);
-      missed.push(...flipEach('checkpoints', 'note', size, all(raw.length), namesCheckpoint(size, 'note')));
-    }
-    expect(missed).toEqual([]);
-    expect(findings()).toEqual([]);
-  }, 120_000);
+      const missed = flipEach('checkpoints', 'note', size, all(raw.length), namesCheckpoint(size, 'note'));
+      expect(missed).toEqual([]);
+      expect(findings()).toEqual([]);
+    }, 90_000);
+  }
 
   it('the text, the line starts and a spread of signature bytes of every other note, with both masks', () => {
     const missed: string[] = [];
@@ -196,7 +208,7 @@ type Spot = { table: 'entries' | 'checkpoints'; column: 'bytes' | 'leaf' | 'root
 
 /** A fresh copy of the clean data directory with one byte flipped, closed (no WAL left behind). */
 function tamperedCopy(spot: Spot | undefined): string {
-  const to = mkdtempSync(join(tmpdir(), 'vouch-tamper-cli-'));
+  const to = tempDir('vouch-tamper-cli-');
   cpSync(clean, to, { recursive: true });
   if (!spot) return to;
   const d = new Database(logPath(to, 'default'));
@@ -233,6 +245,8 @@ const SPOTS: [string, () => Spot][] = [
   ['the size line of a note', () => ({ table: 'checkpoints', column: 'note', key: sizes[2], at: (b) => b.indexOf('\n') + 1, target: namesCheckpoint(sizes[2], 'note') })],
   ['the ML-DSA signature', () => ({ table: 'checkpoints', column: 'note', key: sizes[0], at: (b) => b.indexOf('\n\n') + 200, target: namesCheckpoint(sizes[0], 'note') })],
   ['the Ed25519 signature', () => ({ table: 'checkpoints', column: 'note', key: 20, at: (b) => b.length - 10, target: namesCheckpoint(20, 'note') })],
+  // After the blank line: em dash (3 bytes), space, then the key name of the ML-DSA-65 line.
+  ['the key name of the ML-DSA line', () => ({ table: 'checkpoints', column: 'note', key: 20, at: (b) => b.indexOf('\n\n') + 6, target: namesCheckpoint(20, 'note') })],
 ];
 
 describe('vouch log verify on tampered copies', () => {

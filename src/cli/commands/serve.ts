@@ -5,7 +5,7 @@ import { startServer } from '../../http/node-server.js';
 import { intOption, parse } from '../args.js';
 import { EXIT, type Io } from '../io.js';
 
-export const help = `vouch serve [--host H] [--port P] [--data DIR] [--config FILE] [--auth FILE]
+export const help = `vouch serve [--host H] [--port P] [--data DIR] [--config FILE] [--auth FILE] [--callers FILE]
 
 Run the service: POST /mcp (SEP-2624 interceptor server over MCP Streamable HTTP), the REST API
 (/v1/authorize, /v1/entries/:seq, /v1/checkpoint, /v1/proofs/*), /.well-known/vouch/keys,
@@ -15,7 +15,9 @@ Run the service: POST /mcp (SEP-2624 interceptor server over MCP Streamable HTTP
   --port P       port (default 8787; 0 picks a free one)
   --config FILE  chain config (default DIR/vouch.yaml, else the bundled example)
   --auth FILE    JSON {jwks | jwksUrl, issuer, audience, clockSkewSeconds?}: bearer JWTs required.
-                 Without it the service runs in development mode: no tokens, loopback only.`;
+                 Without it the service runs in development mode: no tokens, loopback only.
+  --callers FILE JSON {tenant: JWKS}: keys callers co-sign requests with (_meta["io.vouch/caller-signature"]
+                 or the X-Vouch-Caller-Signature header); a signature by any other key is denied.`;
 
 export async function run(argv: string[], io: Io): Promise<number> {
   const { values } = parse(argv, {
@@ -23,6 +25,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
     port: { type: 'string', default: '8787' },
     config: { type: 'string' },
     auth: { type: 'string' },
+    callers: { type: 'string' },
   });
   if (values.help) return io.out(help), EXIT.ok;
   const auth = values.auth ? parseAuthConfig(JSON.parse(readFileSync(values.auth, 'utf8'))) : undefined;
@@ -32,6 +35,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
     port: intOption(values.port, 'port'),
     config: values.config,
     auth,
+    callers: values.callers ? JSON.parse(readFileSync(values.callers, 'utf8')) : undefined,
     logLine: (l) => io.err(JSON.stringify(l)),
   });
   if (!auth) io.err('WARNING: no --auth given: development mode, no tokens checked, serving loopback only. Do not expose this port.');

@@ -1,0 +1,80 @@
+// Re-run one recorded decision: the stored input through a chain, with the recorded context and
+// recorded state (prepare() is never called), and build the decision record decide() would have
+// written. Remote interceptors are never called: stand-ins answer with the recorded answer.
+import { decisionRecord, directionOf, type ActivePolicy } from '../decide.js';
+import { executeChain } from '../interceptors/chain.js';
+import type { ChainResult, Direction, Interceptor, InterceptorDescriptor, InterceptorType, Json, Outcome } from '../interceptors/types.js';
+import type { DecisionFacts } from './_decision-facts.js';
+
+export interface Rerun {
+  chain: ChainResult;
+  record: Json;
+  effect: 'allow' | 'deny';
+  direction: Direction;
+  /** Interceptors whose recorded remote answer stood in for a call to their server. */
+  remote: string[];
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export async function rerunDecision(facts: DecisionFacts, payload: unknown, policy: ActivePolicy, withRemote: boolean): Promise<Rerun> {
+  const local = facts.only ? policy.interceptors.filter((i) => facts.only!.includes(i.descriptor.name)) : policy.interceptors;
+  const standIns = withRemote ? remoteStandIns(facts, new Set(policy.interceptors.map((i) => i.descriptor.name))) : [];
+  const run = await executeChain([...local, ...standIns], { event: facts.event, phase: facts.phase, payload }, facts.context, {
+    ...policy.options,
+    replayState: facts.state,
+  });
+  const record = decisionRecord(run.result);
+  return {
+    chain: run.result,
+    record,
+    effect: (record as { effect: 'allow' | 'deny' }).effect,
+    direction: directionOf(policy, facts.phase),
+    remote: standIns.map((i) => i.descriptor.name),
+  };
+}
+
+/**
+ * A remote interceptor's descriptor comes from its server at activation and is not in the chain
+ * document; its answer is in the entry's state. Each recorded state that no local interceptor
+ * owns, and that has a recorded result, gets a stand-in typed like that result. What cannot be
+ * recovered (the server's priority) is the default; replay reports a difference it cannot
+ * attribute as `remote interceptor`, never as a match.
+ */
+function remoteStandIns(facts: DecisionFacts, localNames: Set<string>): Interceptor[] {
+  const results = isRecord(facts.decision) && Array.isArray(facts.decision.results) ? facts.decision.results : [];
+  const out: Interceptor[] = [];
+  for (const name of Object.keys(facts.state)) {
+    if (localNames.has(name)) continue;
+    const recorded = results.find((r) => isRecord(r) && r.interceptor === name) as Record<string, unknown> | undefined;
+    if (!recorded || !['validation', 'mutation', 'observability'].includes(recorded.type as string)) continue;
+    const info = isRecord(recorded.info) ? recorded.info : {};
+    const descriptor: InterceptorDescriptor = {
+      name,
+      type: recorded.type as InterceptorType,
+      hooks: [{ events: [facts.event], phase: facts.phase }],
+      ...(info.mode === 'audit' && { mode: 'audit' as const }),
+      ...(info.failOpen === true && { failOpen: true as const }),
+    };
+    out.push(standIn(descriptor));
+  }
+  return out;
+}
+
+function standIn(descriptor: InterceptorDescriptor): Interceptor {
+  return {
+    descriptor,
+    // Present so the chain hands run() the recorded answer; never called in replay.
+    prepare: async () => null,
+    // The same checks remote.ts makes on a live answer.
+    run(_payload, ctx): Outcome {
+      const answer = ctx.state;
+      if (!isRecord(answer)) throw new Error('no recorded answer from the interceptor server');
+      if (answer.type === undefined) throw new Error(`interceptor server: ${typeof answer.error === 'string' ? answer.error : 'no answer'}`);
+      if (answer.type !== descriptor.type) throw new Error(`interceptor server answered type ${String(answer.type)}, expected ${descriptor.type}`);
+      if (answer.phase !== ctx.phase) throw new Error(`interceptor server answered phase ${String(answer.phase)}, expected ${ctx.phase}`);
+      const { interceptor: _i, type: _t, phase: _p, durationMs: _d, ...outcome } = answer;
+      return outcome as unknown as Outcome;
+    },
+  };
+}

@@ -1,0 +1,219 @@
+// `vouch verify BUNDLE` (DESIGN.md section 7), as a checklist: manifest, keys, checkpoint
+// signature (bundle keys and, if given, a trusted key), the range before `from`, then one
+// streaming pass over entries.jsonl: seq, leaf, prev link, origin, the root at `to`, documents,
+// and a replay of every decision with a payload. Every finding is listed with its seq. Portable.
+import { bytesEqual, digestBytes, isDigest, toHex, type Digest } from '../canonical/index.js';
+import type { PublicKeyEntry } from '../crypto/index.js';
+import { codeOf, publicMessage, type ErrorCode } from '../errors.js';
+import { decodeEntry, extendRange, GENESIS_PREV, hashLeaf, parseCheckpoint, parseNote, rangeRoot, verifyNote, type CompactRange, type NoteVerifier } from '../log/index.js';
+import { verifiersFor } from '../receipt/index.js';
+import { readBundleKeys } from './_bundle-keys.js';
+import { PayloadCursor } from './_payload-cursor.js';
+import { documentPath, FILES, parseEntryLine, parseManifest, parseRangeFile, type BundleManifest } from './bundle-format.js';
+import { Replayer, type ReplayCounts, type UnreplayableReason } from './replay.js';
+
+export interface BundleReader {
+  /** A small file's text (manifest, checkpoint, range, keys), or undefined when absent. */
+  text(name: string): Promise<string | undefined>;
+  /** The lines of a JSONL file, streamed, or undefined when the file is absent. */
+  lines(name: string): AsyncIterable<string> | undefined;
+  /** A file's bytes by its path in the bundle (documents), or undefined. */
+  bytes(path: string): Promise<Uint8Array | undefined>;
+}
+
+export type BundleCheck = 'manifest' | 'keys' | 'checkpoint' | 'signature' | 'trusted-key' | 'range' | 'entry' | 'seq' | 'link' | 'root' | 'document' | 'payload' | 'replay';
+
+export interface BundleFinding {
+  check: BundleCheck;
+  seq?: number;
+  code: ErrorCode;
+  message: string;
+}
+
+export interface BundleReport {
+  ok: boolean;
+  origin?: string;
+  range?: { from: number; to: number };
+  entries: number;
+  /** Whose keys the checkpoint signature was checked against. */
+  keysFrom: 'bundle' | 'trusted key';
+  signedBy: string[];
+  findings: BundleFinding[];
+  /** Not failures: decisions that could not be replayed for a reason the bundle is not to blame for. */
+  notes: string[];
+  replay?: ReplayCounts;
+  truncated: boolean;
+}
+
+export interface VerifyBundleOptions {
+  /** Keys the auditor trusts (vkey or JWKS file): the checkpoint must verify under them too. */
+  trusted?: { vkeys: NoteVerifier[]; jwks: PublicKeyEntry[] };
+  /** Default true: replay every decision whose payload is in the bundle. */
+  replay?: boolean;
+  engines?: Record<string, string>;
+  maxFindings?: number;
+}
+
+/** Unreplayable reasons that say nothing against the bundle (erased, not exported, older engine). */
+const BENIGN: ReadonlySet<UnreplayableReason> = new Set(['payload erased', 'payload missing', 'input rejected', 'engine version absent', 'remote interceptor']);
+
+export async function verifyBundle(reader: BundleReader, opts: VerifyBundleOptions = {}): Promise<BundleReport> {
+  const max = opts.maxFindings ?? 1000;
+  const report: BundleReport = { ok: false, entries: 0, keysFrom: opts.trusted ? 'trusted key' : 'bundle', signedBy: [], findings: [], notes: [], truncated: false };
+  const add = (check: BundleCheck, code: ErrorCode, message: string, seq?: number) => {
+    if (report.findings.length < max) report.findings.push({ check, code, message, ...(seq !== undefined && { seq }) });
+    else report.truncated = true;
+  };
+  const done = () => ((report.ok = report.findings.length === 0 && !report.truncated), report);
+
+  // 1. manifest
+  let m: BundleManifest;
+  try {
+    m = parseManifest(JSON.parse((await reader.text(FILES.manifest)) ?? 'null'));
+  } catch (e) {
+    add('manifest', codeOf(e) === 'ERR_INTERNAL' ? 'ERR_INPUT' : codeOf(e), `manifest.json: ${e instanceof SyntaxError ? 'not JSON' : publicMessage(e)}`);
+    return done();
+  }
+  const { from, to } = m.range;
+  report.origin = m.origin;
+  report.range = { from, to };
+
+  // 2. keys shipped with the bundle
+  const { keys, problems } = readBundleKeys(await reader.text(FILES.keys), m);
+  for (const p of problems) add('keys', 'ERR_KEY_FORMAT', p);
+
+  // 3. the checkpoint: signature, origin, size and root
+  const note = (await reader.text(FILES.checkpoint)) ?? '';
+  let signedRoot: Uint8Array | undefined;
+  try {
+    const cp = parseCheckpoint(parseNote(note).text);
+    if (cp.origin !== m.origin) add('checkpoint', 'ERR_VERIFY_CHECKPOINT', `checkpoint is for origin ${JSON.stringify(cp.origin)}, the manifest says ${JSON.stringify(m.origin)}`);
+    if (cp.size !== to) add('checkpoint', 'ERR_VERIFY_CHECKPOINT', `checkpoint signs size ${cp.size}, the bundle ends at ${to}`);
+    if (toHex(cp.root) !== m.checkpoint.root) add('checkpoint', 'ERR_VERIFY_CHECKPOINT', 'checkpoint root differs from the manifest');
+    signedRoot = cp.root;
+  } catch (e) {
+    add('checkpoint', codeOf(e), `checkpoint: ${publicMessage(e)}`);
+  }
+  for (const [check, trust] of [['signature', keys], ['trusted-key', opts.trusted]] as const) {
+    if (!trust) continue;
+    try {
+      report.signedBy.push(...verifyNote(note, verifiersFor(trust, note)).verifiedBy.map((n) => `${n} (${check === 'signature' ? 'bundle key' : 'trusted key'})`));
+    } catch (e) {
+      add(check, codeOf(e), `checkpoint signature ${check === 'signature' ? 'under the bundle keys' : 'under the trusted key'}: ${publicMessage(e)}`);
+    }
+  }
+
+  // 4. where the range starts
+  let range: CompactRange | undefined;
+  let prev: string | undefined;
+  try {
+    const r = parseRangeFile(JSON.parse((await reader.text(FILES.range)) ?? 'null'));
+    if (r.range.size !== from) add('range', 'ERR_VERIFY_PROOF', `range.json covers [0, ${r.range.size}), the bundle starts at ${from}`);
+    if (from === 0 && r.prevLeaf !== GENESIS_PREV) add('range', 'ERR_VERIFY_PROOF', 'range.json: prevLeaf of a bundle starting at 0 must be 64 zeros');
+    range = extendRange(r.range, []);
+    prev = r.prevLeaf;
+  } catch (e) {
+    add('range', codeOf(e) === 'ERR_INTERNAL' ? 'ERR_INPUT' : codeOf(e), `range.json: ${e instanceof SyntaxError ? 'not JSON' : publicMessage(e)}`);
+  }
+
+  // 5. one pass over the entries
+  const entries = reader.lines(FILES.entries);
+  if (!entries) add('entry', 'ERR_VERIFY_ENTRY', 'entries.jsonl is missing');
+  const payloadLines = m.payloads ? reader.lines(FILES.payloads) : undefined;
+  if (m.payloads && !payloadLines) add('payload', 'ERR_INPUT', 'the manifest says payloads are included, payloads.jsonl is missing');
+  const payloads = new PayloadCursor(payloadLines);
+  const byType: Record<string, number> = {};
+  const docs = new DocumentCheck(reader);
+  const replayer = opts.replay !== false && m.payloads ? new Replayer({ payload: (d, s) => payloads.payload(d, s), erasedAt: (d, s) => payloads.erasedAt(d, s), document: (d) => docs.read(d) }, opts.engines) : undefined;
+  let expected = from;
+  try {
+    for await (const line of entries ?? []) {
+      if (line === '') continue;
+      const at = expected++;
+      let seq: number;
+      let bytes: Uint8Array;
+      try {
+        ({ seq, bytes } = parseEntryLine(line));
+      } catch (e) {
+        add('entry', codeOf(e), `line for seq ${at}: ${publicMessage(e)}`, at);
+        range = undefined; // the root can no longer be recomputed: said once, here
+        prev = undefined;
+        continue;
+      }
+      if (seq !== at) add('seq', 'ERR_VERIFY_ENTRY', `entry line ${at - from + 1} has seq ${seq}, expected ${at} (missing, reordered or duplicated entries)`, seq);
+      const leaf = hashLeaf(bytes);
+      if (range) range = extendRange(range, [leaf]);
+      try {
+        const e = decodeEntry(bytes);
+        if (e.seq !== seq) add('entry', 'ERR_VERIFY_ENTRY', `entry bytes say seq ${e.seq}, the line says ${seq}`, seq);
+        if (e.log !== m.origin) add('entry', 'ERR_VERIFY_ENTRY', `entry names log ${JSON.stringify(e.log)}`, seq);
+        if (prev !== undefined && e.prev !== prev) add('link', 'ERR_VERIFY_ENTRY', `prev does not match the leaf hash of entry ${seq - 1}`, seq);
+        docs.note(e);
+        byType[e.type] = (byType[e.type] ?? 0) + 1;
+        if (replayer && e.type === 'decision') {
+          const r = await replayer.replayEntry(seq, bytes, e);
+          if (r && r.status === 'mismatch') add('replay', 'ERR_VERIFY_ENTRY', `replay mismatch at ${r.paths?.join(', ')}`, seq);
+          else if (r && r.status === 'unreplayable' && !BENIGN.has(r.reason!)) add('replay', 'ERR_VERIFY_ENTRY', `unreplayable: ${r.reason}: ${r.detail}`, seq);
+        }
+      } catch (e) {
+        add('entry', codeOf(e), publicMessage(e), seq);
+      }
+      prev = toHex(leaf);
+      report.entries++;
+    }
+  } catch (e) {
+    add('entry', codeOf(e), `entries.jsonl: ${publicMessage(e)}`);
+  } finally {
+    await replayer?.close();
+  }
+
+  // 6. the root the checkpoint signs
+  if (expected !== to) add('seq', 'ERR_VERIFY_ENTRY', `entries.jsonl holds ${expected - from} entries, the bundle range [${from}, ${to}) needs ${to - from}`);
+  if (range && signedRoot) {
+    if (range.size !== to) add('root', 'ERR_VERIFY_PROOF', `the leaves extend the tree to size ${range.size}, not ${to}`);
+    else if (!bytesEqual(rangeRoot(range), signedRoot)) add('root', 'ERR_VERIFY_PROOF', `the root of [0, ${to}) recomputed from range.json and the entries differs from the signed checkpoint`);
+  }
+  const counted = Object.keys({ ...byType, ...m.counts.byType }).filter((t) => (byType[t] ?? 0) !== (m.counts.byType[t] ?? 0));
+  if (counted.length > 0) add('manifest', 'ERR_VERIFY_ENTRY', `manifest counts differ from the entries for type(s) ${counted.join(', ')}`);
+  for (const p of payloads.problems) add('payload', 'ERR_INPUT', p.message, p.seq);
+  for (const f of await docs.verify()) add('document', 'ERR_VERIFY_ENTRY', f);
+  if (replayer) {
+    report.replay = replayer.counts;
+    for (const [reason, n] of Object.entries(replayer.counts.byReason)) if (BENIGN.has(reason as UnreplayableReason)) report.notes.push(`${n} decision(s) not replayed: ${reason}`);
+  } else {
+    report.notes.push(opts.replay === false ? 'replay skipped (--no-replay)' : 'no payloads in the bundle: decisions were not replayed (export with --payloads)');
+  }
+  if (!opts.trusted) report.notes.push('the checkpoint was verified with keys that came inside the bundle itself: pass --key with a key you trust');
+  return done();
+}
+
+/** Documents named by entries: each must be in the bundle and hash to its name. Few per log. */
+class DocumentCheck {
+  private readonly named = new Map<Digest, 'chain' | 'policy'>();
+  private readonly cache = new Map<Digest, Uint8Array | undefined>();
+  constructor(private readonly reader: BundleReader) {}
+
+  note(e: Record<string, unknown>): void {
+    const p = (e.type === 'policy' ? e : e.policy) as Record<string, unknown> | undefined;
+    if (!p || this.named.size > 10_000) return;
+    if (isDigest(p.chain)) this.named.set(p.chain, 'chain');
+    if (isDigest(p.policySet)) this.named.set(p.policySet, 'policy');
+  }
+
+  async read(d: Digest): Promise<Uint8Array | undefined> {
+    if (this.cache.has(d)) return this.cache.get(d);
+    const bytes = (await this.reader.bytes(documentPath('chain', d))) ?? (await this.reader.bytes(documentPath('policy', d)));
+    if (this.cache.size < 256) this.cache.set(d, bytes);
+    return bytes;
+  }
+
+  async verify(): Promise<string[]> {
+    const out: string[] = [];
+    for (const [d, kind] of this.named) {
+      const bytes = await this.reader.bytes(documentPath(kind, d));
+      if (!bytes) out.push(`${documentPath(kind, d)} is missing (named by an entry)`);
+      else if (digestBytes(bytes) !== d) out.push(`${documentPath(kind, d)} hashes to ${digestBytes(bytes)}`);
+    }
+    return out;
+  }
+}

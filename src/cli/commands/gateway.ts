@@ -1,0 +1,124 @@
+// vouch gateway: one policy in front of any MCP server. Relays a client (stdio, or Streamable
+// HTTP with --listen) to an upstream server (a command over stdio, or a URL), deciding and
+// signing every message either way. Over stdio, stdout is the protocol: diagnostics go to stderr.
+import { ConfigError } from '../../errors.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { GatewayError } from '../../mcp/gateway-errors.js';
+import { listenGateway } from '../../mcp/gateway-http.js';
+import { DEFAULT_PRINCIPAL, DEFAULT_TENANT, openGateway, type GatewayRuntime, type UpstreamSpec } from '../../mcp/gateway-node.js';
+import { intOption, parse } from '../args.js';
+import { EXIT, UsageError, type Io } from '../io.js';
+
+export const help = `vouch gateway (--upstream-cmd "COMMAND ARGS" | --upstream-url URL) [options]
+
+Stand between an MCP client and an MCP server. Every request either way (tools, prompts,
+resources, sampling, elicitation, roots) runs through the interceptor chain; a deny is an MCP
+error carrying its signed receipt, an allow carries it in _meta["io.vouch/receipt"]. Each
+forwarded request is logged before it is sent, and what ran is logged after it.
+
+  --upstream-cmd CMD   start the server as a child process over stdio (split like a shell, never run by one)
+  --upstream-url URL   connect to a Streamable HTTP server
+  --listen HOST:PORT   serve clients over Streamable HTTP at http://HOST:PORT/mcp (loopback only);
+                       default: serve one client over this process's stdin/stdout
+  --config FILE        chain config (default DIR/vouch.yaml, else the bundled example)
+  --tenant T           tenant log to write (default ${DEFAULT_TENANT})
+  --principal P        who the client is, for policy (default ${DEFAULT_PRINCIPAL})
+  --role R             a role of the principal (repeatable)
+  --server-name NAME   the upstream's name for policy and entries (default: from the command or URL)
+  --env NAME[=VALUE]   pass an environment variable to the upstream command (repeatable)
+  --timeout-ms N       per forwarded request, reset by progress (default 300000)
+  --quiet              no diagnostics on stderr`;
+
+function parseListen(v: string): { host: string; port: number } {
+  const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d+)$/.exec(v) ?? (/^\d+$/.test(v) ? [v, undefined, '127.0.0.1', v] : null);
+  if (!m) throw new UsageError('--listen takes HOST:PORT (e.g. 127.0.0.1:8788)');
+  return { host: m[1] ?? m[2], port: intOption(m[3], 'listen')! };
+}
+
+function parseEnv(items: string[] | undefined): Record<string, string> | undefined {
+  if (!items?.length) return undefined;
+  const env: Record<string, string> = {};
+  for (const item of items) {
+    const eq = item.indexOf('=');
+    const name = eq < 0 ? item : item.slice(0, eq);
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new UsageError(`--env ${JSON.stringify(item)}: not NAME or NAME=VALUE`);
+    const value = eq < 0 ? process.env[name] : item.slice(eq + 1);
+    if (value !== undefined) env[name] = value;
+  }
+  return env;
+}
+
+export async function run(argv: string[], io: Io): Promise<number> {
+  const { values } = parse(argv, {
+    'upstream-cmd': { type: 'string' },
+    'upstream-url': { type: 'string' },
+    listen: { type: 'string' },
+    config: { type: 'string' },
+    tenant: { type: 'string', default: DEFAULT_TENANT },
+    principal: { type: 'string', default: DEFAULT_PRINCIPAL },
+    role: { type: 'string', multiple: true },
+    'server-name': { type: 'string' },
+    env: { type: 'string', multiple: true },
+    'timeout-ms': { type: 'string' },
+    quiet: { type: 'boolean', default: false },
+  });
+  if (values.help) return io.out(help), EXIT.ok;
+  const cmd = values['upstream-cmd'];
+  const url = values['upstream-url'];
+  if ((cmd === undefined) === (url === undefined)) throw new UsageError('give exactly one of --upstream-cmd or --upstream-url');
+  if (url !== undefined && values.env) throw new UsageError('--env applies to --upstream-cmd only');
+  const upstream: UpstreamSpec = cmd !== undefined ? { command: cmd, env: parseEnv(values.env) } : { url: url! };
+  const listen = values.listen === undefined ? undefined : parseListen(values.listen);
+  const onLine = values.quiet ? undefined : (l: Record<string, unknown>) => io.err(JSON.stringify({ t: new Date().toISOString(), ...l }));
+
+  const rt = await openGateway({
+    data: values.data!,
+    config: values.config,
+    tenant: values.tenant,
+    principal: values.principal,
+    roles: values.role,
+    serverName: values['server-name'],
+    upstream,
+    timeoutMs: intOption(values['timeout-ms'], 'timeout-ms'),
+    onLine,
+  });
+  try {
+    return listen ? await serveHttp(rt, listen, io, onLine) : await serveStdio(rt, onLine);
+  } catch (e) {
+    // An upstream that cannot be started is a setup problem, not an internal failure.
+    if (e instanceof GatewayError) throw new ConfigError('ERR_CONFIG', e.message);
+    throw e;
+  } finally {
+    await rt.close(); // sessions, upstream, the log batch in flight, the databases
+  }
+}
+
+function untilSignal(): Promise<string> {
+  return new Promise((resolve) => {
+    process.once('SIGINT', () => resolve('SIGINT'));
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+  });
+}
+
+async function serveStdio(rt: GatewayRuntime, onLine?: (l: Record<string, unknown>) => void): Promise<number> {
+  const gateway = await rt.start(new StdioServerTransport());
+  onLine?.({ msg: 'vouch gateway ready (stdio)', server: rt.serverName, tenant: rt.tenant, principal: rt.principal, policy: rt.policy.chainDigest, log: rt.log.origin });
+  // The client hanging up (stdin closes) ends the session, as does a signal.
+  const stdinEnded = new Promise<string>((resolve) => {
+    process.stdin.once('end', () => resolve('stdin closed'));
+    process.stdin.once('close', () => resolve('stdin closed'));
+  });
+  const why = await Promise.race([gateway.closed.then(() => 'client closed'), stdinEnded, untilSignal()]);
+  onLine?.({ msg: 'vouch gateway shutting down', why });
+  await gateway.close();
+  return EXIT.ok;
+}
+
+async function serveHttp(rt: GatewayRuntime, at: { host: string; port: number }, io: Io, onLine?: (l: Record<string, unknown>) => void): Promise<number> {
+  const listening = await listenGateway(rt, at);
+  io.out(`vouch gateway on ${listening.url} -> ${rt.serverName}  tenant ${rt.tenant}  principal ${rt.principal}  policy ${rt.policy.chainDigest.slice(0, 19)}…`);
+  const why = await untilSignal();
+  onLine?.({ msg: 'vouch gateway shutting down', why });
+  await listening.close();
+  return EXIT.ok;
+}

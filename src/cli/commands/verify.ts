@@ -1,0 +1,103 @@
+// vouch verify RECEIPT --key KEYFILE: check a receipt offline (no data directory, no network).
+// This file only reads files; every check is in src/receipt (portable). A directory or a
+// .tar.gz argument is an audit bundle, handed to verify-bundle.ts when that command exists.
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { parseJson } from '../../canonical/index.js';
+import { parseJwks, type PublicKeyEntry } from '../../crypto/index.js';
+import { InputError, codeOf, publicMessage } from '../../errors.js';
+import { hashLeaf } from '../../log/index.js';
+import { formatChecklist, parseNewerCheckpoint, parseTlogProof, parseTrust, verifyReceiptFully, type NewerCheckpoint } from '../../receipt/index.js';
+import { parse } from '../args.js';
+import { EXIT, UsageError, type Io } from '../io.js';
+
+export const help = `vouch verify RECEIPT --key KEYFILE [--checkpoint NEWER] [--origin O] [--caller-key FILE] [--json]
+vouch verify BUNDLE ...            (a directory or .tar.gz: an audit bundle)
+
+Checks a receipt offline, with nothing but the receipt and a trusted public key: the entry
+bytes, the leaf hash, the index, the checkpoint signature, the origin and the RFC 9162
+inclusion proof. Prints the checklist (✓ / ✗ per check).
+
+  RECEIPT              a receipt JSON file, or a c2sp.org/tlog-proof@v1 text file
+  --key KEYFILE        trusted keys: vkey lines, or a JWKS (the service's /.well-known/vouch/keys)
+  --origin O           the log the receipt must come from (e.g. vouch.local/acme)
+  --caller-key FILE    the caller's keys (JWKS): also check the caller's co-signature over the
+                       entry's input
+  --checkpoint NEWER   what GET /v1/proofs/consistency?from=<receipt size> returned, or a bare
+                       signed checkpoint: it must extend the receipt's checkpoint. Two checkpoints
+                       that cannot both be true are printed in full as evidence of a fork.
+
+Exit codes: 0 valid, 1 invalid (every failing check listed), 2 usage, 3 unreadable input.`;
+
+const TLOG_PROOF_HEADER = 'c2sp.org/tlog-proof@v1';
+
+/** Read a file, or fail with an input error (exit 3) that names it. */
+function readText(path: string, what: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new InputError('ERR_INPUT', `cannot read ${what} ${path}: ${(e as NodeJS.ErrnoException).code ?? 'unreadable'}`);
+  }
+}
+
+function readReceipt(path: string): unknown {
+  const text = readText(path, 'receipt');
+  if (text.startsWith(TLOG_PROOF_HEADER + '\n')) return parseTlogProof(text, hashLeaf);
+  return parseJson(text);
+}
+
+function readCallerKeys(path: string): PublicKeyEntry[] {
+  const text = readText(path, 'caller key file');
+  const doc = parseJson(text);
+  // A single JWK is accepted as a set of one.
+  const set = typeof doc === 'object' && doc !== null && !Array.isArray(doc) && !('keys' in doc) ? { keys: [doc] } : doc;
+  const keys = parseJwks(set);
+  if (keys.length === 0) throw new InputError('ERR_INPUT', `${path} holds no ML-DSA-65 or Ed25519 key`);
+  return keys;
+}
+
+function isBundle(path: string): boolean {
+  return path.endsWith('.tar.gz') || path.endsWith('.tgz') || (existsSync(path) && statSync(path).isDirectory());
+}
+
+/** Audit bundles are verified by verify-bundle.ts (another command); this is the dispatch point. */
+async function verifyBundle(argv: string[], io: Io): Promise<number> {
+  const spec = './verify-bundle.js'; // not a literal: the module may not exist yet in this tree
+  let mod: { verifyBundleCommand?: (argv: string[], io: Io) => Promise<number> };
+  try {
+    mod = await import(spec);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND') throw new UsageError('verifying a bundle (a directory or .tar.gz) is not available in this build: give a receipt file');
+    throw e;
+  }
+  if (!mod.verifyBundleCommand) throw new UsageError('verifying a bundle is not available in this build');
+  return mod.verifyBundleCommand(argv, io);
+}
+
+export async function run(argv: string[], io: Io): Promise<number> {
+  if (argv[0] !== undefined && !argv[0].startsWith('-') && isBundle(argv[0])) return verifyBundle(argv, io);
+  const { values, positionals } = parse(argv, { key: { type: 'string' }, checkpoint: { type: 'string' }, origin: { type: 'string' }, 'caller-key': { type: 'string' } }, true);
+  if (values.help) return io.out(help), EXIT.ok;
+  if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'give one RECEIPT file' : 'give exactly one RECEIPT file');
+  if (!values.key) throw new UsageError('--key KEYFILE is required (vkey lines or a JWKS)');
+  const [path] = positionals;
+  let input: { receipt: unknown; trust: ReturnType<typeof parseTrust>; callerKeys?: PublicKeyEntry[]; newer?: NewerCheckpoint };
+  try {
+    input = {
+      receipt: readReceipt(path),
+      trust: parseTrust(readText(values.key, 'key file')),
+      callerKeys: values['caller-key'] ? readCallerKeys(values['caller-key']) : undefined,
+      newer: values.checkpoint ? parseNewerCheckpoint(readText(values.checkpoint, 'checkpoint file')) : undefined,
+    };
+  } catch (e) {
+    // Unreadable input is not a verdict on the receipt: exit 3, whatever the parser's code.
+    io.err(`vouch verify: error ${codeOf(e)}: ${publicMessage(e)}`);
+    return EXIT.input;
+  }
+  const report = verifyReceiptFully({ ...input, origin: values.origin });
+  if (values.json) {
+    io.out(JSON.stringify({ ok: report.ok, receipt: path, checks: report.checks, entry: report.entry && { seq: report.entry.seq, log: report.entry.log, type: report.entry.type }, ...(report.evidence && { evidence: report.evidence }) }));
+  } else {
+    for (const line of formatChecklist(report, path)) io.out(line);
+  }
+  return report.ok ? EXIT.ok : EXIT.findings;
+}

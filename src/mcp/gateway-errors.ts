@@ -1,0 +1,63 @@
+// The JSON-RPC errors the gateway answers with: a deny (with its receipt), a peer that is gone,
+// timed out or failed (its own error relayed), a decision that could not be recorded. Codes
+// follow the project's JSON-RPC table (http/errors.ts); messages never carry a stack.
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { DecisionOutcome } from '../decide.js';
+import { codeOf, publicMessage } from '../errors.js';
+import { JSONRPC, rpcCodeOf } from '../http/errors.js';
+
+/** An error the SDK sends as is ({code, message, data}); McpError would prefix the message. */
+export class GatewayError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: Record<string, unknown>,
+  ) {
+    super(message);
+  }
+}
+
+/** The deny as the caller sees it: which interceptor, why, and the signed receipt of the decision. */
+export function deniedError(outcome: DecisionOutcome): GatewayError {
+  const { chain } = outcome;
+  const at = chain.abortedAt;
+  const why = at ? `${at.interceptor}: ${at.reason}` : `chain status ${chain.status}`;
+  const data: Record<string, unknown> = { code: 'ERR_FORBIDDEN', seq: outcome.appended.seq, receipt: outcome.receipt };
+  if (at) Object.assign(data, { interceptor: at.interceptor, reason: at.reason });
+  return new GatewayError(JSONRPC.unauthorized, `denied by vouch (${chain.event}, ${chain.phase}): ${why}`, data);
+}
+
+/** The decision could not be made durable (store or signer failure): fail closed, nothing is forwarded. */
+export function unrecordedError(e: unknown): GatewayError {
+  return new GatewayError(rpcCodeOf(e), `vouch could not record the decision, nothing was forwarded: ${publicMessage(e)}`, { code: codeOf(e) });
+}
+
+export function unavailableError(peer: string, why: string): GatewayError {
+  return new GatewayError(JSONRPC.unavailable, `${peer} is not available: ${why}`, { peer });
+}
+
+const SDK_PREFIX = /^MCP error -?\d+: /;
+
+/**
+ * What the peer's failure means to the caller. A JSON-RPC error the peer answered is relayed with
+ * its code, message and data; a closed connection, a timeout or an invalid answer get a clear
+ * gateway error. `after` says where the call stood: it may have run before the peer went away.
+ */
+export function peerError(peer: string, e: unknown, timeoutMs: number): GatewayError {
+  if (e instanceof GatewayError) return e;
+  if (e instanceof McpError) {
+    if (e.code === ErrorCode.ConnectionClosed) return unavailableError(peer, 'the connection closed while the request was in flight (it may or may not have run)');
+    if (e.code === ErrorCode.RequestTimeout) return new GatewayError(JSONRPC.timeout, `${peer} did not answer within ${timeoutMs} ms (or the request was cancelled)`, { peer });
+    const data = e.data === undefined ? undefined : ({ peer, upstream: e.data } as Record<string, unknown>);
+    return new GatewayError(e.code, e.message.replace(SDK_PREFIX, ''), data);
+  }
+  const message = e instanceof Error ? e.message : String(e);
+  if (message === 'Not connected') return unavailableError(peer, 'not connected');
+  if ((e as { name?: string })?.name === 'ZodError' || (e as { issues?: unknown })?.issues) return new GatewayError(JSONRPC.internalError, `${peer} sent an answer that is not valid MCP`, { peer });
+  return new GatewayError(JSONRPC.internalError, `${peer} failed: ${message.slice(0, 500)}`, { peer });
+}
+
+/** JSON for an execution entry's result when the peer failed: the code and message only. */
+export function errorRecord(e: GatewayError): { error: { code: number; message: string } } {
+  return { error: { code: e.code, message: e.message } };
+}

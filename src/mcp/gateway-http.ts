@@ -1,0 +1,108 @@
+// NODE-ONLY: the gateway served over MCP Streamable HTTP (`--listen`). One gateway session (and
+// one upstream connection) per MCP session. No tokens are checked here, so it binds to loopback
+// only, and Host headers are checked (DNS rebinding would otherwise reach it from a web page).
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { ConfigError } from '../errors.js';
+import { JSONRPC } from '../http/errors.js';
+import type { Gateway } from './gateway.js';
+import type { GatewayRuntime } from './gateway-node.js';
+
+export const GATEWAY_PATH = '/mcp';
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|localhost|::1)$/;
+
+export interface ListenOptions {
+  host?: string;
+  port?: number;
+  maxSessions?: number;
+  maxBodyBytes?: number;
+}
+
+export interface Listening {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+function reply(res: ServerResponse, status: number, code: number, message: string): void {
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }));
+}
+
+function readBody(req: IncomingMessage, limit: number): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > limit) {
+        reject(Object.assign(new Error(`body over ${limit} bytes`), { status: 413 }));
+        req.destroy();
+      } else chunks.push(c);
+    });
+    req.on('end', () => {
+      try {
+        resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+      } catch {
+        reject(Object.assign(new Error('body is not JSON'), { status: 400 }));
+      }
+    });
+    req.on('error', reject);
+  });
+}
+
+export async function listenGateway(rt: GatewayRuntime, opts: ListenOptions = {}): Promise<Listening> {
+  const host = opts.host ?? '127.0.0.1';
+  if (!LOOPBACK.test(host)) throw new ConfigError('ERR_CONFIG', `refusing to listen on ${host}: the gateway checks no tokens, so it serves loopback only`);
+  const maxSessions = opts.maxSessions ?? 32;
+  const maxBody = opts.maxBodyBytes ?? 4 * 1024 * 1024;
+  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; gateway: Gateway }>();
+  const allowedHosts: string[] = [];
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (new URL(req.url ?? '/', 'http://x').pathname !== GATEWAY_PATH) return reply(res, 404, JSONRPC.methodNotFound, `not found: the gateway serves ${GATEWAY_PATH}`);
+    const sid = req.headers['mcp-session-id'];
+    if (typeof sid === 'string') {
+      const s = sessions.get(sid);
+      if (!s) return reply(res, 404, JSONRPC.unauthorized, 'session not found (it ended, or the gateway restarted): initialize again');
+      const body = req.method === 'POST' ? await readBody(req, maxBody) : undefined;
+      return s.transport.handleRequest(req, res, body);
+    }
+    if (req.method !== 'POST') return reply(res, 400, JSONRPC.invalidRequest, 'no mcp-session-id: initialize first with a POST');
+    const body = await readBody(req, maxBody);
+    if (!isInitializeRequest(body)) return reply(res, 400, JSONRPC.invalidRequest, 'no mcp-session-id: the first request of a session must be initialize');
+    if (sessions.size >= maxSessions) return reply(res, 503, JSONRPC.unavailable, `too many sessions (${maxSessions}); close one first`);
+    const sessionId = crypto.randomUUID();
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => sessionId, enableDnsRebindingProtection: true, allowedHosts });
+    const gateway = await rt.start(transport, { sessionId });
+    sessions.set(sessionId, { transport, gateway });
+    void gateway.closed.then(() => sessions.delete(sessionId));
+    await transport.handleRequest(req, res, body);
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((e: Error & { status?: number }) => {
+      if (res.headersSent) return void res.end();
+      reply(res, e.status ?? 502, e.status ? JSONRPC.invalidRequest : JSONRPC.unavailable, e.message);
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (e: NodeJS.ErrnoException) => reject(new ConfigError('ERR_CONFIG', `cannot listen on ${host}:${opts.port ?? 0}: ${e.code ?? e.message}`)));
+    server.listen(opts.port ?? 0, host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  allowedHosts.push(`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`);
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}${GATEWAY_PATH}`;
+  return {
+    url,
+    port,
+    close: async () => {
+      await Promise.allSettled([...sessions.values()].map((s) => s.gateway.close()));
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+  };
+}

@@ -1,0 +1,184 @@
+// The MCP gateway over any SDK transports: an SDK Client to the upstream server, an SDK Server for
+// the client, every request either way relayed through the chain and signed (gateway-relay.ts);
+// notifications, progress, cancellation and pagination pass through unchanged.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { Implementation, RequestId, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { systemClock, type Clock } from '../clock.js';
+import { VOUCH_ENGINE_VERSION, type ActivePolicy } from '../decide.js';
+import type { DriftRules } from '../execution/drift-rules.js';
+import type { ExecutionLog } from '../execution/record.js';
+import { unavailableError } from './gateway-errors.js';
+import { clientPeer, tapRequests, upstreamPeer, type ClientCapability, type HandlerExtra, type PeerDeps } from './gateway-peers.js';
+import { relayRequest, type RelaySession } from './gateway-relay.js';
+
+export const DEFAULT_GATEWAY_TIMEOUT_MS = 300_000;
+
+export interface GatewayOptions {
+  /** Transport to the upstream MCP server (not yet started). */
+  upstream: Transport;
+  /** Transport to the client (not yet started). */
+  downstream: Transport;
+  /** The upstream's name for policy (`context.server`) and entries. */
+  serverName: string;
+  policy: ActivePolicy;
+  /** The tenant's log: appends, and reads back the authorization an execution entry links to. */
+  log: ExecutionLog;
+  tenant: string;
+  principal: string;
+  roles?: string[];
+  clock?: Clock;
+  sessionId?: string;
+  drift?: DriftRules;
+  /** Per forwarded request, reset by progress (default 300 s). */
+  timeoutMs?: number;
+  /** Structured diagnostics (never on stdout: over stdio, stdout is the protocol). */
+  onLine?: (line: Record<string, unknown>) => void;
+}
+
+export interface Gateway {
+  serverName: string;
+  sessionId: string;
+  /** What the upstream said about itself, and the capabilities offered to the client. */
+  upstreamInfo?: Implementation;
+  capabilities: ServerCapabilities;
+  client: Client;
+  server: Server;
+  isUpstreamOpen(): boolean;
+  /** Settles when the client side closes (or close() was called). */
+  closed: Promise<void>;
+  /** Close both sides and wait for requests in flight to finish recording. */
+  close(): Promise<void>;
+}
+
+/** Client requests forwarded for each upstream capability; anything else the gateway does not relay. */
+const FORWARDED: [Exclude<keyof ServerCapabilities, 'tasks'>, string[]][] = [
+  ['tools', ['tools/list', 'tools/call']],
+  ['prompts', ['prompts/list', 'prompts/get']],
+  ['resources', ['resources/list', 'resources/templates/list', 'resources/read']],
+  ['completions', ['completion/complete']],
+  ['logging', ['logging/setLevel']],
+];
+const SERVER_REQUESTS: [string, ClientCapability][] = [
+  ['sampling/createMessage', 'sampling'],
+  ['elicitation/create', 'elicitation'],
+  ['roots/list', 'roots'],
+];
+
+// Loose request schemas: the SDK would strip params fields it does not know; a proxy must not.
+const anyRequest = (method: string) => z.object({ method: z.literal(method), params: z.unknown().optional() }).passthrough();
+
+export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
+  const line = opts.onLine ?? (() => undefined);
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_GATEWAY_TIMEOUT_MS;
+  const sessionId = opts.sessionId ?? opts.downstream.sessionId ?? crypto.randomUUID();
+  const session: RelaySession = {
+    policy: opts.policy,
+    log: opts.log,
+    clock: opts.clock ?? systemClock,
+    tenant: opts.tenant,
+    principal: opts.principal,
+    roles: opts.roles ?? [],
+    server: opts.serverName,
+    sessionId,
+    drift: opts.drift,
+    timeoutMs,
+    onHookError: (name, e) => line({ msg: 'commit hook failed', interceptor: name, error: String(e) }),
+  };
+  const onError = (e: unknown) => line({ msg: 'gateway notification failed', error: String(e) });
+  const inflight = new Set<Promise<unknown>>();
+  const clientRequests = new Set<RequestId>();
+  const track = <T>(p: Promise<T>): Promise<T> => {
+    inflight.add(p);
+    p.then(() => inflight.delete(p), () => inflight.delete(p));
+    return p;
+  };
+
+  // ---- upstream: the gateway is its client, offering what a client can (forwarded only if the real client can)
+  const client = new Client({ name: 'vouch-gateway', version: VOUCH_ENGINE_VERSION }, { capabilities: { sampling: {}, elicitation: { form: {}, url: {} }, roots: { listChanged: true } } });
+  let upstreamOpen = true;
+  let clientInitialized!: () => void;
+  const initialized = new Promise<void>((r) => (clientInitialized = r));
+  let server: Server | undefined;
+  const upDeps: PeerDeps = { capture: tapRequests(opts.upstream), timeoutMs, onError };
+  const downTap = tapRequests(opts.downstream);
+  const downDeps: PeerDeps = { capture: downTap, timeoutMs, onError };
+  const related = () => (clientRequests.size === 1 ? [...clientRequests][0] : undefined);
+
+  for (const [method, capability] of SERVER_REQUESTS) {
+    client.setRequestHandler(anyRequest(method), (req, extra) =>
+      track(
+        (async () => {
+          await waitFor(initialized, extra.signal); // the upstream may ask before the client finished initializing
+          return relayRequest(session, 'server-to-client', method, req.params, clientPeer(server!, method, capability, extra as HandlerExtra, related, downDeps));
+        })(),
+      ) as never,
+    );
+  }
+  client.onclose = () => {
+    upstreamOpen = false;
+    line({ msg: 'upstream closed', server: opts.serverName });
+  };
+  client.onerror = (e) => line({ msg: 'upstream transport error', server: opts.serverName, error: e.message });
+  try {
+    await client.connect(opts.upstream, { timeout: Math.min(timeoutMs, 60_000) });
+  } catch (e) {
+    await client.close().catch(() => undefined);
+    throw unavailableError(`upstream server "${opts.serverName}"`, `cannot connect: ${(e as Error).message}`);
+  }
+
+  // ---- downstream: the upstream's own capabilities, name and instructions, minus what is not relayed
+  const { tasks: _tasks, ...capabilities } = client.getServerCapabilities() ?? {};
+  const upstreamInfo = client.getServerVersion();
+  const name = upstreamInfo?.name ?? opts.serverName;
+  server = new Server(
+    { name, version: upstreamInfo?.version ?? '0.0.0', title: `${upstreamInfo?.title ?? name} (via vouch gateway)` },
+    { capabilities, instructions: client.getInstructions() },
+  );
+  const methods = FORWARDED.flatMap(([cap, ms]) => (capabilities[cap] ? ms : []));
+  if (capabilities.resources?.subscribe) methods.push('resources/subscribe', 'resources/unsubscribe');
+  for (const method of methods) {
+    server.setRequestHandler(anyRequest(method), (req, extra) => {
+      if (!upstreamOpen) throw unavailableError(`upstream server "${opts.serverName}"`, 'it has exited or closed the connection');
+      clientRequests.add(extra.requestId);
+      const p = relayRequest(session, 'client-to-server', method, req.params, upstreamPeer(client, opts.serverName, method, extra as HandlerExtra, upDeps));
+      return track(p).finally(() => clientRequests.delete(extra.requestId)) as never;
+    });
+  }
+  server.oninitialized = () => clientInitialized();
+  // Notifications are relayed as they are (logging, list_changed, resources/updated, roots/list_changed).
+  client.fallbackNotificationHandler = async (n) => {
+    await server!.notification(n as never, { relatedRequestId: related() }).catch(onError);
+  };
+  server.fallbackNotificationHandler = async (n) => {
+    if (upstreamOpen) await client.notification(n as never).catch(onError);
+  };
+
+  let closing: Promise<void> | undefined;
+  let resolveClosed!: () => void;
+  const closed = new Promise<void>((r) => (resolveClosed = r));
+  const shutdown = async () => {
+    await null; // let `closing` be set before the transports' onclose call back into close()
+    await server!.close().catch(onError);
+    await client.close().catch(onError);
+    await Promise.allSettled([...inflight]);
+    resolveClosed();
+  };
+  const close = () => (closing ??= shutdown());
+  server.onclose = () => void close();
+  server.onerror = (e) => line({ msg: 'client transport error', error: e.message });
+  await server.connect(opts.downstream);
+  line({ msg: 'gateway session open', server: opts.serverName, session: sessionId, upstream: upstreamInfo?.name, methods });
+
+  return { serverName: opts.serverName, sessionId, upstreamInfo, capabilities, client, server, isUpstreamOpen: () => upstreamOpen, closed, close };
+}
+
+function waitFor(p: Promise<void>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<void>((resolve, reject) => {
+    signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+    p.then(resolve);
+  });
+}
