@@ -26,6 +26,12 @@ export class RecentAuthorizations {
     while (m.size > this.capacity) m.delete(m.keys().next().value as string);
   }
 
+  /** A denied request ends the trace's link: a response after it must not fall back to an older allow. */
+  forget(tenant: string, session: string | undefined, trace: string | undefined): void {
+    const k = RecentAuthorizations.key(session, trace);
+    if (k !== undefined) this.byTenant.get(tenant)?.delete(k);
+  }
+
   lookup(tenant: string, session: string | undefined, trace: string | undefined): number | undefined {
     const k = RecentAuthorizations.key(session, trace);
     return k === undefined ? undefined : this.byTenant.get(tenant)?.get(k);

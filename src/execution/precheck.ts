@@ -45,7 +45,7 @@ export interface Precheck {
   attachments: Attachment[];
   /** For the receipt, when the caller's signature verified. */
   callerSignature?: CallerSignature;
-  /** Call once the decision is durable: an allowed request becomes a fallback link target. */
+  /** Call once the decision is durable: an allowed request becomes the fallback link target, a denied one clears it. */
   after(outcome: { effect: 'allow' | 'deny'; seq: number }): void;
 }
 
@@ -57,6 +57,7 @@ export async function runPrechecks(req: PrecheckRequest, deps: PrecheckDeps): Pr
     const recent = deps.recent;
     out.after = (o) => {
       if (o.effect === 'allow') recent.remember(deps.tenant, req.sessionId, req.traceId, o.seq);
+      else recent.forget(deps.tenant, req.sessionId, req.traceId);
     };
   }
   return out;

@@ -10,6 +10,7 @@ import { DEFAULT_LIMITS, type AppDeps, type Caller, type Role } from './deps.js'
 import { errorJson, httpStatusOf, JSONRPC, rpcCodeOf } from './errors.js';
 import { Metrics } from './metrics.js';
 import { registerRestRoutes } from './routes-rest.js';
+import { registerAuditRoutes } from './routes-audit.js';
 import { registerExecutionRoutes } from './routes-execution.js';
 
 export type Env = { Variables: { caller: Caller } };
@@ -94,5 +95,6 @@ export function createApp(deps: AppDeps, metrics = new Metrics()): VouchApp {
   );
 
   registerRestRoutes(app, { deps, limits, metrics, withRole, precheck });
+  registerAuditRoutes(app, { deps, limits, metrics, withRole });
   return { app, metrics };
 }

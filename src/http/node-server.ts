@@ -5,15 +5,19 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { activatePolicy, type Activated } from '../activate.js';
-import { canonicalBytes } from '../canonical/index.js';
+import { canonicalBytes, parseJson, utf8, type Digest } from '../canonical/index.js';
 import { parseCallerKeys } from '../receipt/index.js';
 import { ConfigError } from '../errors.js';
-import { createMemoryStateStores } from '../interceptors/builtin/index.js';
+import { createMemoryStateStores, type StateStores } from '../interceptors/builtin/index.js';
+import type { Json } from '../interceptors/types.js';
+import { resolveConfigDocument } from '../policy/index.js';
+import type { LogStore } from '../store/index.js';
 import { loadConfigFile } from '../policy/load-config.js';
 import { logPortOf, type LogPort } from '../store/log-port.js';
 import { initDataDir, openDataDir, type DataDir } from '../store/node.js';
 import { systemClock } from '../clock.js';
 import { createApp } from './app.js';
+import type { AuditAppDeps, PolicyAdmin } from './routes-audit.js';
 import { createAuthenticator, type AuthConfig } from './auth.js';
 import type { Limits } from './deps.js';
 import { Metrics } from './metrics.js';
@@ -59,6 +63,25 @@ export async function recordActivation(port: LogPort, store: { meta(k: string): 
   store.setMeta('policy.active', current);
 }
 
+/**
+ * Explicit activations (`vouch policy activate` on a stopped data dir, POST /v1/policy on a
+ * running service) pin the tenant's policy: at start it wins over the config file, until
+ * `vouch policy unpin`. Meta value: "<chain digest> <policy digest>".
+ */
+export const PIN_META = 'policy.pinned';
+
+/** The tenant's pinned policy, rebuilt from its stored chain document; undefined when none is pinned. */
+export async function loadPinnedPolicy(store: Pick<LogStore, 'meta' | 'document'>, state: StateStores, remote: 'connect' | 'offline' = 'connect'): Promise<Activated | undefined> {
+  const pin = store.meta(PIN_META);
+  if (!pin) return undefined;
+  const [chain, policySet] = pin.split(' ') as [Digest, Digest];
+  const doc = store.document(chain);
+  if (!doc) throw new ConfigError('ERR_CONFIG', `the tenant's pinned chain ${chain} is not stored: activate a policy again, or \`vouch policy unpin\``);
+  const resolved = resolveConfigDocument(parseJson(utf8.decode(doc.bytes)) as Json);
+  if (resolved.chainDigest !== chain || resolved.policyDigest !== policySet) throw new ConfigError('ERR_CONFIG', `the stored chain document does not rebuild to the pinned ${chain}`);
+  return activatePolicy(resolved, { state, remote });
+}
+
 export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const host = opts.host ?? '127.0.0.1';
   if (!opts.auth && !LOOPBACK.test(host)) {
@@ -69,8 +92,13 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const metrics = new Metrics();
   const dataDir = await openDataDir(opts.data, { thread: true, keyName: opts.keyName, monotonic: systemClock.monotonic, onBatch: (t, s) => metrics.batch(t, s.entries, s.size) });
   let policy: Activated;
+  // One set of live state stores for every policy: a hot swap keeps rate counters and taint.
+  const state = createMemoryStateStores();
+  // Per tenant: a pinned or hot-swapped policy; tenants without one use the config file's.
+  const tenantPolicy = new Map<string, Activated>();
+  const retired: Activated[] = [];
   try {
-    policy = await activatePolicy(await loadConfigFile(opts.config ?? defaultConfigPath(opts.data)), { state: createMemoryStateStores(), remote: 'connect' });
+    policy = await activatePolicy(await loadConfigFile(opts.config ?? defaultConfigPath(opts.data)), { state, remote: 'connect' });
   } catch (e) {
     await dataDir.close();
     throw e;
@@ -82,7 +110,9 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       p = (async () => {
         const t = dataDir.log(tenant);
         const port = logPortOf(t.origin, t.store, t.appender);
-        await recordActivation(port, t.store, policy, systemClock.isoNow());
+        const pinned = await loadPinnedPolicy(t.store, state);
+        if (pinned) tenantPolicy.set(tenant, pinned);
+        await recordActivation(port, t.store, pinned ?? policy, systemClock.isoNow());
         return port;
       })();
       p.catch(() => ports.delete(tenant));
@@ -90,22 +120,44 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     }
     return p;
   };
-  const { app } = createApp(
-    {
-      logs,
-      policy: async () => policy,
-      authenticate: opts.auth && createAuthenticator(opts.auth, () => systemClock.now()),
-      keys: { jwks: dataDir.jwks(), vkeys: dataDir.keys.map((k) => k.vkey), keyId: dataDir.keys[0].keyId },
-      clock: systemClock,
-      limits: opts.limits,
-      logLine: opts.logLine,
-      // The checkpoint key (ML-DSA-65) signs invoke results too; its JWKS kid names it. JCS bytes hold
-      // no newline, so a signed result can never pass for a checkpoint note (which needs three lines).
-      signResult: async (bytes) => ({ alg: dataDir.signers[0].alg, keyId: dataDir.keys[0].keyId, signature: await dataDir.signers[0].sign(bytes) }),
-      callerKeys: async (tenant) => (Object.hasOwn(callers, tenant) ? callers[tenant] : []),
+  // POST /v1/policy: validate and activate fully, record it (documents, entry, pin), then swap.
+  // Any failure leaves the old policy in force. Requests already running finish on the old one.
+  const policyAdmin: PolicyAdmin = {
+    async activate(tenant, resolved) {
+      await logs(tenant);
+      const next = await activatePolicy(resolved, { state, remote: 'connect' });
+      try {
+        const t = dataDir.log(tenant);
+        await recordActivation(logPortOf(t.origin, t.store, t.appender), t.store, next, systemClock.isoNow());
+        t.store.setMeta(PIN_META, `${next.chainDigest} ${next.policyDigest}`);
+      } catch (e) {
+        await next.close();
+        throw e;
+      }
+      const old = tenantPolicy.get(tenant);
+      tenantPolicy.set(tenant, next);
+      if (old) retired.push(old); // closed at shutdown: in-flight requests may still hold it
+      return { chain: next.chainDigest, policySet: next.policyDigest, interceptors: next.interceptors.length };
     },
-    metrics,
-  );
+  };
+  const appDeps: AuditAppDeps = {
+    logs,
+    policy: async (tenant) => {
+      await logs(tenant);
+      return tenantPolicy.get(tenant) ?? policy;
+    },
+    policyAdmin,
+    authenticate: opts.auth && createAuthenticator(opts.auth, () => systemClock.now()),
+    keys: { jwks: dataDir.jwks(), vkeys: dataDir.keys.map((k) => k.vkey), keyId: dataDir.keys[0].keyId },
+    clock: systemClock,
+    limits: opts.limits,
+    logLine: opts.logLine,
+    // The checkpoint key (ML-DSA-65) signs invoke results too; its JWKS kid names it. JCS bytes hold
+    // no newline, so a signed result can never pass for a checkpoint note (which needs three lines).
+    signResult: async (bytes) => ({ alg: dataDir.signers[0].alg, keyId: dataDir.keys[0].keyId, signature: await dataDir.signers[0].sign(bytes) }),
+    callerKeys: async (tenant) => (Object.hasOwn(callers, tenant) ? callers[tenant] : []),
+  };
+  const { app } = createApp(appDeps, metrics);
   let server: ReturnType<typeof serve>;
   try {
     server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
@@ -134,6 +186,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
         });
         await dataDir.close(); // finishes queued and in-flight batches first
         await policy.close();
+        for (const p of [...tenantPolicy.values(), ...retired]) await p.close();
       })()),
   };
 }

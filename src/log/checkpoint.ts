@@ -68,6 +68,6 @@ export async function signCheckpoint(c: Checkpoint, signers: NoteSigner[]): Prom
  * Verifies the note, then parses its text. The key name need not equal the origin (the spec
  * only says SHOULD), so it is not enforced here; callers pin the origin they expect.
  */
-export function openCheckpoint(noteText: string, verifiers: NoteVerifier[]): Checkpoint {
-  return parseCheckpoint(verifyNote(noteText, verifiers).text);
+export function openCheckpoint(noteText: string, verifiers: NoteVerifier[], opts: { strict?: boolean } = {}): Checkpoint {
+  return parseCheckpoint(verifyNote(noteText, verifiers, opts).text);
 }

@@ -135,7 +135,11 @@ export async function signNote(text: string, signers: NoteSigner[]): Promise<str
  * are ignored; a known key's signature that fails rejects the whole note; at least one known
  * key must verify. Returns the text exactly as signed and the names of the keys that verified.
  */
-export function verifyNote(noteText: string, verifiers: NoteVerifier[]): { text: string; verifiedBy: string[] } {
+/**
+ * `strict` (for a log's own fsck, where every key that signs is known): a signature line by a key
+ * we do not hold is an alteration, not an ignorable co-signature.
+ */
+export function verifyNote(noteText: string, verifiers: NoteVerifier[], opts: { strict?: boolean } = {}): { text: string; verifiedBy: string[] } {
   const known = new Map<string, NoteVerifier>();
   for (const v of verifiers) {
     const label = keyLabel(v.name, v.keyId);
@@ -148,7 +152,10 @@ export function verifyNote(noteText: string, verifiers: NoteVerifier[]): { text:
   for (const sig of signatures) {
     const label = keyLabel(sig.name, sig.keyId);
     const v = known.get(label);
-    if (!v) continue;
+    if (!v) {
+      if (opts.strict) throw new VerificationError('ERR_VERIFY_NOTE', `signature line by ${label}, which is not one of this log's keys: the note was altered`);
+      continue;
+    }
     if (!v.verify(msg, sig.signature)) {
       throw new VerificationError('ERR_VERIFY_NOTE', `signature by known key ${label} does not verify; note rejected`);
     }

@@ -103,7 +103,7 @@ function checkCheckpoint(c: StoredCheckpoint, root: Uint8Array, opts: VerifyLogO
   const at = c.size;
   if (!bytesEqual(c.root, root)) add({ kind: 'checkpoint', checkpoint: at, code: 'ERR_VERIFY_CHECKPOINT', message: `checkpoint ${at}: stored root differs from the root of the first ${at} entries` });
   try {
-    const cp = openCheckpoint(c.note, opts.verifiers);
+    const cp = openCheckpoint(c.note, opts.verifiers, { strict: true });
     if (cp.origin !== opts.origin) add({ kind: 'checkpoint', checkpoint: at, code: 'ERR_VERIFY_CHECKPOINT', message: `checkpoint ${at}: signed for origin ${JSON.stringify(cp.origin)}` });
     if (cp.size !== at) add({ kind: 'checkpoint', checkpoint: at, code: 'ERR_VERIFY_CHECKPOINT', message: `checkpoint ${at}: signed note says size ${cp.size}` });
     if (!bytesEqual(cp.root, root)) add({ kind: 'checkpoint', checkpoint: at, code: 'ERR_VERIFY_CHECKPOINT', message: `checkpoint ${at}: signed root differs from the root of the first ${at} entries` });

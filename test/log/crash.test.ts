@@ -2,22 +2,28 @@
 // repeat. Every acknowledged append must survive at the seq it was acknowledged with, seqs stay
 // dense (0..n-1), none is reused, the start-up root check passes and fsck is clean.
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { decodeEntry, openCheckpoint, verifyInclusion, verifyLog, inclusionProof } from '../../src/log/index.js';
+import { fromHex, toHex } from '../../src/canonical/index.js';
+import { decodeEntry, hashLeaf, openCheckpoint, verifyInclusion, verifyLog } from '../../src/log/index.js';
 import { initDataDir, openDataDir } from '../../src/store/node.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CHILD = fileURLToPath(new URL('./_crash-child.ts', import.meta.url));
 const ROUNDS = 5;
 
+/** One acknowledged append: the receipt the child was handed (the note by its digest). */
 interface Ack {
   seq: number;
   id: string;
   size: number;
+  leaf: string;
+  proof: Uint8Array[];
+  noteDigest: string;
 }
 
 /** Run one child until SIGKILL `delayMs` after its first acknowledged append; return what it acknowledged. */
@@ -34,8 +40,8 @@ function runUntilKilled(dir: string, round: number, delayMs: number): Promise<{ 
       const lines = buffered.split('\n');
       buffered = lines.pop()!; // a line cut by the kill was never acknowledged to anyone
       for (const line of lines) {
-        const [seq, id, size] = line.split(' ');
-        acks.push({ seq: Number(seq), id, size: Number(size) });
+        const [seq, id, size, leaf, proof, noteDigest] = line.split(' ');
+        acks.push({ seq: Number(seq), id, size: Number(size), leaf, proof: proof ? proof.split(',').map(fromHex) : [], noteDigest });
         // Count from the first acknowledgement, so every kill lands with batches in flight.
         timer ??= setTimeout(() => child.kill('SIGKILL'), delayMs);
       }
@@ -85,13 +91,16 @@ describe('kill -9 under load', () => {
         expect(ids.slice(0, before.length), `${where}: committed entries changed`).toEqual(before);
         for (const [seq, id] of acked) expect(ids[seq], `${where}: acknowledged seq ${seq}`).toBe(id);
 
-        // Each acknowledged receipt still verifies: its checkpoint is stored and signed, its proof holds.
-        const opened = new Map<number, Uint8Array>();
+        // Every receipt handed out before the kill still verifies against what was stored: its
+        // checkpoint note is the stored one for its size, signed, and its proof links the entry.
+        const roots = new Map<number, Uint8Array>();
         for (const a of run.acks) {
-          let root = opened.get(a.size);
-          if (!root) opened.set(a.size, (root = openCheckpoint(store.checkpointAt(a.size)!.note, dd.verifiers).root));
-          const leaf = store.entry(a.seq)!.leaf;
-          expect(verifyInclusion(a.seq, a.size, leaf, inclusionProof(a.seq, a.size, store), root), `${where}: receipt of seq ${a.seq}`).toBe(true);
+          const stored = store.checkpointAt(a.size);
+          expect(stored && createHash('sha256').update(stored.note).digest('hex'), `${where}: checkpoint ${a.size} of seq ${a.seq}`).toBe(a.noteDigest);
+          let root = roots.get(a.size);
+          if (!root) roots.set(a.size, (root = openCheckpoint(stored!.note, dd.verifiers).root));
+          expect(toHex(hashLeaf(store.entry(a.seq)!.bytes)), `${where}: leaf of seq ${a.seq}`).toBe(a.leaf);
+          expect(verifyInclusion(a.seq, a.size, fromHex(a.leaf), a.proof, root), `${where}: receipt of seq ${a.seq}`).toBe(true);
         }
         before = ids;
       } finally {

@@ -227,10 +227,14 @@ function tamperedCopy(spot: Spot | undefined): string {
 
 type CliRun = { status: number | null; report?: { ok: boolean; logs: { findings: Finding[] }[] }; stderr: string };
 
-/** `vouch log verify --json` in a child process, as an operator runs it. */
+/**
+ * `vouch log verify --json` in a child process, as an operator runs it. No execFile timeout:
+ * the flip loops hold this event loop for many seconds, and a late-firing timeout would kill
+ * an already finished child and drop its unread output; the test timeout bounds the wait.
+ */
 function runCli(data: string): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, ['bin/vouch.js', 'log', 'verify', '--data', data, '--json'], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 }, (err, stdout, stderr) => {
+    execFile(process.execPath, ['bin/vouch.js', 'log', 'verify', '--data', data, '--json'], { cwd: ROOT, encoding: 'utf8' }, (err, stdout, stderr) => {
       const status = err ? (typeof err.code === 'number' ? err.code : null) : 0;
       if (err && status === null) return reject(err);
       resolve({ status, report: stdout ? JSON.parse(stdout) : undefined, stderr });
@@ -260,8 +264,8 @@ describe('vouch log verify on tampered copies', () => {
   SPOTS.forEach(([name, make], i) => {
     it(`exits 1 and names ${name}`, async () => {
       const r = await runs[i + 1];
-      expect(r.status).toBe(1);
-      expect(r.report?.ok).toBe(false);
+      expect(r.status, r.stderr).toBe(1);
+      expect(r.report?.ok, r.stderr).toBe(false);
       expect(r.report!.logs[0].findings.some(make().target.expect)).toBe(true);
     });
   });

@@ -1,0 +1,126 @@
+// Execution entries over a real log: linked to the allowing decision, drift recorded, and every
+// execution nothing authorized recorded all the same, flagged unauthorized.
+import { afterAll, describe, expect, it } from 'vitest';
+import { canonicalBytes, digestJson, fromBase64, utf8 } from '../../src/canonical/index.js';
+import { decide } from '../../src/decide.js';
+import { parseDriftConfig, recordExecution } from '../../src/execution/index.js';
+import { verifyReceipt } from '../../src/receipt/index.js';
+import { mutator } from '../interceptors/chain-kit.js';
+import { EMPTY_POLICY, keys, T, testLog } from './_log.js';
+
+const log = testLog();
+afterAll(() => log.close());
+
+const payload = { name: 'send_email', arguments: { to: 'alice@example.test', subject: 'hi', requestId: 'r1' } };
+const ctx = { time: T, tenant: 'acme', principal: 'agent-1', sessionId: 's1', traceId: 't1' };
+
+async function allow(p: unknown = payload, context: Record<string, unknown> = ctx) {
+  return decide({ event: 'tools/call', phase: 'request', payload: p, context: context as never }, { policy: EMPTY_POLICY, log });
+}
+
+const report = (authorization: number | null, executed: unknown, more: Record<string, unknown> = {}) =>
+  recordExecution({ log, authorization, executed, time: T, tenant: 'acme', principal: 'agent-1', caller: 'app', session: 's1', ...more });
+
+const entryOf = (receipt: { entry: string }) => JSON.parse(utf8.decode(fromBase64(receipt.entry)));
+
+describe('recordExecution', () => {
+  it('links to the allowing decision; identical parameters: no drift, no flags; a receipt that verifies', async () => {
+    const d = await allow();
+    const out = await report(d.appended.seq, structuredClone(payload), { resultDigest: digestJson({ ok: true }) });
+    expect(out.flags).toEqual([]);
+    expect(out.drift).toMatchObject({ severity: 'none', count: 0, items: [] });
+    const e = entryOf(out.receipt);
+    expect(e).toMatchObject({
+      type: 'execution', tenant: 'acme', principal: 'agent-1', caller: 'app', session: 's1', event: 'tools/call',
+      authorization: d.appended.seq, intent: { digest: d.intentDigest }, executed: { digest: digestJson(payload) },
+      result: { digest: digestJson({ ok: true }) }, drift: { severity: 'none', count: 0, items: [] }, flags: [],
+    });
+    expect(e.seq).toBe(out.seq);
+    expect(verifyReceipt(out.receipt, { verifiers: keys.verifiers }).ok).toBe(true);
+    // The executed parameters are kept by digest, like every payload.
+    expect(await log.payload(digestJson(payload))).toEqual(canonicalBytes(payload));
+  });
+
+  it('records drift with paths and classes, and flags critical drift', async () => {
+    const d = await allow();
+    const executed = { name: 'send_email', arguments: { to: 'mallory@evil.test', subject: 'hi', requestId: 'r2', bcc: 'x@evil.test' } };
+    const out = await report(d.appended.seq, executed);
+    expect(out.flags).toEqual(['drift-critical']);
+    expect(out.drift!.items).toEqual([
+      { path: '/arguments/bcc', op: 'add', severity: 'critical' },
+      { path: '/arguments/requestId', op: 'replace', severity: 'benign' },
+      { path: '/arguments/to', op: 'replace', severity: 'critical' },
+    ]);
+    expect(entryOf(out.receipt).drift).toEqual({ severity: 'critical', count: 3, items: out.drift!.items });
+  });
+
+  it('uses the configured drift rules', async () => {
+    const d = await allow();
+    const rules = parseDriftConfig({ rules: [{ pattern: '/arguments/subject', severity: 'benign' }], default: 'critical' });
+    const out = await report(d.appended.seq, { ...payload, arguments: { ...payload.arguments, subject: 'hello' } }, { drift: rules });
+    expect(out.drift!.severity).toBe('benign');
+    expect(out.flags).toEqual([]);
+  });
+
+  it('compares with the intent as authorized (after mutation), not the raw input', async () => {
+    const redact = mutator('redact', (p) => {
+      const o = p as { arguments: { text: string } };
+      return { modified: true, payload: { ...o, arguments: { text: o.arguments.text.replace(/\d/g, '#') } } };
+    });
+    const policy = { ...EMPTY_POLICY, interceptors: [redact] };
+    const d = await decide({ event: 'tools/call', phase: 'request', payload: { name: 'echo', arguments: { text: 'call 555' } }, context: ctx }, { policy, log });
+    expect(d.intentDigest).not.toBe(d.inputDigest);
+    // Running the raw input is drift from what was authorized; running the intent is not.
+    const raw = await report(d.appended.seq, { name: 'echo', arguments: { text: 'call 555' } });
+    expect(raw.drift!.items).toEqual([{ path: '/arguments/text', op: 'replace', severity: 'suspicious' }]);
+    const asAuthorized = await report(d.appended.seq, { name: 'echo', arguments: { text: 'call ###' } });
+    expect(asAuthorized.drift!.count).toBe(0);
+    expect(entryOf(asAuthorized.receipt).intent).toEqual({ digest: d.intentDigest });
+  });
+
+  it('flags a different principal and a different session', async () => {
+    const d = await allow();
+    const out = await report(d.appended.seq, payload, { principal: 'agent-2', session: 's9' });
+    expect(out.flags).toEqual(['principal-mismatch', 'session-mismatch']);
+  });
+
+  it('keeps authorizing after the intent payload was erased, but cannot compute drift', async () => {
+    const d = await allow({ name: 'erase-me', arguments: { n: 1 } });
+    expect(await log.erasePayload(d.intentDigest!)).toBe(true);
+    const out = await report(d.appended.seq, { name: 'erase-me', arguments: { n: 2 } });
+    expect(out.flags).toEqual(['intent-erased']);
+    expect(out.drift).toBeNull();
+    expect(entryOf(out.receipt).authorization).toBe(d.appended.seq);
+  });
+
+  describe('no authorization: recorded, flagged unauthorized, never dropped', () => {
+    const cases: [string, () => Promise<number | null>, RegExp][] = [
+      ['no seq at all', async () => null, /no authorization named/],
+      ['an unknown seq', async () => 1_000_000, /no entry 1000000/],
+      ['a deny', async () => (await decide({ event: 'tools/call', phase: 'request', payload, context: ctx, guards: [{ name: 'test', record: {}, deny: 'no' }] }, { policy: EMPTY_POLICY, log })).appended.seq, /was a deny/],
+      ['a response-phase decision', async () => (await decide({ event: 'tools/call', phase: 'response', payload: { content: [] }, context: ctx }, { policy: EMPTY_POLICY, log })).appended.seq, /response-phase/],
+      ['another tenant\'s decision', async () => (await allow(payload, { ...ctx, tenant: 'globex' })).appended.seq, /another tenant/],
+      ['an entry that is not a decision', async () => (await log.append({ type: 'policy', time: T, action: 'activate' })).seq, /policy entry, not a decision/],
+    ];
+    for (const [name, seqOf, reason] of cases) {
+      it(name, async () => {
+        const seq = await seqOf();
+        const before = await log.size();
+        const out = await report(seq, payload);
+        expect(await log.size()).toBe(before + 1);
+        expect(out.flags).toEqual(['unauthorized']);
+        expect(out.drift).toBeNull();
+        const e = entryOf(out.receipt);
+        expect(e).toMatchObject({ type: 'execution', authorization: null, intent: null, drift: null, flags: ['unauthorized'], claimed: { authorization: seq } });
+        expect(e.claimed.reason).toMatch(reason);
+        expect(verifyReceipt(out.receipt, { verifiers: keys.verifiers }).ok).toBe(true);
+      });
+    }
+  });
+
+  it('rejects executed parameters JCS cannot represent (nothing written)', async () => {
+    const before = await log.size();
+    await expect(report(null, { n: Number.NaN })).rejects.toMatchObject({ code: expect.stringMatching(/^ERR_/) });
+    expect(await log.size()).toBe(before);
+  });
+});

@@ -1,0 +1,71 @@
+// A newer checkpoint must extend the receipt's: honest growth verifies; a second root signed for
+// the same size, or a proof that does not verify, fails and keeps both notes as evidence.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signCheckpoint } from '../../src/log/index.js';
+import { parseNewerCheckpoint, verifyReceiptFully, type Receipt } from '../../src/receipt/index.js';
+import { keys, ORIGIN } from '../execution/_log.js';
+import { logWithReceipts } from './_receipts.js';
+
+let l: Awaited<ReturnType<typeof logWithReceipts>>;
+let receipt: Receipt; // entry 1 at the checkpoint of size 3
+const trust = { vkeys: keys.verifiers, jwks: [] };
+const run = (text: string) => verifyReceiptFully({ receipt, trust, newer: parseNewerCheckpoint(text) });
+const failing = (r: ReturnType<typeof run>) => r.checks.filter((c) => !c.ok).map((c) => c.name);
+
+beforeAll(async () => {
+  l = await logWithReceipts(6);
+  receipt = await l.receipt(1, 3);
+});
+afterAll(() => l.log.close());
+
+describe('--checkpoint NEWER', () => {
+  it('accepts an honest newer checkpoint with its consistency proof', async () => {
+    const r = run(JSON.stringify(await l.consistency(3, 6)));
+    expect(failing(r)).toEqual([]);
+    expect(r.checks.map((c) => c.name)).toContain('consistency');
+    expect(r.evidence).toBeUndefined();
+  });
+
+  it('accepts the same checkpoint as a bare note', () => {
+    const r = run(receipt.checkpoint);
+    expect(r.ok).toBe(true);
+  });
+
+  it('a forged checkpoint of the same size with another root: a fork, both notes kept as evidence', async () => {
+    const forged = await signCheckpoint({ origin: ORIGIN, size: 3, root: new Uint8Array(32).fill(9), extensions: [] }, keys.signers);
+    for (const text of [forged, JSON.stringify({ from: 3, to: 3, proof: [], checkpoint: forged })]) {
+      const r = run(text);
+      expect(failing(r)).toEqual(['consistency']);
+      expect(r.evidence).toEqual({ reason: expect.stringMatching(/two different roots were signed for size 3/), older: receipt.checkpoint, newer: forged });
+    }
+  });
+
+  it('a newer checkpoint whose proof does not verify (a rewritten log): evidence', async () => {
+    const honest = await l.consistency(3, 6);
+    const rewritten = await signCheckpoint({ origin: ORIGIN, size: 6, root: new Uint8Array(32).fill(7), extensions: [] }, keys.signers);
+    const r = run(JSON.stringify({ ...honest, checkpoint: rewritten }));
+    expect(failing(r)).toEqual(['consistency']);
+    expect(r.evidence?.newer).toBe(rewritten);
+    const badProof = run(JSON.stringify({ ...honest, proof: honest.proof.map((h: string) => h.replace(/^./, (c) => (c === '0' ? '1' : '0'))) }));
+    expect(failing(badProof)).toEqual(['consistency']);
+    expect(badProof.evidence).toBeDefined();
+  });
+
+  it('no evidence from what proves nothing: an unsigned note, a proof from another size, a bare note of another size', async () => {
+    const other = await signCheckpoint({ origin: ORIGIN, size: 3, root: new Uint8Array(32).fill(9), extensions: [] }, [{ ...keys.signers[0], name: 'intruder' }]);
+    const unsigned = run(other);
+    expect(failing(unsigned)).toEqual(['newer-checkpoint']);
+    expect(unsigned.evidence).toBeUndefined();
+    const wrongFrom = run(JSON.stringify(await l.consistency(2, 6)));
+    expect(wrongFrom.checks.find((c) => !c.ok)?.detail).toMatch(/starts at size 2.*\?from=3/);
+    expect(wrongFrom.evidence).toBeUndefined();
+    const bare = run((await l.log.checkpointAt(6))!.note);
+    expect(bare.checks.find((c) => !c.ok)?.detail).toMatch(/need a consistency proof/);
+    expect(bare.evidence).toBeUndefined();
+  });
+
+  it('rejects a malformed consistency file as input', () => {
+    expect(() => parseNewerCheckpoint('{"proof": "x"}')).toThrow(expect.objectContaining({ code: 'ERR_INPUT', issues: [expect.objectContaining({ path: '/checkpoint' }), expect.objectContaining({ path: '/proof' })] }));
+    expect(() => parseNewerCheckpoint('{')).toThrow(expect.objectContaining({ code: 'ERR_JSON_PARSE' }));
+  });
+});
