@@ -2,8 +2,8 @@
 // Each tenant reads only its own log: the tenant comes from the token, never from the URL.
 import type { Context, Hono } from 'hono';
 import { parseDigest, toHex, utf8 } from '../canonical/index.js';
-import { decide } from '../decide.js';
 import { InputError, VouchError } from '../errors.js';
+import { decideParams } from '../mcp/decide-params.js';
 import { parseExecuteChainParams } from '../mcp/params.js';
 import { hashLeaf } from '../log/index.js';
 import { buildReceipt } from '../receipt/index.js';
@@ -39,36 +39,15 @@ export function registerRestRoutes(app: Hono<Env>, rc: RestContext): void {
     const t0 = deps.clock.monotonic();
     const p = parseExecuteChainParams(await readJsonBody(c.req.raw, limits.bodyBytes));
     const [log, policy] = await Promise.all([deps.logs(caller.tenant), deps.policy(caller.tenant)]);
-    if (p.interceptors) {
-      const unknown = p.interceptors.filter((n) => !policy.interceptors.some((i) => i.descriptor.name === n));
-      if (unknown.length) throw new VouchError('ERR_UNKNOWN_INTERCEPTOR', `unknown interceptor(s): ${unknown.join(', ')}`);
-    }
-    const signature = c.req.header('x-vouch-caller-signature');
-    const pre = await rc.precheck?.(caller, log, policy, { event: p.event, phase: p.phase, payload: p.payload, meta: p.meta, sessionId: p.context?.sessionId, traceId: p.context?.traceId, ...(signature !== undefined && { callerSignatureHeader: signature }) });
-    const outcome = await decide(
-      {
-        event: p.event,
-        phase: p.phase,
-        payload: p.payload,
-        only: p.interceptors,
-        context: {
-          time: deps.clock.now().toISOString(),
-          tenant: caller.tenant,
-          principal: p.context?.principal ?? caller.principal,
-          roles: caller.roles,
-          sessionId: p.context?.sessionId,
-          traceId: p.context?.traceId,
-          server: p.context?.server,
-        },
-        extra: { caller: caller.principal, ...pre?.extra },
-        guards: pre?.guards,
-        attachments: pre?.attachments,
-      },
-      { policy, log, clock: deps.clock },
-    );
+    const { outcome, receipt } = await decideParams(p, caller, {
+      policy,
+      log,
+      now: deps.clock.now,
+      clock: deps.clock,
+      precheck: rc.precheck && ((req) => rc.precheck!(caller, log, policy, req)),
+      callerSignatureHeader: c.req.header('x-vouch-caller-signature'),
+    });
     metrics.decision(outcome.effect, deps.clock.monotonic() - t0);
-    pre?.after({ effect: outcome.effect, seq: outcome.appended.seq });
-    const receipt = pre?.callerSignature ? { ...outcome.receipt, callerSignature: pre.callerSignature } : outcome.receipt;
     return c.json({ effect: outcome.effect, seq: outcome.appended.seq, chain: outcome.chain, finalPayload: outcome.finalPayload, receipt });
   });
 

@@ -5,13 +5,13 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { canonicalBytes, toBase64 } from '../canonical/index.js';
-import { decide, directionOf, VOUCH_ENGINE_VERSION, type ActivePolicy, type DecisionOutcome, type LogWriter } from '../decide.js';
+import { directionOf, VOUCH_ENGINE_VERSION, type ActivePolicy, type DecisionOutcome, type LogWriter } from '../decide.js';
 import { VouchError, codeOf, publicMessage } from '../errors.js';
 import { invokeInterceptor } from '../interceptors/invoke.js';
 import { listInterceptors } from '../interceptors/list.js';
-import type { Json } from '../interceptors/types.js';
 import type { Precheck, PrecheckRequest } from '../execution/index.js';
 import { JSONRPC, rpcCodeOf } from '../http/errors.js';
+import { decideParams } from './decide-params.js';
 import { parseExecuteChainParams, parseInvokeParams, parseListParams } from './params.js';
 
 export const INTERCEPTORS_EXTENSION = 'io.modelcontextprotocol/interceptors';
@@ -94,38 +94,8 @@ export function createInterceptorServer(session: InterceptorSession): Server {
   server.setRequestHandler(anyParams('interceptor/executeChain'), (req) =>
     rpc(async () => {
       const p = parseExecuteChainParams(req.params);
-      if (p.interceptors) {
-        const unknown = p.interceptors.filter((n) => !policy.interceptors.some((i) => i.descriptor.name === n));
-        if (unknown.length) throw new VouchError('ERR_UNKNOWN_INTERCEPTOR', `unknown interceptor(s): ${unknown.map((n) => JSON.stringify(n)).join(', ')}`);
-      }
-      const extra: Record<string, Json> = { caller: session.principal };
-      if (p.timeoutMs !== undefined) extra.timeoutMs = p.timeoutMs; // it shapes the decision, so replay needs it
-      const pre = session.precheck && (await session.precheck({ event: p.event, phase: p.phase, payload: p.payload, meta: p.meta, sessionId: p.context?.sessionId, traceId: p.context?.traceId }));
-      if (pre) Object.assign(extra, pre.extra);
-      const outcome = await decide(
-        {
-          event: p.event,
-          phase: p.phase,
-          payload: p.payload,
-          only: p.interceptors,
-          context: {
-            time: session.now().toISOString(),
-            tenant: session.tenant,
-            principal: p.context?.principal ?? session.principal,
-            roles: session.roles,
-            sessionId: p.context?.sessionId,
-            traceId: p.context?.traceId,
-            server: p.context?.server,
-          },
-          extra,
-          guards: pre?.guards,
-          attachments: pre?.attachments,
-        },
-        { policy: p.timeoutMs ? { ...policy, options: { ...policy.options, chainTimeoutMs: Math.min(p.timeoutMs, policy.options.chainTimeoutMs ?? p.timeoutMs) } } : policy, log: session.log, clock: session.clock },
-      );
+      const { outcome, receipt } = await decideParams(p, session, { policy, log: session.log, now: session.now, clock: session.clock, precheck: session.precheck });
       session.onDecision?.(outcome);
-      pre?.after({ effect: outcome.effect, seq: outcome.appended.seq });
-      const receipt = pre?.callerSignature ? { ...outcome.receipt, callerSignature: pre.callerSignature } : outcome.receipt;
       return { ...outcome.chain, _meta: { [RECEIPT_META]: receipt, 'io.vouch/seq': outcome.appended.seq, 'io.vouch/direction': directionOf(policy, p.phase) } } as never;
     }),
   );

@@ -1,6 +1,6 @@
-// The one file that imports @cedar-policy/cedar-wasm. The `nodejs` entry loads the wasm
-// synchronously with node:fs; a Workers or browser build swaps this file for one over the
-// `web` entry (async init), keeping the same exports.
+// The one file of the core that imports @cedar-policy/cedar-wasm. The `nodejs` entry loads the
+// wasm synchronously with node:fs; the Workers build aliases that entry to src/worker/cedar-web.ts
+// (the `web` entry, initialized from the bundled wasm module), so this file runs unchanged there.
 import * as cedar from '@cedar-policy/cedar-wasm/nodejs';
 import type { Json } from '../interceptors/types.js';
 

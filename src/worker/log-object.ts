@@ -1,0 +1,171 @@
+// VouchLog: the Durable Object that is the single writer of one tenant's log. It holds the
+// SQLite store and the group-commit Appender (with the signing key from the secret), and answers
+// the LogPort operations over RPC. Every method returns an RpcResult (rpc-result.ts).
+import { DurableObject } from 'cloudflare:workers';
+import { digestBytes, type Digest } from '../canonical/index.js';
+import { StoreError } from '../errors.js';
+import { Appender, type Appended, type Attachment, type EntryBody, type Hash, type NoteSigner, type StoredCheckpoint } from '../log/index.js';
+import { logPortOf, type LogPort } from '../store/log-port.js';
+import { openDurableObjectStore } from '../store/durable-object.js';
+import type { DocumentKind, LogStore } from '../store/port.js';
+import { keyNameOf, originOf, type WorkerEnv } from './env.js';
+import { readNoteSigners } from './keys.js';
+import { WORKER_MIGRATIONS } from './migrations.js';
+import { toResult, type RpcResult } from './rpc-result.js';
+
+/** Entries per `entries` page: bounded so one RPC message stays far below the runtime's limit. */
+export const ENTRY_PAGE = 256;
+const PAGE_BYTES = 4 * 1024 * 1024;
+
+/** What the Worker records when a policy is in force for this log (as Node's recordActivation). */
+export interface Activation {
+  chain: Digest;
+  policySet: Digest;
+  /** Canonical bytes of the resolved config document and of the policy source. */
+  chainBytes: Uint8Array;
+  policyBytes: Uint8Array;
+  engines: Record<string, string>;
+  /** Decision time of the `policy` entry, chosen by the Worker (the object reads no clock). */
+  time: string;
+}
+
+/** The object's RPC surface, as the Worker's stub sees it. */
+export interface LogObjectRpc {
+  activate(tenant: string, a: Activation): Promise<RpcResult<{ origin: string; appended: boolean }>>;
+  append(tenant: string, body: EntryBody, attachments?: Attachment[]): Promise<RpcResult<Appended>>;
+  size(tenant: string): Promise<RpcResult<number>>;
+  entry(tenant: string, seq: number): Promise<RpcResult<Uint8Array | undefined>>;
+  latestCheckpoint(tenant: string): Promise<RpcResult<StoredCheckpoint | undefined>>;
+  checkpointAt(tenant: string, size: number): Promise<RpcResult<StoredCheckpoint | undefined>>;
+  inclusionProof(tenant: string, seq: number, size: number): Promise<RpcResult<Hash[]>>;
+  consistencyProof(tenant: string, size1: number, size2: number): Promise<RpcResult<Hash[]>>;
+  payload(tenant: string, digest: Digest): Promise<RpcResult<Uint8Array | undefined>>;
+  erasePayload(tenant: string, digest: Digest): Promise<RpcResult<boolean>>;
+  document(tenant: string, digest: Digest): Promise<RpcResult<{ kind: DocumentKind; bytes: Uint8Array } | undefined>>;
+  putDocument(tenant: string, kind: DocumentKind, digest: Digest, bytes: Uint8Array): Promise<RpcResult<void>>;
+  /** Entries [from, min(to, from + ENTRY_PAGE)), fewer if the page grows past a few MiB. */
+  entries(tenant: string, from: number, to: number): Promise<RpcResult<{ seq: number; bytes: Uint8Array }[]>>;
+}
+
+/**
+ * Sign after yielding once to the event loop. Signing is synchronous CPU work in the object, so
+ * without a yield no other request could be delivered while a batch is in flight; with it, the
+ * appends that arrive meanwhile queue up and the next batch (one signature) covers them all.
+ */
+function yieldingSigner(s: NoteSigner): NoteSigner {
+  return {
+    ...s,
+    sign: async (m) => {
+      await new Promise((r) => setTimeout(r, 0));
+      return s.sign(m);
+    },
+  };
+}
+
+interface OpenLog {
+  tenant: string;
+  store: LogStore;
+  port: LogPort;
+}
+
+export class VouchLog extends DurableObject<WorkerEnv> implements LogObjectRpc {
+  private open: OpenLog | undefined;
+  /** Activations run one after another: the meta check and the append must not interleave. */
+  private activating: Promise<unknown> = Promise.resolve();
+
+  /** The tenant's log, opened on first use: migrations, origin check, tree recomputed before any signing. */
+  private log(tenant: string): OpenLog {
+    if (this.open) {
+      if (this.open.tenant !== tenant) throw new StoreError('ERR_STORE_INCONSISTENT', `this log object belongs to tenant ${this.open.tenant}, not ${tenant}`);
+      return this.open;
+    }
+    const origin = originOf(keyNameOf(this.env), tenant);
+    const store = openDurableObjectStore(this.ctx.storage, WORKER_MIGRATIONS);
+    const recorded = store.meta('origin');
+    if (recorded === undefined) store.setMeta('origin', origin);
+    else if (recorded !== origin) throw new StoreError('ERR_STORE_INCONSISTENT', `log object was created for origin ${recorded}, not ${origin}`);
+    const signers = readNoteSigners(this.env);
+    const appender = Appender.open({ origin, storage: store, signers: [yieldingSigner(signers[0]), ...signers.slice(1)] });
+    this.open = { tenant, store, port: logPortOf(origin, store, appender) };
+    return this.open;
+  }
+
+  activate(tenant: string, a: Activation): Promise<RpcResult<{ origin: string; appended: boolean }>> {
+    const run = this.activating.then(() =>
+      toResult(async () => {
+        const { store, port } = this.log(tenant);
+        // The documents are stored under their digests: refuse bytes that do not match.
+        if (digestBytes(a.chainBytes) !== a.chain || digestBytes(a.policyBytes) !== a.policySet) {
+          throw new StoreError('ERR_STORE_INCONSISTENT', 'activation documents do not match their digests');
+        }
+        await port.putDocument('chain', a.chain, a.chainBytes);
+        await port.putDocument('policy', a.policySet, a.policyBytes);
+        const current = `${a.chain} ${a.policySet}`;
+        if (store.meta('policy.active') === current) return { origin: port.origin, appended: false };
+        await port.append({ type: 'policy', time: a.time, chain: a.chain, policySet: a.policySet, engines: a.engines, action: 'activate' });
+        store.setMeta('policy.active', current);
+        return { origin: port.origin, appended: true };
+      }),
+    );
+    this.activating = run;
+    return run;
+  }
+
+  append(tenant: string, body: EntryBody, attachments: Attachment[] = []): Promise<RpcResult<Appended>> {
+    return toResult(() => this.log(tenant).port.append(body, attachments));
+  }
+
+  size(tenant: string) {
+    return toResult(() => this.log(tenant).port.size());
+  }
+
+  entry(tenant: string, seq: number) {
+    return toResult(() => this.log(tenant).port.entry(seq));
+  }
+
+  latestCheckpoint(tenant: string) {
+    return toResult(() => this.log(tenant).port.latestCheckpoint());
+  }
+
+  checkpointAt(tenant: string, size: number) {
+    return toResult(() => this.log(tenant).port.checkpointAt(size));
+  }
+
+  inclusionProof(tenant: string, seq: number, size: number) {
+    return toResult(() => this.log(tenant).port.inclusionProof(seq, size));
+  }
+
+  consistencyProof(tenant: string, size1: number, size2: number) {
+    return toResult(() => this.log(tenant).port.consistencyProof(size1, size2));
+  }
+
+  payload(tenant: string, digest: Digest) {
+    return toResult(() => this.log(tenant).port.payload(digest));
+  }
+
+  erasePayload(tenant: string, digest: Digest) {
+    return toResult(() => this.log(tenant).port.erasePayload(digest));
+  }
+
+  document(tenant: string, digest: Digest) {
+    return toResult(() => this.log(tenant).port.document(digest));
+  }
+
+  putDocument(tenant: string, kind: DocumentKind, digest: Digest, bytes: Uint8Array) {
+    return toResult(() => this.log(tenant).port.putDocument(kind, digest, bytes));
+  }
+
+  entries(tenant: string, from: number, to: number) {
+    return toResult(() => {
+      const { store } = this.log(tenant);
+      const page: { seq: number; bytes: Uint8Array }[] = [];
+      let bytes = 0;
+      for (const e of store.entries(from, Math.min(to, from + ENTRY_PAGE))) {
+        page.push({ seq: e.seq, bytes: e.bytes });
+        bytes += e.bytes.length;
+        if (bytes >= PAGE_BYTES) break;
+      }
+      return page;
+    });
+  }
+}

@@ -1,0 +1,13 @@
+// The SQL migrations, bundled as text (wrangler.toml rule: migrations/*.sql as Text), in the same
+// order Node reads them from disk. test/workers/migrations.test.ts checks this list against the
+// migrations/ directory, so a new migration cannot be left out of the Worker.
+import m0001 from '../../migrations/0001_log.sql';
+import m0002 from '../../migrations/0002_payloads.sql';
+import { orderMigrations, type Migration } from '../store/migrations.js';
+
+export const WORKER_MIGRATION_FILES: readonly string[] = ['0001_log.sql', '0002_payloads.sql'];
+
+export const WORKER_MIGRATIONS: Migration[] = orderMigrations([
+  { file: '0001_log.sql', sql: m0001 },
+  { file: '0002_payloads.sql', sql: m0002 },
+]);
