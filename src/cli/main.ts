@@ -4,16 +4,28 @@ import { describeError, EXIT, exitCodeFor, processIo, UsageError, type Io } from
 type Command = { help: string; run(argv: string[], io: Io): Promise<number> };
 
 const COMMANDS: Record<string, () => Promise<Command>> = {
+  gateway: () => import('./commands/gateway.js'),
   init: () => import('./commands/init.js'),
   log: () => import('./commands/log.js'),
   serve: () => import('./commands/serve.js'),
+  replay: () => import('./commands/replay.js'),
+  export: () => import('./commands/export.js'),
+  policy: () => import('./commands/policy.js'),
+  payload: () => import('./commands/payload.js'),
+  'verify-bundle': () => import('./commands/verify-bundle.js'),
   verify: () => import('./commands/verify.js'),
 };
 
 const SUMMARY: [string, string][] = [
   ['serve', 'run the enforcement service (MCP interceptor endpoint + REST API)'],
+  ['gateway', 'stand between an MCP client and an MCP server: one policy, every message signed'],
   ['init', 'create keys, the data directory and an example config'],
   ['log verify|tail', 'check every entry, node, checkpoint and signature; show the newest entries'],
+  ['replay', 're-run stored decisions and compare byte for byte; --policy FILE: what-if'],
+  ['export -o PATH', 'write an audit bundle (directory or .tar.gz) of a range of the log'],
+  ['verify BUNDLE', 'check an audit bundle offline: signatures, leaves, links, root, replay'],
+  ['policy activate FILE', 'store and pin a new chain config (stopped data dir; POST /v1/policy live)'],
+  ['payload erase DIGEST', 'erase a payload, record the erasure; proofs stay valid'],
   ['verify RECEIPT', 'check a receipt offline against a trusted key (and a newer checkpoint, a caller key)'],
 ];
 

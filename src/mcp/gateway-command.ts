@@ -41,7 +41,7 @@ export function splitCommand(text: string): string[] {
 
 // Launchers whose own name says nothing about the server they start.
 const LAUNCHERS = new Set(['node', 'nodejs', 'npx', 'npm', 'pnpm', 'pnpx', 'yarn', 'bun', 'bunx', 'deno', 'python', 'python3', 'uv', 'uvx', 'pipx', 'docker', 'podman', 'tsx', 'env', 'exec', 'run', 'dlx']);
-const GENERIC = new Set(['index', 'main', 'server', 'cli', 'dist', 'build', 'bin', 'src', 'lib', 'mcp', 'sse', 'app']);
+const GENERIC = new Set(['index', 'main', 'server', 'cli', 'dist', 'build', 'bin', 'src', 'lib', 'mcp', 'sse', 'app', 'api', 'www', 'v1', 'v2']);
 
 function clean(name: string): string | undefined {
   const n = name.toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^[-._]+|[-._]+$/g, '');
@@ -73,7 +73,7 @@ export function serverNameOfCommand(words: string[]): string {
   return 'upstream';
 }
 
-/** From a URL: a telling path segment (not `mcp`, `sse`), else the host's first label. */
+/** From a URL: a telling path segment (not `mcp`, `sse`), else the host's first telling label. */
 export function serverNameOfUrl(url: string): string {
   let u: URL;
   try {
@@ -89,5 +89,6 @@ export function serverNameOfUrl(url: string): string {
   }
   const host = u.hostname.replace(/^\[|\]$/g, '');
   if (/^[\d.]+$/.test(host) || host.includes(':') || host === 'localhost') return clean(`${host === 'localhost' ? 'localhost' : 'local'}-${u.port || (u.protocol === 'https:' ? '443' : '80')}`) ?? 'upstream';
-  return clean(host.split('.')[0]) ?? 'upstream';
+  const labels = host.split('.').slice(0, -1); // not the top-level domain
+  return clean(labels.find((l) => !GENERIC.has(l.toLowerCase())) ?? host) ?? 'upstream';
 }

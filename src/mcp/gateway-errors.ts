@@ -40,8 +40,8 @@ const SDK_PREFIX = /^MCP error -?\d+: /;
 
 /**
  * What the peer's failure means to the caller. A JSON-RPC error the peer answered is relayed with
- * its code, message and data; a closed connection, a timeout or an invalid answer get a clear
- * gateway error. `after` says where the call stood: it may have run before the peer went away.
+ * its code and message (its data under `upstream`); a closed connection, a timeout or an invalid
+ * answer get a clear gateway error. A call cut off in flight may have run: the message says so.
  */
 export function peerError(peer: string, e: unknown, timeoutMs: number): GatewayError {
   if (e instanceof GatewayError) return e;

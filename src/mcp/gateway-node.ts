@@ -5,15 +5,17 @@ import type { IOType } from 'node:child_process';
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { activatePolicy, type Activated } from '../activate.js';
+import { canonicalBytes } from '../canonical/index.js';
+import { InputError, type Issue } from '../errors.js';
 import { systemClock } from '../clock.js';
-import { parseDriftConfig, type DriftRules } from '../execution/drift-rules.js';
+import { parseDriftConfig, type DriftRules } from '../execution/index.js';
 import { defaultConfigPath, recordActivation } from '../http/node-server.js';
 import { createMemoryStateStores } from '../interceptors/builtin/index.js';
 import { loadConfigFile } from '../policy/load-config.js';
 import { logPortOf, type LogPort } from '../store/log-port.js';
 import { initDataDir, openDataDir, type DataDir } from '../store/node.js';
 import { serverNameOfCommand, serverNameOfUrl, splitCommand } from './gateway-command.js';
+import { activateGatewayPolicies, type GatewayPolicies } from './gateway-policy.js';
 import { startGateway, type Gateway } from './gateway.js';
 
 export type UpstreamSpec = { command: string; env?: Record<string, string>; cwd?: string; stderr?: IOType } | { url: string };
@@ -40,7 +42,7 @@ export interface GatewayRuntime {
   tenant: string;
   principal: string;
   dataDir: DataDir;
-  policy: Activated;
+  policies: GatewayPolicies;
   log: LogPort;
   drift: DriftRules;
   /** A fresh transport to the upstream (a new child process for a command). */
@@ -52,6 +54,7 @@ export interface GatewayRuntime {
 }
 
 export const DEFAULT_PRINCIPAL = 'local-operator';
+const SERVER_NAME = /^[A-Za-z0-9._:-]{1,128}$/;
 export const DEFAULT_TENANT = 'default';
 
 export function serverNameOf(spec: UpstreamSpec): string {
@@ -66,25 +69,31 @@ export function upstreamTransport(spec: UpstreamSpec): Transport {
 }
 
 export async function openGateway(opts: GatewayRunOptions): Promise<GatewayRuntime> {
-  const serverName = opts.serverName ?? serverNameOf(opts.upstream);
-  if ('url' in opts.upstream) new URL(opts.upstream.url); // a bad URL fails here, before any key is touched
-  else splitCommand(opts.upstream.command);
+  const derived = serverNameOf(opts.upstream); // a bad command or URL fails here, before any key is touched
+  const serverName = opts.serverName ?? derived;
   const tenant = opts.tenant ?? DEFAULT_TENANT;
   const principal = opts.principal ?? DEFAULT_PRINCIPAL;
+  const issues: Issue[] = [];
+  if (!SERVER_NAME.test(serverName)) issues.push({ path: '/serverName', message: 'letters, digits and . _ : - only, 1 to 128 characters' });
+  if (principal.length === 0 || principal.length > 256) issues.push({ path: '/principal', message: 'a non-empty string of at most 256 characters' });
+  if (issues.length) throw new InputError('ERR_INPUT', `bad gateway options: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`, issues);
   initDataDir(opts.data); // first run: keys generated; existing keys are kept
   const dataDir = await openDataDir(opts.data, { thread: opts.thread ?? true, keyName: opts.keyName, monotonic: systemClock.monotonic });
-  let policy: Activated | undefined;
+  let policies: GatewayPolicies | undefined;
   let log: LogPort;
   let drift: DriftRules;
   try {
     const resolved = await loadConfigFile(opts.config ?? defaultConfigPath(opts.data));
     drift = parseDriftConfig(resolved.config.drift);
-    policy = await activatePolicy(resolved, { state: createMemoryStateStores(), remote: 'connect' });
+    policies = await activateGatewayPolicies(resolved, { state: createMemoryStateStores(), remote: 'connect' });
     const t = dataDir.log(tenant);
     log = logPortOf(t.origin, t.store, t.appender);
-    await recordActivation(log, t.store, policy, systemClock.isoNow());
+    await recordActivation(log, t.store, policies.clientToServer, systemClock.isoNow());
+    // The mirror's document, so server-request decisions replay from the log (and go into bundles).
+    const mirror = policies.serverToClient;
+    await log.putDocument('chain', mirror.chainDigest, canonicalBytes(mirror.resolved.resolved));
   } catch (e) {
-    await policy?.close().catch(() => undefined);
+    await policies?.close().catch(() => undefined);
     await dataDir.close();
     throw e;
   }
@@ -96,7 +105,7 @@ export async function openGateway(opts: GatewayRunOptions): Promise<GatewayRunti
     tenant,
     principal,
     dataDir,
-    policy,
+    policies,
     log,
     drift,
     connectUpstream,
@@ -106,7 +115,8 @@ export async function openGateway(opts: GatewayRunOptions): Promise<GatewayRunti
         upstream: s.upstream ?? connectUpstream(),
         downstream,
         serverName,
-        policy: policy!,
+        policy: policies!.clientToServer,
+        serverPolicy: policies!.serverToClient,
         log,
         tenant,
         principal,
@@ -126,7 +136,7 @@ export async function openGateway(opts: GatewayRunOptions): Promise<GatewayRunti
       (closing ??= (async () => {
         await Promise.allSettled([...open].map((g) => g.close()));
         await dataDir.close(); // finishes queued and in-flight batches first
-        await policy!.close();
+        await policies!.close();
       })()),
   };
 }

@@ -18,51 +18,89 @@ export interface HandlerExtra {
   sendNotification(n: { method: string; params?: Rec }): Promise<void>;
 }
 
-export type Capture = (method: string, send: () => Promise<unknown>) => Forwarded;
+/** A transport seen from the gateway: requests captured as they leave, progress as it arrives. */
+export interface Wire {
+  /** Run `send` (which must hand one `method` request to the transport) and capture its params. */
+  capture(method: string, send: () => Promise<unknown>): Forwarded;
+  /** Route progress for a token the SDK put on the wire; returns the release. */
+  onProgress(token: unknown, fn: (p: Progress) => void): () => void;
+}
 
 /**
- * Wrap a transport's send so a request's params can be captured as they leave. Protocol.request
- * hands the message to the transport synchronously, so the capture is exact and per call.
+ * Tap a transport (before the SDK connects it): Protocol.request hands the message to send()
+ * synchronously, so the capture is exact and per call. Progress is read here, before the SDK:
+ * the SDK handles notifications a microtask late, so the last progress of a request that
+ * arrives with its response would otherwise be dropped as an unknown token.
  */
-export function tapRequests(transport: Transport): Capture {
+export function tapWire(transport: Transport): Wire {
   let hook: ((m: JSONRPCMessage) => void) | undefined;
+  const progress = new Map<unknown, (p: Progress) => void>();
   const send = transport.send.bind(transport);
   transport.send = (message, options) => {
     hook?.(message);
     return send(message, options);
   };
-  return (method, fn) => {
-    let wire: Rec | undefined;
-    hook = (m) => {
-      if (wire === undefined && 'method' in m && 'id' in m && m.method === method) wire = (m.params ?? {}) as Rec;
-    };
-    try {
-      const result = fn() as Promise<Rec>;
-      return { wire, result };
-    } finally {
-      hook = undefined;
-    }
+  transport.onmessage = (m) => {
+    if (!('method' in m) || 'id' in m || m.method !== 'notifications/progress') return;
+    const { progressToken, ...p } = (m.params ?? {}) as Rec;
+    progress.get(progressToken)?.(p as Progress);
   };
+  return {
+    capture(method, fn) {
+      let wire: Rec | undefined;
+      hook = (m) => {
+        if (wire === undefined && 'method' in m && 'id' in m && m.method === method) wire = (m.params ?? {}) as Rec;
+      };
+      try {
+        const result = fn() as Promise<Rec>;
+        return { wire, result };
+      } finally {
+        hook = undefined;
+      }
+    },
+    onProgress(token, fn) {
+      progress.set(token, fn);
+      return () => progress.delete(token);
+    },
+  };
+}
+
+/** Benign SDK noise once progress is routed by the tap (see tapWire). */
+export function isLateProgress(e: Error): boolean {
+  return e.message.startsWith('Received a progress notification for an unknown token');
 }
 
 /**
  * The caller's progress token is replaced by the SDK's own on the next hop; progress that comes
  * back is re-keyed to the caller's token and sent on the caller's request.
  */
-function progressRoute(params: Rec, extra: HandlerExtra, onError: (e: unknown) => void): { params: Rec; onprogress?: (p: Progress) => void } {
+function progressRoute(params: Rec, extra: HandlerExtra, onError: (e: unknown) => void): { params: Rec; forward?: (p: Progress) => void } {
   const meta = params._meta as Rec | undefined;
   if (!meta || !('progressToken' in meta)) return { params };
   const { progressToken: token, ...rest } = meta;
   const { _meta: _drop, ...body } = params;
   const out = Object.keys(rest).length ? { ...body, _meta: rest } : body;
-  const onprogress = (p: Progress) => {
+  const forward = (p: Progress) => {
     extra.sendNotification({ method: 'notifications/progress', params: { ...p, progressToken: token } }).catch(onError);
   };
-  return { params: out, onprogress };
+  return { params: out, forward };
+}
+
+/** Send through `wire`, asking the SDK for a progress token when the caller gave one, and route it. */
+function sendRouted(wire: Wire, method: string, params: Rec, extra: HandlerExtra, onError: (e: unknown) => void, request: (params: Rec, onprogress?: () => void) => Promise<unknown>): Forwarded {
+  const route = progressRoute(params, extra, onError);
+  // onprogress (a no-op: the tap forwards) makes the SDK add its token and reset the timeout on progress.
+  const sent = wire.capture(method, () => request(route.params, route.forward && (() => undefined)));
+  const token = (sent.wire?._meta as Rec | undefined)?.progressToken;
+  if (route.forward && token !== undefined) {
+    const release = wire.onProgress(token, route.forward);
+    sent.result.then(release, release);
+  }
+  return sent;
 }
 
 export interface PeerDeps {
-  capture: Capture;
+  wire: Wire;
   timeoutMs: number;
   onError: (e: unknown) => void;
 }
@@ -71,13 +109,12 @@ export function upstreamPeer(client: Client, serverName: string, method: string,
   return {
     name: `upstream server "${serverName}"`,
     send(params) {
-      const route = progressRoute(params, extra, deps.onError);
-      return deps.capture(method, () =>
-        client.request({ method, params: route.params } as never, ResultSchema, {
+      return sendRouted(deps.wire, method, params, extra, deps.onError, (p, onprogress) =>
+        client.request({ method, params: p } as never, ResultSchema, {
           signal: extra.signal, // the client's cancellation becomes notifications/cancelled upstream
           timeout: deps.timeoutMs,
           resetTimeoutOnProgress: true,
-          onprogress: route.onprogress,
+          onprogress,
         }),
       );
     },
@@ -94,13 +131,12 @@ export function clientPeer(server: Server, method: string, capability: ClientCap
       if (!server.getClientCapabilities()?.[capability]) {
         throw new GatewayError(JSONRPC.methodNotFound, `the client did not declare the ${capability} capability; ${method} was not forwarded`);
       }
-      const route = progressRoute(params, extra, deps.onError);
-      return deps.capture(method, () =>
-        server.request({ method, params: route.params } as never, ResultSchema, {
+      return sendRouted(deps.wire, method, params, extra, deps.onError, (p, onprogress) =>
+        server.request({ method, params: p } as never, ResultSchema, {
           signal: extra.signal,
           timeout: deps.timeoutMs,
           resetTimeoutOnProgress: true,
-          onprogress: route.onprogress,
+          onprogress,
           relatedRequestId: related(),
         }),
       );

@@ -1,19 +1,16 @@
 // One request across the gateway, either way: request-phase decision (durable before anything is
-// sent) -> forward what was authorized -> execution entry (what went on the wire, what came back,
-// drift) and response-phase decision -> the answer with its receipts in _meta, or a coded error.
+// sent) -> forward what was authorized -> response-phase decision -> the answer with its receipts
+// in _meta, or a coded error; then the execution entry (what went on the wire, what came back, drift).
 import { digestJson } from '../canonical/index.js';
 import type { Clock } from '../clock.js';
-import { decide, directionOf, type ActivePolicy, type DecisionOutcome, type DecisionRequest } from '../decide.js';
-import { DEFAULT_DRIFT_RULES, type DriftRules } from '../execution/drift-rules.js';
-import { recordExecution, type ExecutionLog, type ExecutionOutcome } from '../execution/record.js';
-import type { Json } from '../interceptors/types.js';
+import { decide, type ActivePolicy, type DecisionOutcome, type DecisionRequest, type Guard } from '../decide.js';
+import { computeDrift, DEFAULT_DRIFT_RULES, driftRecord, recordExecution, type DriftRules, type ExecutionLog, type ExecutionOutcome } from '../execution/index.js';
 import { JSONRPC } from '../http/errors.js';
 import { deniedError, errorRecord, GatewayError, peerError, unrecordedError } from './gateway-errors.js';
 import { RECEIPT_META } from './interceptor-server.js';
 
 export const SEQ_META = 'io.vouch/seq';
 export const RESPONSE_RECEIPT_META = 'io.vouch/response-receipt';
-export const EXECUTION_META = 'io.vouch/execution';
 
 /** Which way the request crosses: client requests go up; sampling, elicitation, roots come down. */
 export type Flow = 'client-to-server' | 'server-to-client';
@@ -21,7 +18,10 @@ export type Flow = 'client-to-server' | 'server-to-client';
 type Rec = Record<string, unknown>;
 
 export interface RelaySession {
+  /** The chain for client requests (and their responses). */
   policy: ActivePolicy;
+  /** The chain for server requests: the mirror, directions swapped (gateway-policy.ts). */
+  serverPolicy: ActivePolicy;
   log: ExecutionLog;
   clock: Clock;
   tenant: string;
@@ -33,6 +33,11 @@ export interface RelaySession {
   drift?: DriftRules;
   timeoutMs: number;
   onHookError?: (interceptor: string, e: unknown) => void;
+  /**
+   * Where the execution entry's append goes when it need not delay the answer: the gateway tracks
+   * it (shutdown waits for it) and reports its failure. Absent: the answer waits for it.
+   */
+  background?: (what: string, p: Promise<unknown>) => void;
 }
 
 /** The far side of one request: `wire` is the params as handed to its transport. */
@@ -51,26 +56,25 @@ function isRec(v: unknown): v is Rec {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** Transport metadata (progress tokens, related tasks) is routing, not content: it stays out of decisions. */
-export function splitMeta(params: unknown): { payload: Rec; meta?: Rec } {
+/**
+ * A progress token is hop-by-hop routing (the SDK puts its own on the next hop), so it stays out
+ * of decisions. The rest of _meta reaches the peer: it is decided on (and redacted) like the rest.
+ */
+export function splitProgress(params: unknown): { payload: Rec; token?: unknown } {
   if (!isRec(params)) return { payload: {} };
-  const { _meta, ...payload } = params;
-  return isRec(_meta) ? { payload, meta: _meta } : { payload };
+  if (!isRec(params._meta) || !('progressToken' in params._meta)) return { payload: params };
+  const { _meta, ...body } = params;
+  const { progressToken, ...meta } = _meta as Rec;
+  return { payload: Object.keys(meta).length ? { ...body, _meta: meta } : body, token: progressToken };
 }
 
-/**
- * A server-to-client request crosses the boundary the other way: its request is received from the
- * server and its answer is sent back to it, so both directions flip (recorded in each entry).
- */
-export function policyFor(policy: ActivePolicy, flow: Flow): ActivePolicy {
-  if (flow === 'client-to-server') return policy;
-  const directions = { request: directionOf(policy, 'response'), response: directionOf(policy, 'request') };
-  return { ...policy, options: { ...policy.options, directions } };
+function withProgress(payload: Rec, token: unknown): Rec {
+  return token === undefined ? payload : { ...payload, _meta: { ...(isRec(payload._meta) ? payload._meta : {}), progressToken: token } };
 }
 
 export async function relayRequest(s: RelaySession, flow: Flow, method: string, params: unknown, peer: Peer): Promise<Rec> {
-  const policy = policyFor(s.policy, flow);
-  const { payload, meta } = splitMeta(params);
+  const policy = flow === 'client-to-server' ? s.policy : s.serverPolicy;
+  const { payload, token } = splitProgress(params);
   const request = await decideOrThrow(s, policy, { event: method, phase: 'request', payload, context: contextOf(s), extra: { flow } });
   if (request.effect === 'deny') throw deniedError(request);
   const intent = request.finalPayload;
@@ -79,21 +83,28 @@ export async function relayRequest(s: RelaySession, flow: Flow, method: string, 
   let forwarded: Forwarded | undefined;
   let result: Rec;
   try {
-    forwarded = peer.send(meta ? { ...intent, _meta: meta } : intent);
+    forwarded = peer.send(withProgress(intent, token));
     result = await forwarded.result;
   } catch (e) {
     if (e instanceof GatewayError) throw e; // raised before sending (e.g. the client lacks the capability): nothing went out
     const err = peerError(peer.name, e, s.timeoutMs);
-    await execute(s, request, forwarded?.wire ?? intent, errorRecord(err)).catch(() => undefined);
+    await settle(s, execute(s, request, forwarded?.wire ?? intent, errorRecord(err))).catch(() => undefined); // the peer's error is the answer
     throw new GatewayError(err.code, err.message, { ...err.data, seq: request.appended.seq });
   }
-  const [execution, response] = await Promise.all([
-    execute(s, request, forwarded.wire ?? intent, result),
-    decideOrThrow(s, policy, { event: method, phase: 'response', payload: result, context: contextOf(s), extra: { flow, authorization: request.appended.seq } }),
-  ]);
+  const wire = forwarded.wire ?? intent;
+  const response = await decideOrThrow(s, policy, { event: method, phase: 'response', payload: result, context: contextOf(s), extra: { flow, authorization: request.appended.seq }, guards: driftGuard(s, request, intent, wire) });
+  // The execution entry is appended after the response decision (the answer's own evidence),
+  // so the answer waits for one signed batch after the peer answered, not two.
+  await settle(s, execute(s, request, wire, result));
   if (response.effect === 'deny') throw deniedError(response);
   if (!isRec(response.finalPayload)) throw new GatewayError(JSONRPC.internalError, `the chain left a ${method} result that is not an object`, { seq: response.appended.seq });
-  return withReceipts(response.finalPayload, request, response, execution);
+  return withReceipts(response.finalPayload, request, response);
+}
+
+/** Hand the execution entry's append to the session's background, or wait for it. */
+async function settle(s: RelaySession, p: Promise<unknown>): Promise<void> {
+  if (s.background) s.background('execution entry', p);
+  else await p;
 }
 
 function contextOf(s: RelaySession): DecisionRequest['context'] {
@@ -108,13 +119,13 @@ async function decideOrThrow(s: RelaySession, policy: ActivePolicy, req: Decisio
   }
 }
 
-/** The execution entry: what went on the wire (without routing _meta) against the intent, and the result's digest. */
+/** The execution entry: what went on the wire (but the progress token) against the intent, and the result's digest. */
 async function execute(s: RelaySession, request: DecisionOutcome, wire: Rec, result: unknown): Promise<ExecutionOutcome> {
   try {
     return await recordExecution({
       log: s.log,
       authorization: request.appended.seq,
-      executed: splitMeta(wire).payload,
+      executed: splitProgress(wire).payload,
       resultDigest: digestJson(result),
       time: s.clock.isoNow(),
       tenant: s.tenant,
@@ -127,7 +138,20 @@ async function execute(s: RelaySession, request: DecisionOutcome, wire: Rec, res
   }
 }
 
-function withReceipts(result: Rec, request: DecisionOutcome, response: DecisionOutcome, execution: ExecutionOutcome): Rec {
+/**
+ * With drift.failOnCritical, what went on the wire must not drift critically from what was
+ * authorized: checked before the answer is released, recorded as the response decision's guard.
+ */
+function driftGuard(s: RelaySession, request: DecisionOutcome, intent: Rec, wire: Rec): Guard[] | undefined {
+  const rules = s.drift ?? DEFAULT_DRIFT_RULES;
+  if (!rules.failOnCritical) return undefined;
+  const drift = computeDrift(intent, splitProgress(wire).payload, rules);
+  const record = { via: 'gateway', authorization: request.appended.seq, drift: driftRecord(drift) };
+  const critical = drift.items.filter((i) => i.severity === 'critical').map((i) => i.path);
+  return [{ name: 'execution', record, deny: critical.length ? `forwarded parameters drift critically from authorization #${request.appended.seq}: ${critical.slice(0, 5).join(', ')}` : undefined }];
+}
+
+function withReceipts(result: Rec, request: DecisionOutcome, response: DecisionOutcome): Rec {
   const meta = isRec(result._meta) ? result._meta : {};
   return {
     ...result,
@@ -136,7 +160,6 @@ function withReceipts(result: Rec, request: DecisionOutcome, response: DecisionO
       [RECEIPT_META]: request.receipt,
       [SEQ_META]: request.appended.seq,
       [RESPONSE_RECEIPT_META]: response.receipt,
-      [EXECUTION_META]: { seq: execution.seq, drift: (execution.drift?.severity ?? null) as Json },
     },
   };
 }

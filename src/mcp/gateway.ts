@@ -8,10 +8,9 @@ import type { Implementation, RequestId, ServerCapabilities } from '@modelcontex
 import { z } from 'zod';
 import { systemClock, type Clock } from '../clock.js';
 import { VOUCH_ENGINE_VERSION, type ActivePolicy } from '../decide.js';
-import type { DriftRules } from '../execution/drift-rules.js';
-import type { ExecutionLog } from '../execution/record.js';
+import type { DriftRules, ExecutionLog } from '../execution/index.js';
 import { unavailableError } from './gateway-errors.js';
-import { clientPeer, tapRequests, upstreamPeer, type ClientCapability, type HandlerExtra, type PeerDeps } from './gateway-peers.js';
+import { clientPeer, isLateProgress, tapWire, upstreamPeer, type ClientCapability, type HandlerExtra, type PeerDeps } from './gateway-peers.js';
 import { relayRequest, type RelaySession } from './gateway-relay.js';
 
 export const DEFAULT_GATEWAY_TIMEOUT_MS = 300_000;
@@ -23,7 +22,9 @@ export interface GatewayOptions {
   downstream: Transport;
   /** The upstream's name for policy (`context.server`) and entries. */
   serverName: string;
+  /** The chain for client requests; `serverPolicy` its mirror for server requests (see gateway-policy.ts). */
   policy: ActivePolicy;
+  serverPolicy: ActivePolicy;
   /** The tenant's log: appends, and reads back the authorization an execution entry links to. */
   log: ExecutionLog;
   tenant: string;
@@ -74,8 +75,16 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   const line = opts.onLine ?? (() => undefined);
   const timeoutMs = opts.timeoutMs ?? DEFAULT_GATEWAY_TIMEOUT_MS;
   const sessionId = opts.sessionId ?? opts.downstream.sessionId ?? crypto.randomUUID();
+  const inflight = new Set<Promise<unknown>>();
+  const clientRequests = new Set<RequestId>();
+  const track = <T>(p: Promise<T>): Promise<T> => {
+    inflight.add(p);
+    p.then(() => inflight.delete(p), () => inflight.delete(p));
+    return p;
+  };
   const session: RelaySession = {
     policy: opts.policy,
+    serverPolicy: opts.serverPolicy,
     log: opts.log,
     clock: opts.clock ?? systemClock,
     tenant: opts.tenant,
@@ -86,15 +95,9 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     drift: opts.drift,
     timeoutMs,
     onHookError: (name, e) => line({ msg: 'commit hook failed', interceptor: name, error: String(e) }),
+    background: (what, p) => void track(p).catch((e) => line({ msg: `${what} could not be recorded`, error: String(e) })),
   };
   const onError = (e: unknown) => line({ msg: 'gateway notification failed', error: String(e) });
-  const inflight = new Set<Promise<unknown>>();
-  const clientRequests = new Set<RequestId>();
-  const track = <T>(p: Promise<T>): Promise<T> => {
-    inflight.add(p);
-    p.then(() => inflight.delete(p), () => inflight.delete(p));
-    return p;
-  };
 
   // ---- upstream: the gateway is its client, offering what a client can (forwarded only if the real client can)
   const client = new Client({ name: 'vouch-gateway', version: VOUCH_ENGINE_VERSION }, { capabilities: { sampling: {}, elicitation: { form: {}, url: {} }, roots: { listChanged: true } } });
@@ -102,9 +105,8 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   let clientInitialized!: () => void;
   const initialized = new Promise<void>((r) => (clientInitialized = r));
   let server: Server | undefined;
-  const upDeps: PeerDeps = { capture: tapRequests(opts.upstream), timeoutMs, onError };
-  const downTap = tapRequests(opts.downstream);
-  const downDeps: PeerDeps = { capture: downTap, timeoutMs, onError };
+  const upDeps: PeerDeps = { wire: tapWire(opts.upstream), timeoutMs, onError };
+  const downDeps: PeerDeps = { wire: tapWire(opts.downstream), timeoutMs, onError };
   const related = () => (clientRequests.size === 1 ? [...clientRequests][0] : undefined);
 
   for (const [method, capability] of SERVER_REQUESTS) {
@@ -117,11 +119,12 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
       ) as never,
     );
   }
+  let closing: Promise<void> | undefined;
   client.onclose = () => {
     upstreamOpen = false;
-    line({ msg: 'upstream closed', server: opts.serverName });
+    if (!closing) line({ msg: 'upstream closed', server: opts.serverName });
   };
-  client.onerror = (e) => line({ msg: 'upstream transport error', server: opts.serverName, error: e.message });
+  client.onerror = (e) => isLateProgress(e) || line({ msg: 'upstream transport error', server: opts.serverName, error: e.message });
   try {
     await client.connect(opts.upstream, { timeout: Math.min(timeoutMs, 60_000) });
   } catch (e) {
@@ -156,7 +159,6 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     if (upstreamOpen) await client.notification(n as never).catch(onError);
   };
 
-  let closing: Promise<void> | undefined;
   let resolveClosed!: () => void;
   const closed = new Promise<void>((r) => (resolveClosed = r));
   const shutdown = async () => {
@@ -168,8 +170,13 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   };
   const close = () => (closing ??= shutdown());
   server.onclose = () => void close();
-  server.onerror = (e) => line({ msg: 'client transport error', error: e.message });
-  await server.connect(opts.downstream);
+  server.onerror = (e) => isLateProgress(e) || line({ msg: 'client transport error', error: e.message });
+  try {
+    await server.connect(opts.downstream);
+  } catch (e) {
+    await client.close().catch(() => undefined); // no client side: do not leave the upstream running
+    throw e;
+  }
   line({ msg: 'gateway session open', server: opts.serverName, session: sessionId, upstream: upstreamInfo?.name, methods });
 
   return { serverName: opts.serverName, sessionId, upstreamInfo, capabilities, client, server, isUpstreamOpen: () => upstreamOpen, closed, close };

@@ -102,7 +102,7 @@ function untilSignal(): Promise<string> {
 
 async function serveStdio(rt: GatewayRuntime, onLine?: (l: Record<string, unknown>) => void): Promise<number> {
   const gateway = await rt.start(new StdioServerTransport());
-  onLine?.({ msg: 'vouch gateway ready (stdio)', server: rt.serverName, tenant: rt.tenant, principal: rt.principal, policy: rt.policy.chainDigest, log: rt.log.origin });
+  onLine?.({ msg: 'vouch gateway ready (stdio)', server: rt.serverName, tenant: rt.tenant, principal: rt.principal, policy: rt.policies.clientToServer.chainDigest, log: rt.log.origin });
   // The client hanging up (stdin closes) ends the session, as does a signal.
   const stdinEnded = new Promise<string>((resolve) => {
     process.stdin.once('end', () => resolve('stdin closed'));
@@ -116,7 +116,7 @@ async function serveStdio(rt: GatewayRuntime, onLine?: (l: Record<string, unknow
 
 async function serveHttp(rt: GatewayRuntime, at: { host: string; port: number }, io: Io, onLine?: (l: Record<string, unknown>) => void): Promise<number> {
   const listening = await listenGateway(rt, at);
-  io.out(`vouch gateway on ${listening.url} -> ${rt.serverName}  tenant ${rt.tenant}  principal ${rt.principal}  policy ${rt.policy.chainDigest.slice(0, 19)}…`);
+  io.out(`vouch gateway on ${listening.url} -> ${rt.serverName}  tenant ${rt.tenant}  principal ${rt.principal}  policy ${rt.policies.clientToServer.chainDigest.slice(0, 19)}…`);
   const why = await untilSignal();
   onLine?.({ msg: 'vouch gateway shutting down', why });
   await listening.close();

@@ -1,0 +1,139 @@
+// Gateway test kit: a temporary data dir with the fixture config, the gateway in-process in front
+// of a real upstream child process (server-everything or server-filesystem, over stdio), and an
+// SDK Client connected to it through an in-memory pair. Receipts are checked with the dir's JWKS.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { CreateMessageRequestSchema, ElicitRequestSchema, type CreateMessageRequest, type ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
+import { decodeEntry, type Entry } from '../../src/log/index.js';
+import { openGateway, type GatewayRuntime } from '../../src/mcp/gateway-node.js';
+import type { Gateway } from '../../src/mcp/gateway.js';
+import { parseTrust, verifiersFor, verifyReceipt, type ReceiptReport } from '../../src/receipt/index.js';
+
+const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
+export const ROOT = here('../../');
+export const VOUCH_BIN = here('../../bin/vouch.js');
+export const EVERYTHING = here('../../node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+export const FILESYSTEM = here('../../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
+export const everythingCmd = () => `node '${EVERYTHING}' stdio`;
+export const filesystemCmd = (dir: string) => `node '${FILESYSTEM}' '${dir}'`;
+
+export interface Workspace {
+  dir: string;
+  data: string;
+  config: string;
+  /** The folder the policy allows file tools in (`__ALLOWED_DIR__`). */
+  allowed: string;
+}
+
+/** A temp folder with the fixture config and its policy, `__ALLOWED_DIR__` replaced. */
+export function makeWorkspace(prefix = 'vouch-gw-'): Workspace {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const allowed = join(dir, 'files', 'allowed');
+  mkdirSync(allowed, { recursive: true });
+  const policy = readFileSync(here('fixtures/gateway-policy.cedar'), 'utf8').replaceAll('__ALLOWED_DIR__', allowed);
+  writeFileSync(join(dir, 'gateway-policy.cedar'), policy);
+  writeFileSync(join(dir, 'gateway.yaml'), readFileSync(here('fixtures/gateway.yaml'), 'utf8'));
+  return { dir, data: join(dir, 'data'), config: join(dir, 'gateway.yaml'), allowed };
+}
+
+export interface Calls {
+  sampling: CreateMessageRequest['params'][];
+  elicitation: ElicitRequest['params'][];
+}
+
+/** An SDK client that can sample and elicit, recording every request it is asked. */
+export function makeClient(): { client: Client; calls: Calls } {
+  const calls: Calls = { sampling: [], elicitation: [] };
+  const client = new Client({ name: 'gateway-test-client', version: '1.0.0' }, { capabilities: { sampling: {}, elicitation: { form: {} } } });
+  client.setRequestHandler(CreateMessageRequestSchema, async (req) => {
+    calls.sampling.push(req.params);
+    return { model: 'test-model', role: 'assistant', content: { type: 'text', text: 'sampled by the test client' } };
+  });
+  client.setRequestHandler(ElicitRequestSchema, async (req) => {
+    calls.elicitation.push(req.params);
+    return { action: 'decline' };
+  });
+  return { client, calls };
+}
+
+export interface Kit {
+  ws: Workspace;
+  rt: GatewayRuntime;
+  gateway: Gateway;
+  upstream: StdioClientTransport;
+  client: Client;
+  calls: Calls;
+  lines: Record<string, unknown>[];
+  close(): Promise<void>;
+}
+
+/** The gateway in-process over `upstreamCmd` (a child over stdio) and an in-memory client. */
+export async function startKit(upstreamCmd: (ws: Workspace) => string, ws = makeWorkspace()): Promise<Kit> {
+  const lines: Record<string, unknown>[] = [];
+  const rt = await openGateway({ data: ws.data, config: ws.config, upstream: { command: upstreamCmd(ws), stderr: 'ignore' }, thread: false, onLine: (l) => lines.push(l) });
+  const upstream = rt.connectUpstream() as StdioClientTransport;
+  const [down, up] = InMemoryTransport.createLinkedPair();
+  const gateway = await rt.start(up, { upstream });
+  const { client, calls } = makeClient();
+  await client.connect(down);
+  return {
+    ws,
+    rt,
+    gateway,
+    upstream,
+    client,
+    calls,
+    lines,
+    async close() {
+      await client.close().catch(() => undefined);
+      await rt.close();
+    },
+  };
+}
+
+/** Offline verification with the data dir's public keys (its JWKS, as a verifier would get it). */
+export function verifyWithJwks(rt: GatewayRuntime, receipt: unknown): ReceiptReport {
+  const trust = parseTrust(JSON.stringify(rt.dataDir.jwks()));
+  const checkpoint = (receipt as { checkpoint?: string })?.checkpoint ?? '';
+  return verifyReceipt(receipt, { verifiers: verifiersFor(trust, checkpoint), origin: rt.log.origin });
+}
+
+/** Every entry of the runtime's tenant log, decoded. */
+export async function entriesOf(rt: GatewayRuntime): Promise<Entry[]> {
+  const out: Entry[] = [];
+  for await (const e of rt.log.entries(0, await rt.log.size())) out.push(decodeEntry(e.bytes));
+  return out;
+}
+
+/** The execution entry that names decision `seq` as its authorization (it may land just after the answer). */
+export async function executionOf(rt: GatewayRuntime, seq: unknown): Promise<Entry> {
+  for (let i = 0; i < 200; i++) {
+    const found = (await entriesOf(rt)).find((e) => e.type === 'execution' && e.authorization === seq);
+    if (found) return found;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`no execution entry for decision ${String(seq)}`);
+}
+
+export async function payloadOf(rt: GatewayRuntime, digest: unknown): Promise<unknown> {
+  const bytes = await rt.log.payload(digest as never);
+  return bytes ? JSON.parse(new TextDecoder().decode(bytes)) : undefined;
+}
+
+/** `node bin/vouch.js ARGS`: exit code and output. */
+export function vouch(args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [VOUCH_BIN, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** The text of a tool result's content blocks, joined. */
+export function textOf(result: unknown): string {
+  const content = (result as { content?: { type: string; text?: string }[] }).content ?? [];
+  return content.map((c) => c.text ?? '').join('\n');
+}
