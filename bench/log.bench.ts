@@ -124,7 +124,7 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
   const groupRate = median(groups.map((m) => m.rate));
   const of = (ms: Measured[], f: (m: Measured) => number) => median(ms.map(f));
   const reps = ctx.repeat === 1 ? 'one run' : `median of ${ctx.repeat}`;
-  return [
+  const results: Result[] = [
     {
       name: 'append_group',
       unit: 'appends/s',
@@ -140,4 +140,5 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
     { name: 'group_batch_mean', unit: 'entries', value: of(groups, (m) => mean(m.batches.map((b) => b.entries))), note: 'entries per signed checkpoint' },
     { name: 'group_sign_mean', unit: 'ms', value: of(groups, (m) => mean(m.batches.map((b) => b.signMs ?? 0))), note: 'checkpoint signing (ML-DSA-65 in the worker + Ed25519) per batch' },
   ];
+  return results.map((r) => ({ ...r, value: round(r.value), baseline: r.baseline && round(r.baseline), ratio: r.ratio && round(r.ratio) }));
 }

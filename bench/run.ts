@@ -80,4 +80,5 @@ async function main(): Promise<number> {
   return modules.every((m) => m.ok) ? 0 : 1;
 }
 
-process.exitCode = await main();
+// Exit explicitly: a module that leaves a server or worker open must not hang the run.
+process.exit(await main());

@@ -4,7 +4,8 @@ import { InputError } from '../errors.js';
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 const ENC = Uint8Array.from(ALPHABET, (c) => c.charCodeAt(0));
-const DEC = new Int16Array(128).fill(-1);
+// Indexed by any UTF-16 code unit (128 KiB), so the hot loop needs no range check per char.
+const DEC = new Int16Array(65536).fill(-1);
 for (let i = 0; i < 64; i++) DEC[ENC[i]] = i;
 const ascii = new TextDecoder();
 
@@ -45,33 +46,31 @@ export function decodeBase64(s: string): Uint8Array {
   if (n % 4 !== 0) bad();
   const pad = n > 0 && s.charCodeAt(n - 1) === 61 ? (s.charCodeAt(n - 2) === 61 ? 2 : 1) : 0;
   const out = new Uint8Array((n / 4) * 3 - pad);
-  const at = (k: number): number => {
-    const c = s.charCodeAt(k);
-    const d = c < 128 ? DEC[c] : -1;
-    if (d < 0) bad();
-    return d;
-  };
   let o = 0;
   const full = pad > 0 ? n - 4 : n;
   for (let k = 0; k < full; k += 4) {
-    const v = (at(k) << 18) | (at(k + 1) << 12) | (at(k + 2) << 6) | at(k + 3);
-    out[o++] = v >> 16;
-    out[o++] = (v >> 8) & 255;
-    out[o++] = v & 255;
-  }
-  if (pad === 2) {
-    const a = at(n - 4);
-    const b = at(n - 3);
-    if ((b & 15) !== 0) bad(); // canonical: the dropped bits are zero
+    const a = DEC[s.charCodeAt(k)];
+    const b = DEC[s.charCodeAt(k + 1)];
+    const c = DEC[s.charCodeAt(k + 2)];
+    const d = DEC[s.charCodeAt(k + 3)];
+    if ((a | b | c | d) < 0) bad();
     out[o++] = (a << 2) | (b >> 4);
-  } else if (pad === 1) {
-    const a = at(n - 4);
-    const b = at(n - 3);
-    const c = at(n - 2);
-    if ((c & 3) !== 0) bad();
-    const v = (a << 18) | (b << 12) | (c << 6);
-    out[o++] = v >> 16;
-    out[o++] = (v >> 8) & 255;
+    out[o++] = ((b & 15) << 4) | (c >> 2);
+    out[o++] = ((c & 3) << 6) | d;
+  }
+  if (pad > 0) {
+    const a = DEC[s.charCodeAt(n - 4)];
+    const b = DEC[s.charCodeAt(n - 3)];
+    const c = pad === 1 ? DEC[s.charCodeAt(n - 2)] : 0;
+    if ((a | b | c) < 0) bad();
+    if (pad === 2) {
+      if ((b & 15) !== 0) bad(); // canonical: the dropped bits are zero
+      out[o++] = (a << 2) | (b >> 4);
+    } else {
+      if ((c & 3) !== 0) bad();
+      out[o++] = (a << 2) | (b >> 4);
+      out[o++] = ((b & 15) << 4) | (c >> 2);
+    }
   }
   return out;
 }

@@ -39,7 +39,7 @@ export class PayloadCursor {
     return this.current?.seq === seq ? this.current : undefined;
   }
 
-  async payload(digest: Digest, seq: number): Promise<Uint8Array | undefined> {
+  async payload(_digest: Digest, seq: number): Promise<Uint8Array | undefined> {
     const line = await this.at(seq);
     // A line for this seq but another digest is handed over as is: replay's digest check names it.
     return line && 'bytes' in line ? line.bytes : undefined;

@@ -1,7 +1,7 @@
 // Re-run one recorded decision: the stored input through a chain, with the recorded context and
 // recorded state (prepare() is never called), and build the decision record decide() would have
 // written. Remote interceptors are never called: stand-ins answer with the recorded answer.
-import { decisionRecord, directionOf, type ActivePolicy } from '../decide.js';
+import { decisionRecord, denyResult, directionOf, guardDenyOf, type ActivePolicy } from '../decide.js';
 import { executeChain } from '../interceptors/chain.js';
 import type { ChainResult, Direction, Interceptor, InterceptorDescriptor, InterceptorType, Json, Outcome } from '../interceptors/types.js';
 import type { DecisionFacts } from './_decision-facts.js';
@@ -19,6 +19,14 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 
 export async function rerunDecision(facts: DecisionFacts, payload: unknown, policy: ActivePolicy, withRemote: boolean): Promise<Rerun> {
   const local = facts.only ? policy.interceptors.filter((i) => facts.only!.includes(i.descriptor.name)) : policy.interceptors;
+  // vouch's own prechecks (caller signature, drift guard) denied before any chain ran: the
+  // recorded outcome is the input, exactly as decide() used it.
+  const guardDeny = guardDenyOf(facts.state);
+  if (guardDeny !== undefined) {
+    const chain = denyResult(facts.event, facts.phase, payload, guardDeny);
+    const record = decisionRecord(chain);
+    return { chain, record, effect: 'deny', direction: directionOf(policy, facts.phase), remote: [] };
+  }
   const standIns = withRemote ? remoteStandIns(facts, new Set(policy.interceptors.map((i) => i.descriptor.name))) : [];
   const run = await executeChain([...local, ...standIns], { event: facts.event, phase: facts.phase, payload }, facts.context, {
     ...policy.options,

@@ -107,7 +107,12 @@ export function entryLineLength(seq: number, byteLength: number): number {
   return `{"seq":${seq},"entry":""}\n`.length + 4 * Math.ceil(byteLength / 3);
 }
 
+/** The line exactly as formatEntryLine writes it: matched without a JSON parse of 2 kB of base64. */
+const ENTRY_LINE = /^\{"seq":(0|[1-9][0-9]{0,15}),"entry":"([A-Za-z0-9+/]*={0,2})"\}$/;
+
 export function parseEntryLine(line: string): { seq: number; bytes: Uint8Array } {
+  const m = ENTRY_LINE.exec(line);
+  if (m && Number.isSafeInteger(Number(m[1]))) return { seq: Number(m[1]), bytes: decodeBase64(m[2]) };
   let v: unknown;
   try {
     v = JSON.parse(line);

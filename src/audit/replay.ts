@@ -1,12 +1,13 @@
 // Deterministic replay (DESIGN.md section 4): load each decision's payload, chain config and
 // policy set by digest, re-run the chain with the recorded context and state, and compare the
 // canonical decision byte for byte. Portable: entries, payloads and documents come from a source.
-import { canonicalText, digestBytes, digestJson, parseJson, utf8, type Digest } from '../canonical/index.js';
+import { digestBytes, digestJson, parseJson, utf8, type Digest } from '../canonical/index.js';
 import { VOUCH_ENGINE_VERSION } from '../decide.js';
 import { publicMessage } from '../errors.js';
-import { decodeEntry, type Entry } from '../log/index.js';
+import type { Entry } from '../log/index.js';
 import { cedarVersion } from '../policy/index.js';
 import { parseDecisionFacts, type DecisionFacts } from './_decision-facts.js';
+import { canonicalOf, readEntry } from './_fast-entry.js';
 import { PolicyCache, type DocumentSource, type UnreplayableReason } from './_rebuild.js';
 import { rerunDecision } from './_rerun.js';
 import { diffJson } from './diff.js';
@@ -94,7 +95,7 @@ export class Replayer {
     this.counts.entries++;
     let entry: Entry;
     try {
-      entry = decoded ?? decodeEntry(bytes);
+      entry = decoded ?? readEntry(bytes);
     } catch (e) {
       return this.tally({ seq, status: 'unreplayable', reason: 'malformed entry', detail: publicMessage(e) });
     }
@@ -123,12 +124,12 @@ export class Replayer {
     const rebuilt = await this.policies.get(f.policy.chain, f.policy.policySet);
     if (!rebuilt.ok) return no(rebuilt.reason, rebuilt.detail);
     // DESIGN.md section 4: a decision made by another engine version cannot be re-derived here.
-    if (canonicalText(f.policy.engines) !== canonicalText(this.engines)) {
+    if (canonicalOf(f.policy.engines) !== canonicalOf(this.engines)) {
       return no('engine version absent', `recorded with ${describe(f.policy.engines)}, running ${describe(this.engines)}`);
     }
     const rerun = await rerunDecision(f, input.payload, rebuilt.policy, rebuilt.hasRemote);
     const paths: string[] = [];
-    if (canonicalText(rerun.record) !== canonicalText(f.decision)) paths.push(...diffJson(f.decision, rerun.record, '/decision'));
+    if (canonicalOf(rerun.record) !== canonicalOf(f.decision)) paths.push(...diffJson(f.decision, rerun.record, '/decision'));
     if (f.direction !== undefined && f.direction !== rerun.direction) paths.push('/direction');
     // The authorized intent: what the chain let through must hash to what the entry recorded.
     const intent = rerun.effect === 'allow' ? digestJson(rerun.chain.finalPayload) : null;

@@ -49,8 +49,17 @@ export function tarHeader(name: string, size: number, type: 'file' | 'directory'
 }
 
 export function createTarWriter(write: (chunk: Uint8Array) => Promise<void>, mtime = 0): TarWriter {
+  const dirs = new Set<string>();
+  const directory = async (name: string) => {
+    const d = name.endsWith('/') ? name : `${name}/`;
+    if (dirs.has(d)) return;
+    dirs.add(d);
+    await write(tarHeader(d, 0, 'directory', mtime));
+  };
   return {
     async file(name, size, chunks) {
+      // Parent directories first, once each: some extractors will not create them.
+      for (let i = name.indexOf('/'); i > 0; i = name.indexOf('/', i + 1)) await directory(name.slice(0, i));
       await write(tarHeader(name, size, 'file', mtime));
       let n = 0;
       for await (const c of chunks) {
@@ -61,9 +70,7 @@ export function createTarWriter(write: (chunk: Uint8Array) => Promise<void>, mti
       if (n !== size) throw new InputError('ERR_INPUT', `tar: ${name} has ${n} bytes, declared ${size}`);
       if (size % BLOCK !== 0) await write(new Uint8Array(BLOCK - (size % BLOCK)));
     },
-    async directory(name) {
-      await write(tarHeader(name.endsWith('/') ? name : `${name}/`, 0, 'directory', mtime));
-    },
+    directory,
     async finish() {
       await write(new Uint8Array(2 * BLOCK));
     },
@@ -80,7 +87,7 @@ export interface TarItem {
 
 /** Reads exactly n bytes at a time from a chunk stream, without copying whole files. */
 class ByteReader {
-  private buf = new Uint8Array(0);
+  private buf: Uint8Array = new Uint8Array(0);
   private off = 0;
   constructor(private readonly it: AsyncIterator<Uint8Array>) {}
 

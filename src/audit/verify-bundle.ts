@@ -2,14 +2,16 @@
 // signature (bundle keys and, if given, a trusted key), the range before `from`, then one
 // streaming pass over entries.jsonl: seq, leaf, prev link, origin, the root at `to`, documents,
 // and a replay of every decision with a payload. Every finding is listed with its seq. Portable.
-import { bytesEqual, digestBytes, isDigest, toHex, type Digest } from '../canonical/index.js';
+import { bytesEqual, toHex } from '../canonical/index.js';
 import type { PublicKeyEntry } from '../crypto/index.js';
 import { codeOf, publicMessage, type ErrorCode } from '../errors.js';
-import { decodeEntry, extendRange, GENESIS_PREV, hashLeaf, parseCheckpoint, parseNote, rangeRoot, verifyNote, type CompactRange, type NoteVerifier } from '../log/index.js';
+import { extendRange, GENESIS_PREV, hashLeaf, parseCheckpoint, parseNote, rangeRoot, verifyNote, type CompactRange, type NoteVerifier } from '../log/index.js';
 import { verifiersFor } from '../receipt/index.js';
+import { DocumentCheck, LinkBreaks, uniqueVerifiers } from './_bundle-checks.js';
 import { readBundleKeys } from './_bundle-keys.js';
+import { readEntry } from './_fast-entry.js';
 import { PayloadCursor } from './_payload-cursor.js';
-import { documentPath, FILES, parseEntryLine, parseManifest, parseRangeFile, type BundleManifest } from './bundle-format.js';
+import { FILES, parseEntryLine, parseManifest, parseRangeFile, type BundleManifest } from './bundle-format.js';
 import { Replayer, type ReplayCounts, type UnreplayableReason } from './replay.js';
 
 export interface BundleReader {
@@ -52,7 +54,12 @@ export interface VerifyBundleOptions {
   replay?: boolean;
   engines?: Record<string, string>;
   maxFindings?: number;
+  /** RFC 9162 leaf hash, SHA-256(0x00 || bytes); a native one (node:crypto) may drop in for speed. */
+  hashLeaf?: (bytes: Uint8Array) => Uint8Array;
 }
+
+/** Leaves are added to the compact range in groups: one range check per group, not per leaf. */
+const LEAF_GROUP = 1024;
 
 /** Unreplayable reasons that say nothing against the bundle (erased, not exported, older engine). */
 const BENIGN: ReadonlySet<UnreplayableReason> = new Set(['payload erased', 'payload missing', 'input rejected', 'engine version absent', 'remote interceptor']);
@@ -97,7 +104,7 @@ export async function verifyBundle(reader: BundleReader, opts: VerifyBundleOptio
   for (const [check, trust] of [['signature', keys], ['trusted-key', opts.trusted]] as const) {
     if (!trust) continue;
     try {
-      report.signedBy.push(...verifyNote(note, verifiersFor(trust, note)).verifiedBy.map((n) => `${n} (${check === 'signature' ? 'bundle key' : 'trusted key'})`));
+      report.signedBy.push(...verifyNote(note, uniqueVerifiers(verifiersFor(trust, note))).verifiedBy.map((n) => `${n} (${check === 'signature' ? 'bundle key' : 'trusted key'})`));
     } catch (e) {
       add(check, codeOf(e), `checkpoint signature ${check === 'signature' ? 'under the bundle keys' : 'under the trusted key'}: ${publicMessage(e)}`);
     }
@@ -125,11 +132,17 @@ export async function verifyBundle(reader: BundleReader, opts: VerifyBundleOptio
   const byType: Record<string, number> = {};
   const docs = new DocumentCheck(reader);
   const replayer = opts.replay !== false && m.payloads ? new Replayer({ payload: (d, s) => payloads.payload(d, s), erasedAt: (d, s) => payloads.erasedAt(d, s), document: (d) => docs.read(d) }, opts.engines) : undefined;
+  const leafHash = opts.hashLeaf ?? hashLeaf;
+  const leaves: Uint8Array[] = [];
+  const links = new LinkBreaks(from, (seq, message) => add('link', 'ERR_VERIFY_ENTRY', message, seq));
   let expected = from;
+  let lineNo = 0;
+  let lastSeq = from - 1;
   try {
     for await (const line of entries ?? []) {
       if (line === '') continue;
       const at = expected++;
+      lineNo++;
       let seq: number;
       let bytes: Uint8Array;
       try {
@@ -137,21 +150,29 @@ export async function verifyBundle(reader: BundleReader, opts: VerifyBundleOptio
       } catch (e) {
         add('entry', codeOf(e), `line for seq ${at}: ${publicMessage(e)}`, at);
         range = undefined; // the root can no longer be recomputed: said once, here
+        leaves.length = 0;
         prev = undefined;
+        lastSeq = at;
         continue;
       }
-      if (seq !== at) add('seq', 'ERR_VERIFY_ENTRY', `entry line ${at - from + 1} has seq ${seq}, expected ${at} (missing, reordered or duplicated entries)`, seq);
-      const leaf = hashLeaf(bytes);
-      if (range) range = extendRange(range, [leaf]);
+      if (seq !== at) add('seq', 'ERR_VERIFY_ENTRY', `entry line ${lineNo} has seq ${seq}, expected ${at} (missing, reordered or duplicated entries)`, seq);
+      // Follow the line's own seq: one gap or swap is reported where it is, not on every later line.
+      expected = seq + 1;
+      lastSeq = seq;
+      const leaf = leafHash(bytes);
+      if (range) {
+        leaves.push(leaf);
+        if (leaves.length >= LEAF_GROUP) range = extendRange(range, leaves.splice(0));
+      }
       try {
-        const e = decodeEntry(bytes);
+        const e = readEntry(bytes);
         if (e.seq !== seq) add('entry', 'ERR_VERIFY_ENTRY', `entry bytes say seq ${e.seq}, the line says ${seq}`, seq);
         if (e.log !== m.origin) add('entry', 'ERR_VERIFY_ENTRY', `entry names log ${JSON.stringify(e.log)}`, seq);
-        if (prev !== undefined && e.prev !== prev) add('link', 'ERR_VERIFY_ENTRY', `prev does not match the leaf hash of entry ${seq - 1}`, seq);
+        if (prev !== undefined && e.prev !== prev) links.broken(seq);
         docs.note(e);
         byType[e.type] = (byType[e.type] ?? 0) + 1;
-        if (replayer && e.type === 'decision') {
-          const r = await replayer.replayEntry(seq, bytes, e);
+        if (replayer) {
+          const r = await replayer.replayEntry(seq, bytes, e); // non-decisions are only counted
           if (r && r.status === 'mismatch') add('replay', 'ERR_VERIFY_ENTRY', `replay mismatch at ${r.paths?.join(', ')}`, seq);
           else if (r && r.status === 'unreplayable' && !BENIGN.has(r.reason!)) add('replay', 'ERR_VERIFY_ENTRY', `unreplayable: ${r.reason}: ${r.detail}`, seq);
         }
@@ -167,11 +188,19 @@ export async function verifyBundle(reader: BundleReader, opts: VerifyBundleOptio
     await replayer?.close();
   }
 
+  links.end(lastSeq);
+  if (range && leaves.length > 0) range = extendRange(range, leaves.splice(0));
+
   // 6. the root the checkpoint signs
-  if (expected !== to) add('seq', 'ERR_VERIFY_ENTRY', `entries.jsonl holds ${expected - from} entries, the bundle range [${from}, ${to}) needs ${to - from}`);
+  if (lineNo !== to - from || lastSeq !== to - 1) add('seq', 'ERR_VERIFY_ENTRY', `entries.jsonl holds ${lineNo} entries ending at seq ${lastSeq}, the bundle range [${from}, ${to}) needs ${to - from} ending at ${to - 1}`);
   if (range && signedRoot) {
     if (range.size !== to) add('root', 'ERR_VERIFY_PROOF', `the leaves extend the tree to size ${range.size}, not ${to}`);
-    else if (!bytesEqual(rangeRoot(range), signedRoot)) add('root', 'ERR_VERIFY_PROOF', `the root of [0, ${to}) recomputed from range.json and the entries differs from the signed checkpoint`);
+    else if (!bytesEqual(rangeRoot(range), signedRoot)) {
+      // With every link intact, only the last entry (no successor records its hash) or range.json can differ.
+      const linksOk = !report.findings.some((f) => f.check === 'link' || f.check === 'seq' || f.check === 'entry');
+      const last = to > from && linksOk ? to - 1 : undefined;
+      add('root', 'ERR_VERIFY_PROOF', `the root of [0, ${to}) recomputed from range.json and the entries differs from the signed checkpoint${last !== undefined ? ` (links intact: entry ${last}, the last, or range.json was changed)` : ''}`, last);
+    }
   }
   const counted = Object.keys({ ...byType, ...m.counts.byType }).filter((t) => (byType[t] ?? 0) !== (m.counts.byType[t] ?? 0));
   if (counted.length > 0) add('manifest', 'ERR_VERIFY_ENTRY', `manifest counts differ from the entries for type(s) ${counted.join(', ')}`);
@@ -185,35 +214,4 @@ export async function verifyBundle(reader: BundleReader, opts: VerifyBundleOptio
   }
   if (!opts.trusted) report.notes.push('the checkpoint was verified with keys that came inside the bundle itself: pass --key with a key you trust');
   return done();
-}
-
-/** Documents named by entries: each must be in the bundle and hash to its name. Few per log. */
-class DocumentCheck {
-  private readonly named = new Map<Digest, 'chain' | 'policy'>();
-  private readonly cache = new Map<Digest, Uint8Array | undefined>();
-  constructor(private readonly reader: BundleReader) {}
-
-  note(e: Record<string, unknown>): void {
-    const p = (e.type === 'policy' ? e : e.policy) as Record<string, unknown> | undefined;
-    if (!p || this.named.size > 10_000) return;
-    if (isDigest(p.chain)) this.named.set(p.chain, 'chain');
-    if (isDigest(p.policySet)) this.named.set(p.policySet, 'policy');
-  }
-
-  async read(d: Digest): Promise<Uint8Array | undefined> {
-    if (this.cache.has(d)) return this.cache.get(d);
-    const bytes = (await this.reader.bytes(documentPath('chain', d))) ?? (await this.reader.bytes(documentPath('policy', d)));
-    if (this.cache.size < 256) this.cache.set(d, bytes);
-    return bytes;
-  }
-
-  async verify(): Promise<string[]> {
-    const out: string[] = [];
-    for (const [d, kind] of this.named) {
-      const bytes = await this.reader.bytes(documentPath(kind, d));
-      if (!bytes) out.push(`${documentPath(kind, d)} is missing (named by an entry)`);
-      else if (digestBytes(bytes) !== d) out.push(`${documentPath(kind, d)} hashes to ${digestBytes(bytes)}`);
-    }
-    return out;
-  }
 }

@@ -4,9 +4,9 @@
 import type { ActivePolicy } from '../decide.js';
 import { publicMessage } from '../errors.js';
 import { selectInterceptors } from '../interceptors/list.js';
-import { decodeEntry } from '../log/index.js';
 import { resourceOf } from '../policy/index.js';
 import { parseDecisionFacts, type DecisionFacts } from './_decision-facts.js';
+import { readEntry } from './_fast-entry.js';
 import { rerunDecision } from './_rerun.js';
 import { loadInput, type ReplaySource } from './replay.js';
 
@@ -66,7 +66,7 @@ export async function whatIf(source: ReplaySource, candidate: ActivePolicy, opts
   for await (const { bytes } of source.entries(from, to)) {
     let facts: DecisionFacts;
     try {
-      const entry = decodeEntry(bytes);
+      const entry = readEntry(bytes);
       if (entry.type !== 'decision') continue;
       facts = parseDecisionFacts(entry);
     } catch {

@@ -12,6 +12,7 @@ import { Metrics } from './metrics.js';
 import { registerRestRoutes } from './routes-rest.js';
 import { registerAuditRoutes } from './routes-audit.js';
 import { registerExecutionRoutes } from './routes-execution.js';
+import { registerConsoleRoutes } from './routes-console.js';
 
 export type Env = { Variables: { caller: Caller } };
 
@@ -96,5 +97,6 @@ export function createApp(deps: AppDeps, metrics = new Metrics()): VouchApp {
 
   registerRestRoutes(app, { deps, limits, metrics, withRole, precheck });
   registerAuditRoutes(app, { deps, limits, metrics, withRole });
+  registerConsoleRoutes(app, { deps, limits, metrics, withRole });
   return { app, metrics };
 }

@@ -122,23 +122,30 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   };
   // POST /v1/policy: validate and activate fully, record it (documents, entry, pin), then swap.
   // Any failure leaves the old policy in force. Requests already running finish on the old one.
+  // One activation at a time, so the last `policy` entry always names the policy in force.
+  let activating: Promise<unknown> = Promise.resolve();
   const policyAdmin: PolicyAdmin = {
-    async activate(tenant, resolved) {
-      await logs(tenant);
-      const next = await activatePolicy(resolved, { state, remote: 'connect' });
-      try {
-        const t = dataDir.log(tenant);
-        await recordActivation(logPortOf(t.origin, t.store, t.appender), t.store, next, systemClock.isoNow());
-        t.store.setMeta(PIN_META, `${next.chainDigest} ${next.policyDigest}`);
-      } catch (e) {
-        await next.close();
-        throw e;
-      }
-      const old = tenantPolicy.get(tenant);
-      tenantPolicy.set(tenant, next);
-      if (old) retired.push(old); // closed at shutdown: in-flight requests may still hold it
-      return { chain: next.chainDigest, policySet: next.policyDigest, interceptors: next.interceptors.length };
+    activate(tenant, resolved) {
+      const run = activating.then(() => activateNow(tenant, resolved));
+      activating = run.catch(() => undefined);
+      return run;
     },
+  };
+  const activateNow: PolicyAdmin['activate'] = async (tenant, resolved) => {
+    await logs(tenant);
+    const next = await activatePolicy(resolved, { state, remote: 'connect' });
+    try {
+      const t = dataDir.log(tenant);
+      await recordActivation(logPortOf(t.origin, t.store, t.appender), t.store, next, systemClock.isoNow());
+      t.store.setMeta(PIN_META, `${next.chainDigest} ${next.policyDigest}`);
+    } catch (e) {
+      await next.close();
+      throw e;
+    }
+    const old = tenantPolicy.get(tenant);
+    tenantPolicy.set(tenant, next);
+    if (old) retired.push(old); // closed at shutdown: in-flight requests may still hold it
+    return { chain: next.chainDigest, policySet: next.policyDigest, interceptors: next.interceptors.length };
   };
   const appDeps: AuditAppDeps = {
     logs,

@@ -190,5 +190,13 @@ function inconsistent(why: string): StoreError {
 function overlay(created: TreeNode[], storage: NodeReader): NodeReader {
   const map = new Map<string, Hash>();
   for (const n of created) map.set(`${n.level}/${n.index}`, n.hash);
-  return { node: (level, index) => map.get(`${level}/${index}`) ?? storage.node(level, index) };
+  // Proofs of one batch share most of their left-side nodes: read each from the store once.
+  return {
+    node: (level, index) => {
+      const key = `${level}/${index}`;
+      let h = map.get(key);
+      if (!h) map.set(key, (h = storage.node(level, index)));
+      return h;
+    },
+  };
 }

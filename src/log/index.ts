@@ -7,3 +7,4 @@ export { formatVkey, parseVkey } from './vkey.js';
 export { Appender, type Appended, type AppenderOptions, type BatchStats } from './appender.js';
 export { verifyLog, type Finding, type FindingKind, type LogReport, type VerifyLogOptions } from './verify-log.js';
 export type { Attachment, Batch, LogStorage, StoredCheckpoint, StoredEntry } from './storage.js';
+export { checkExtends, type ExtendsFailure, type ExtendsResult } from './consistency.js';

@@ -161,6 +161,13 @@ export function verifyNote(noteText: string, verifiers: NoteVerifier[], opts: { 
     }
     if (!verifiedBy.includes(v.name)) verifiedBy.push(v.name);
   }
+  if (opts.strict) {
+    // Every key of the log signs every checkpoint: a missing line (say, the ML-DSA-65 one deleted,
+    // leaving only Ed25519) is an alteration, not a weaker note.
+    const signed = new Set(signatures.map((s) => keyLabel(s.name, s.keyId)));
+    const missing = [...known.keys()].filter((label) => !signed.has(label));
+    if (missing.length) throw new VerificationError('ERR_VERIFY_NOTE', `no signature line by ${missing.join(', ')}: every key of this log signs every checkpoint`);
+  }
   if (verifiedBy.length === 0) {
     const seen = signatures.map((s) => keyLabel(s.name, s.keyId)).join(', ');
     const trusted = [...known.keys()].join(', ') || 'none';

@@ -7,6 +7,7 @@ import { createEd25519Signer, createEd25519Verifier, createMldsaVerifier, ed2551
 import { createSignerFromSeed, generateSeed, readKeyFile, writeKeyFile } from '../crypto/node.js';
 import { ConfigError, StoreError } from '../errors.js';
 import { Appender, formatVkey, noteSignerFor, noteVerifierFor, type BatchStats, type NoteSigner, type NoteVerifier } from '../log/index.js';
+import { acquireLogLock, type LogLock } from './lock.js';
 import type { LogStore } from './port.js';
 import { openSqliteStore } from './sqlite.js';
 
@@ -89,6 +90,7 @@ export async function openDataDir(dir: string, opts: OpenOptions = {}): Promise<
   const { keys, verifiers } = loaded;
   const noteSigners = signers.map((s) => noteSignerFor(keyName, s));
   const logs = new Map<string, TenantLog>();
+  const locks: LogLock[] = [];
   const originOf = (tenant: string) => `${keyName}/${tenant}`;
 
   return {
@@ -104,12 +106,21 @@ export async function openDataDir(dir: string, opts: OpenOptions = {}): Promise<
       if (open) return open;
       if (!TENANT_RE.test(tenant)) throw new ConfigError('ERR_CONFIG', `bad tenant name ${JSON.stringify(tenant)}`);
       mkdirSync(join(dir, 'logs'), { recursive: true, mode: 0o700 });
-      const store = openSqliteStore(logPath(dir, tenant));
+      // One writer per log: serve and the CLI writers (policy activate, payload erase) both lock.
+      const lock = acquireLogLock(dir, tenant);
+      let store: LogStore;
+      try {
+        store = openSqliteStore(logPath(dir, tenant));
+      } catch (e) {
+        lock.release();
+        throw e;
+      }
       const origin = originOf(tenant);
       const recorded = store.meta('origin');
       if (recorded === undefined) store.setMeta('origin', origin);
       else if (recorded !== origin) {
         store.close();
+        lock.release();
         throw new StoreError('ERR_STORE_INCONSISTENT', `log of tenant ${tenant} was created for origin ${recorded}, not ${origin}`);
       }
       let appender: Appender;
@@ -124,16 +135,19 @@ export async function openDataDir(dir: string, opts: OpenOptions = {}): Promise<
         });
       } catch (e) {
         store.close();
+        lock.release();
         throw e;
       }
       const t = { tenant, origin, store, appender };
       logs.set(tenant, t);
+      locks.push(lock);
       return t;
     },
     async close() {
       for (const t of logs.values()) await t.appender.close();
       for (const t of logs.values()) t.store.close();
       logs.clear();
+      for (const l of locks.splice(0)) l.release();
       await mldsaSigner.close?.();
     },
   };

@@ -22,6 +22,8 @@ export interface LogPort extends LogWriter {
   entries(from: number, to: number): AsyncIterable<{ seq: number; bytes: Uint8Array }>;
 }
 
+const ENTRY_PAGE = 512;
+
 export function logPortOf(origin: string, store: LogStore, appender: Appender): LogPort {
   return {
     origin,
@@ -36,8 +38,14 @@ export function logPortOf(origin: string, store: LogStore, appender: Appender): 
     erasePayload: async (d) => store.erasePayload(d),
     document: async (d) => store.document(d),
     putDocument: async (k, d, b) => store.putDocument(k, d, b),
+    // Pages read synchronously: an SQLite iterator held open across awaits would make the
+    // appender's own writes fail ("connection is busy") while a reader streams.
     async *entries(from, to) {
-      for (const e of store.entries(from, to)) yield { seq: e.seq, bytes: e.bytes };
+      for (let start = from; start < to; start += ENTRY_PAGE) {
+        const page = [...store.entries(start, Math.min(to, start + ENTRY_PAGE))];
+        for (const e of page) yield { seq: e.seq, bytes: e.bytes };
+        if (page.length === 0) return;
+      }
     },
   };
 }

@@ -1,6 +1,7 @@
 // rate-limit: at most `limit` calls per fixed window of `windowMs`, per principal and tool (or
 // any key of principal, tool, server, session). The counter is live state: prepare() counts the
-// hit and returns {count, windowStart, limit}, recorded in the entry; run() decides from it.
+// hit and returns {count, windowStart, limit}, recorded in the entry; run() decides from the
+// recorded count and window against the limit of its own config.
 import { InputError, type Issue } from '../../errors.js';
 import type { Interceptor, InterceptorContext, Json, ValidationOutcome } from '../types.js';
 import { buildDescriptor, ConfigReader } from './_content-config.js';
@@ -69,7 +70,7 @@ export function parseRateState(state: Json | undefined): RateState {
   return { count: s.count as number, windowStart: s.windowStart as string, limit: s.limit as number };
 }
 
-/** Pure: deny once the recorded count passes the recorded limit. */
+/** Pure: deny once the recorded count passes the limit. */
 export function decideRate(state: RateState): ValidationOutcome {
   const info = { count: state.count, limit: state.limit, windowStart: state.windowStart };
   if (state.count <= state.limit) return { valid: true, info };
@@ -99,6 +100,8 @@ export const createRateLimit: BuiltinFactory = ({ name, config, declaration, dep
       const key = rateKeyOf(name, parsed.key, payload, ctx);
       return { ...prepareRateState(counters, parsed, key, ctx.time) };
     },
-    run: (_payload, ctx) => decideRate(parseRateState(ctx.state)),
+    // The count is recorded state; the limit is policy: taken from this config, so a what-if
+    // with a changed limit decides differently on the same recorded count.
+    run: (_payload, ctx) => decideRate({ ...parseRateState(ctx.state), limit: parsed.limit }),
   };
 };

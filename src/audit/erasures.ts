@@ -1,0 +1,23 @@
+// Which payloads erasure entries removed: one pass over a log's entries, parsing only those
+// that can be erasure entries. Replay uses it to tell "erased" from "missing".
+import { isDigest, type Digest } from '../canonical/index.js';
+
+const MARK = '"type":"erasure"';
+const text = new TextDecoder();
+
+/** digest -> seq of the first erasure entry naming it. */
+export async function scanErasures(entries: AsyncIterable<{ seq: number; bytes: Uint8Array }>): Promise<Map<Digest, number>> {
+  const out = new Map<Digest, number>();
+  for await (const { seq, bytes } of entries) {
+    const s = text.decode(bytes);
+    if (!s.includes(MARK)) continue;
+    let e: { type?: unknown; digest?: unknown };
+    try {
+      e = JSON.parse(s);
+    } catch {
+      continue; // not this pass's business: verifyLog names broken entries
+    }
+    if (e.type === 'erasure' && isDigest(e.digest) && !out.has(e.digest)) out.set(e.digest, seq);
+  }
+  return out;
+}

@@ -1,0 +1,18 @@
+// Audit: deterministic replay, what-if analysis, erasure, and audit bundles (export, verify).
+// Portable; the Node adapters (directories, .tar.gz, SQLite sources) are in ./node-bundle.ts.
+export { diffJson, escapePointer } from './diff.js';
+export {
+  replayLog, Replayer, loadInput, emptyCounts, RUNNING_ENGINES,
+  type ReplaySource, type ReplayResult, type ReplayReport, type ReplayCounts, type ReplayOptions, type ReplayStatus, type UnreplayableReason,
+} from './replay.js';
+export { whatIf, type WhatIfReport, type WhatIfOptions, type Flip } from './what-if.js';
+export { eraseStoredPayload, MAX_REASON_LENGTH, type ErasureTarget, type ErasureOptions } from './erase.js';
+export {
+  BUNDLE_FORMAT, BUNDLE_VERSION, FILES, documentPath, parseManifest, parseRangeFile, formatRangeFile, parseEntryLine, formatEntryLine,
+  parsePayloadLine, formatPayloadLine, type BundleManifest, type KeyRecord, type RangeFile, type PayloadLine,
+} from './bundle-format.js';
+export { exportBundle, planExport, keyRecordsOf, type ExportSource, type BundleSink, type ExportOptions, type ExportPlan } from './export.js';
+export { verifyBundle, type BundleReader, type BundleReport, type BundleFinding, type BundleCheck, type VerifyBundleOptions } from './verify-bundle.js';
+export { createTarWriter, readTar, tarHeader, type TarWriter, type TarItem } from './tar.js';
+export { scanErasures } from './erasures.js';
+export { openBundleSource } from './bundle-source.js';

@@ -1,0 +1,64 @@
+// vouch export: an audit bundle of a tenant's log (DESIGN.md section 7) as a directory or one
+// .tar.gz, streamed from the database (read-only: safe while the server runs).
+import { createWriteStream, existsSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { exportBundle, planExport } from '../../audit/index.js';
+import { createDirSink, createTarGzSink, isTarGz, storeExportSource } from '../../audit/node-bundle.js';
+import { VOUCH_ENGINE_VERSION } from '../../decide.js';
+import { intOption, parse } from '../args.js';
+import { EXIT, UsageError, type Io } from '../io.js';
+import { openLogReadOnly, originOf, publicKeysOf, TENANT_OPTION } from './_audit-open.js';
+
+export const help = `vouch export -o DIR|FILE.tar.gz [--from SEQ] [--to SEQ] [--payloads] [--data DIR] [--tenant T] [--json]
+
+Write an audit bundle of entries [from, to): manifest.json, the signed checkpoint for size
+\`to\`, entries.jsonl (exact entry bytes), range.json (the compact range that proves where the
+range starts), keys.json, the chain and policy documents the entries name, payloads.jsonl
+(with --payloads, needed to replay) and a README for the auditor. \`to\` defaults to the latest
+checkpoint; if no checkpoint was signed at exactly \`to\`, the bundle extends to the next one
+(and the manifest says so). Verify it anywhere with \`vouch verify BUNDLE --key KEY\`.
+
+  -o PATH      a new directory, or a file ending in .tar.gz
+  --payloads   include the decisions' input payloads (erased ones are marked as erased)`;
+
+export async function run(argv: string[], io: Io): Promise<number> {
+  const { values } = parse(argv, {
+    ...TENANT_OPTION,
+    out: { type: 'string', short: 'o' },
+    from: { type: 'string' },
+    to: { type: 'string' },
+    payloads: { type: 'boolean', default: false },
+  });
+  if (values.help) return io.out(help), EXIT.ok;
+  const out = values.out;
+  if (!out) throw new UsageError('-o DIR or -o FILE.tar.gz is required');
+  if (existsSync(out) && (isTarGz(out) || !statSync(out).isDirectory() || readdirSync(out).length > 0)) throw new UsageError(`${out} exists: refusing to overwrite it`);
+  const dir = values.data!;
+  const keys = publicKeysOf(dir, values['key-name']!);
+  const store = openLogReadOnly(dir, values.tenant!);
+  try {
+    const source = storeExportSource(store, originOf(store, values.tenant!, values['key-name']!));
+    const opts = { from: intOption(values.from, 'from'), to: intOption(values.to, 'to'), payloads: values.payloads, keys, tool: { name: 'vouch', version: VOUCH_ENGINE_VERSION }, created: new Date().toISOString() };
+    const plan = await planExport(source, opts);
+    let manifest;
+    try {
+      if (isTarGz(out)) {
+        const sink = createTarGzSink(createWriteStream(out, { flags: 'wx' }));
+        manifest = await exportBundle(source, sink, opts, plan);
+        await sink.finish();
+      } else {
+        manifest = await exportBundle(source, createDirSink(out), opts, plan);
+      }
+    } catch (e) {
+      rmSync(out, { recursive: true, force: true }); // no half-written bundle left behind
+      throw e;
+    }
+    if (values.json) io.out(JSON.stringify({ out, manifest }));
+    else {
+      io.out(`exported ${manifest.origin} entries [${manifest.range.from}, ${manifest.range.to}) to ${out}: ${manifest.counts.entries} entries, ${manifest.counts.chains} chain and ${manifest.counts.policies} policy documents${manifest.payloads ? `, ${manifest.counts.payloads} payloads (${manifest.counts.erased} erased)` : ''}`);
+      for (const n of manifest.notes) io.out(`note: ${n}`);
+    }
+    return EXIT.ok;
+  } finally {
+    store.close();
+  }
+}

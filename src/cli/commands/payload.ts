@@ -1,0 +1,35 @@
+// vouch payload erase: erasure on request, on a stopped data directory (a running service
+// takes DELETE /v1/payloads/:digest). Digests, proofs and signatures all stay valid.
+import { eraseStoredPayload } from '../../audit/index.js';
+import { parseDigest } from '../../canonical/index.js';
+import { logPortOf } from '../../store/log-port.js';
+import { parse } from '../args.js';
+import { EXIT, UsageError, type Io } from '../io.js';
+import { openLogForWriting, TENANT_OPTION } from './_audit-open.js';
+
+export const help = `vouch payload erase DIGEST [--reason TEXT] [--data DIR] [--tenant T] [--json]
+
+Deletes the payload stored under DIGEST (sha256:<hex>) and appends a signed \`erasure\` entry
+{type: erasure, time, digest, reason?}. Entries hold only digests, so \`vouch log verify\` stays
+clean and every receipt still verifies; \`vouch replay\` then reports the decisions that used it
+as unreplayable (payload erased). The log must not be in use by a running server (it is locked;
+exit 4): for a running server use DELETE /v1/payloads/:digest (admin role).`;
+
+export async function run(argv: string[], io: Io): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub === undefined || sub === '--help' || sub === '-h') return io.out(help), sub ? EXIT.ok : EXIT.usage;
+  if (sub !== 'erase') throw new UsageError(`unknown payload command ${JSON.stringify(sub)}`);
+  const { values, positionals } = parse(rest, { ...TENANT_OPTION, reason: { type: 'string' } }, true);
+  if (values.help) return io.out(help), EXIT.ok;
+  if (positionals.length !== 1) throw new UsageError('payload erase takes one DIGEST');
+  const digest = parseDigest(positionals[0], '/digest');
+  const { dataDir, log } = await openLogForWriting(values.data!, values.tenant!, values['key-name']!);
+  try {
+    const r = await eraseStoredPayload(logPortOf(log.origin, log.store, log.appender), digest, { time: new Date().toISOString(), reason: values.reason, by: 'cli' });
+    if (values.json) io.out(JSON.stringify({ digest, erased: true, seq: r.seq }));
+    else io.out(`erased ${digest} (erasure entry #${r.seq})`);
+    return EXIT.ok;
+  } finally {
+    await dataDir.close();
+  }
+}

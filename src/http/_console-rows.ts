@@ -1,0 +1,140 @@
+// One log entry as a row of the audit console's table (GET /v1/entries), the filters over rows,
+// and the allow/deny chart buckets. Portable: plain data in, plain data out.
+import { InputError, type Issue } from '../errors.js';
+
+export type DriftFilter = 'none' | 'benign' | 'suspicious' | 'critical' | 'any';
+
+export interface ConsoleRow {
+  seq: number;
+  type: string;
+  time: string;
+  principal: string | null;
+  event: string | null;
+  /** The tool name, prompt name or resource URI the entry is about, when the entry shows it. */
+  target: string | null;
+  effect: 'allow' | 'deny' | null;
+  /** The interceptor that aborted the chain (a deny), or null. */
+  decidedBy: string | null;
+  /** Drift severity: an execution's own, or for a decision the one of the execution linked to it. */
+  drift: string | null;
+  /** For a decision, the seq of the execution entry that reports it ran; for an execution, the decision it claims. */
+  link: number | null;
+}
+
+export interface RowFilter {
+  type: 'decision' | 'execution' | 'all';
+  effect?: 'allow' | 'deny';
+  event?: string;
+  principal?: string;
+  since?: number;
+  until?: number;
+  drift?: DriftFilter;
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+
+function targetOf(e: Record<string, unknown>): string | null {
+  const d = isRecord(e.decision) ? e.decision : {};
+  for (const r of Array.isArray(d.results) ? d.results : []) {
+    if (!isRecord(r)) continue;
+    const p = isRecord(r.payload) ? r.payload : undefined;
+    const named = p && (str(p.name) ?? str(p.uri));
+    if (named) return named;
+    const info = isRecord(r.info) ? r.info : undefined;
+    if (info && str(info.tool)) return str(info.tool);
+  }
+  return str(e.server);
+}
+
+/** The row of one decoded entry (never throws on an unexpected shape: fields fall back to null). */
+export function rowOf(seq: number, e: Record<string, unknown>): ConsoleRow {
+  const d = isRecord(e.decision) ? e.decision : undefined;
+  const effect = d && (d.effect === 'allow' || d.effect === 'deny') ? d.effect : null;
+  const aborted = d && isRecord(d.abortedAt) ? str(d.abortedAt.interceptor) : null;
+  const drift = isRecord(e.drift) ? str(e.drift.severity) : null;
+  return {
+    seq,
+    type: str(e.type) ?? 'unknown',
+    time: str(e.time) ?? '',
+    principal: str(e.principal),
+    event: str(e.event),
+    target: targetOf(e),
+    effect,
+    decidedBy: aborted,
+    drift,
+    link: e.type === 'execution' && typeof e.authorization === 'number' ? e.authorization : null,
+  };
+}
+
+function enumParam<T extends string>(v: string | undefined, allowed: readonly T[], path: string, issues: Issue[]): T | undefined {
+  if (v === undefined || v === '') return undefined;
+  if ((allowed as readonly string[]).includes(v)) return v as T;
+  issues.push({ path, message: `must be one of ${allowed.join(', ')}` });
+  return undefined;
+}
+
+function timeParam(v: string | undefined, path: string, issues: Issue[]): number | undefined {
+  if (v === undefined || v === '') return undefined;
+  const t = Date.parse(v);
+  if (Number.isNaN(t)) issues.push({ path, message: 'must be an RFC 3339 time' });
+  return t;
+}
+
+/** The list's query string: every bad field is listed in one ERR_INPUT. */
+export function parseRowFilter(q: (name: string) => string | undefined): RowFilter {
+  const issues: Issue[] = [];
+  const f: RowFilter = {
+    type: enumParam(q('type'), ['decision', 'execution', 'all'] as const, '/type', issues) ?? 'decision',
+    effect: enumParam(q('effect'), ['allow', 'deny'] as const, '/effect', issues),
+    event: q('event') || undefined,
+    principal: q('principal') || undefined,
+    since: timeParam(q('since'), '/since', issues),
+    until: timeParam(q('until'), '/until', issues),
+    drift: enumParam(q('drift'), ['none', 'benign', 'suspicious', 'critical', 'any'] as const, '/drift', issues),
+  };
+  if (issues.length) throw new InputError('ERR_INPUT', `bad entry filter: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`, issues);
+  return f;
+}
+
+export function matchesFilter(r: ConsoleRow, f: RowFilter): boolean {
+  if (f.type !== 'all' && r.type !== f.type) return false;
+  if (f.effect && r.effect !== f.effect) return false;
+  if (f.event && r.event !== f.event) return false;
+  if (f.principal && r.principal !== f.principal) return false;
+  if (f.since !== undefined || f.until !== undefined) {
+    const t = Date.parse(r.time);
+    if (f.since !== undefined && !(t >= f.since)) return false;
+    if (f.until !== undefined && !(t <= f.until)) return false;
+  }
+  if (f.drift === 'any' && (r.drift === null || r.drift === 'none')) return false;
+  if (f.drift && f.drift !== 'any' && (r.drift ?? 'none') !== f.drift) return false;
+  return true;
+}
+
+const BUCKETS_MS = [1e3, 1e4, 6e4, 3e5, 9e5, 36e5, 216e5, 864e5, 6048e5];
+const MAX_BUCKETS = 48;
+
+export interface Chart {
+  bucketMs: number;
+  start: string | null;
+  buckets: { allow: number; deny: number }[];
+}
+
+/** Allow/deny counts per time bucket over the rows: the smallest bucket width giving at most 48 bars. */
+export function chartOf(rows: ConsoleRow[]): Chart {
+  const times = rows.filter((r) => r.effect).map((r) => Date.parse(r.time)).filter((t) => !Number.isNaN(t));
+  if (times.length === 0) return { bucketMs: BUCKETS_MS[0], start: null, buckets: [] };
+  const min = Math.min(...times);
+  const max = Math.max(...times);
+  const bucketMs = BUCKETS_MS.find((b) => Math.floor(max / b) - Math.floor(min / b) < MAX_BUCKETS) ?? BUCKETS_MS[BUCKETS_MS.length - 1];
+  const start = Math.floor(min / bucketMs) * bucketMs;
+  const buckets = Array.from({ length: Math.floor((max - start) / bucketMs) + 1 }, () => ({ allow: 0, deny: 0 }));
+  for (const r of rows) {
+    const t = Date.parse(r.time);
+    if (!r.effect || Number.isNaN(t)) continue;
+    const b = buckets[Math.floor((t - start) / bucketMs)];
+    if (b) b[r.effect]++;
+  }
+  return { bucketMs, start: new Date(start).toISOString(), buckets };
+}

@@ -1,0 +1,75 @@
+// One writer per tenant log (Node only): `<data>/logs/<tenant>.lock`, created with O_EXCL and
+// holding the writer's pid. SQLite would let two processes write, but two group-commit appenders
+// would both sign a checkpoint for the same size: a fork. A lock whose process is gone is stale.
+import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { StoreError } from '../errors.js';
+
+export interface LogLock {
+  path: string;
+  release(): void;
+}
+
+export function lockPath(dir: string, tenant: string): string {
+  return join(dir, 'logs', `${tenant}.lock`);
+}
+
+function holderOf(path: string): number | undefined {
+  try {
+    const m = /^(\d+)\n?$/.exec(readFileSync(path, 'utf8'));
+    return m ? Number(m[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0); // signal 0: existence check only
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM'; // alive, owned by someone else
+  }
+}
+
+/** Take the tenant's writer lock or throw ERR_STORE naming the process that holds it. */
+export function acquireLogLock(dir: string, tenant: string): LogLock {
+  const path = lockPath(dir, tenant);
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      const fd = openSync(path, 'wx', 0o600);
+      try {
+        writeSync(fd, `${process.pid}\n`);
+      } finally {
+        closeSync(fd);
+      }
+      return {
+        path,
+        release: () => {
+          if (holderOf(path) !== process.pid) return;
+          try {
+            unlinkSync(path);
+          } catch {
+            // already gone
+          }
+        },
+      };
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw new StoreError('ERR_STORE', `cannot create lock ${path}: ${(e as Error).message}`, { cause: e });
+    }
+    const holder = holderOf(path);
+    if (holder !== undefined && isAlive(holder)) {
+      const who = holder === process.pid ? 'this process' : `process ${holder}`;
+      throw new StoreError('ERR_STORE', `the log of tenant ${tenant} is in use by ${who} (${path}): stop the server first, or use its REST API`);
+    }
+    // Stale: its writer died (kill -9, power loss). Remove it if it is still the one we read.
+    if (holderOf(path) === holder) {
+      try {
+        unlinkSync(path);
+      } catch {
+        // someone else removed it first
+      }
+    }
+  }
+  throw new StoreError('ERR_STORE', `cannot take the lock ${path}: it keeps changing hands`);
+}

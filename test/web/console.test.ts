@@ -1,0 +1,180 @@
+// The audit console in a real browser (headless Chromium) against a real server holding real
+// decisions made through POST /v1/authorize: filter, open a deny, verify its receipt in the page
+// (and a tampered one fail, with the reason), replay a range, check an exported bundle offline.
+// Screenshots go to test-output/ (git-ignored) for a reviewer.
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type RunningServer } from '../../src/http/node-server.js';
+import { FIXTURE_CONFIG, requestOf } from '../audit/_generate.js';
+import { get, post } from '../http/_server.js';
+import { buildConsole, DIST, launchBrowser, OUTPUT } from './_browser.js';
+
+let s: RunningServer;
+let browser: Browser;
+let page: Page;
+let dir: string;
+const made: { i: number; effect: string; seq: number; name?: string }[] = [];
+let execution: { seq: number; decision: number; severity: string };
+
+beforeAll(async () => {
+  await buildConsole();
+  dir = mkdtempSync(join(tmpdir(), 'vouch-console-'));
+  s = await startServer({ data: join(dir, 'data'), port: 0, config: FIXTURE_CONFIG });
+  // echo with PII (allow, mutated), dangerous_tool (deny), send_mail (allow), read_file, ...
+  for (const i of [0, 1, 2, 3, 11, 12, 14]) {
+    const req = requestOf(i);
+    const r = await post(`${s.url}/v1/authorize`, { event: req.event, phase: req.phase, payload: req.payload, context: { sessionId: req.context.sessionId, server: req.context.server } });
+    expect(r.status).toBe(200);
+    made.push({ i, effect: r.json.effect, seq: r.json.seq, name: (req.payload as { name?: string }).name });
+  }
+  // The send_mail call ran with another recipient than was authorized: an execution with drift.
+  const mail = made.find((m) => m.name === 'send_mail' && m.effect === 'allow')!;
+  const ex = await post(`${s.url}/v1/executions`, { authorization: mail.seq, executed: { name: 'send_mail', arguments: { to: 'attacker@evil.example', body: 'note 2' } } });
+  expect(ex.status).toBe(200);
+  execution = { seq: ex.json.seq, decision: mail.seq, severity: ex.json.drift.severity };
+  expect(execution.severity).not.toBe('none');
+  browser = await launchBrowser();
+  page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+  page.setDefaultTimeout(15_000);
+}, 90_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await s?.close();
+});
+
+const denied = () => made.find((m) => m.name === 'dangerous_tool')!;
+
+describe('GET /v1/entries', () => {
+  it('pages decoded decisions with totals and a chart, filtered server-side', async () => {
+    const all = await get(`${s.url}/v1/entries?limit=3`);
+    expect(all.status).toBe(200);
+    expect(all.json.total).toBe(made.length);
+    expect(all.json.rows.map((r: any) => r.seq)).toEqual(made.slice(0, 3).map((m) => m.seq));
+    expect(all.json.next).toBe(made[3].seq);
+    const deny = await get(`${s.url}/v1/entries?effect=deny`);
+    expect(deny.json.total).toBe(made.filter((m) => m.effect === 'deny').length);
+    expect(deny.json.counts).toEqual({ allow: 0, deny: deny.json.total });
+    expect(deny.json.rows.find((r: any) => r.seq === denied().seq)).toMatchObject({ effect: 'deny', target: 'dangerous_tool', decidedBy: 'authz', event: 'tools/call' });
+    const bars = deny.json.chart.buckets.reduce((n: number, b: any) => n + b.allow + b.deny, 0);
+    expect(bars).toBe(deny.json.total);
+    expect((await get(`${s.url}/v1/entries?effect=maybe&limit=501&since=yesterday`)).json.error).toMatchObject({ code: 'ERR_INPUT' });
+    expect((await get(`${s.url}/v1/entries?until=2000-01-01T00:00:00Z`)).json.total).toBe(0);
+    const drifted = await get(`${s.url}/v1/entries?drift=any`);
+    expect(drifted.json.rows).toEqual([expect.objectContaining({ seq: execution.decision, drift: execution.severity, link: execution.seq })]);
+    const executions = await get(`${s.url}/v1/entries?type=execution`);
+    expect(executions.json.rows).toEqual([expect.objectContaining({ seq: execution.seq, type: 'execution', link: execution.decision, effect: null })]);
+  });
+});
+
+describe('the audit console in Chromium', () => {
+  it('filters to denies, opens the denied call, and verifies its receipt in the browser', async () => {
+    await page.goto(`${s.url}/audit`);
+    await page.waitForSelector('body[data-ready="true"]');
+    await expect.poll(() => page.textContent('#key-id')).toMatch(/key id/);
+    expect(await page.textContent('#cp-size')).toMatch(/^\d+$/);
+    await page.selectOption('#f-effect', { value: 'deny' });
+    await page.click('#apply-filters');
+    await expect.poll(async () => (await page.$$eval('#rows tr', (rs) => rs.map((r) => r.className)))).toEqual(made.filter((m) => m.effect === 'deny').map(() => 'row deny'));
+    await page.screenshot({ path: join(OUTPUT, 'console-list.png') });
+    await page.click(`#rows tr[data-seq="${denied().seq}"]`);
+    await page.waitForSelector(`#decision-view[data-seq="${denied().seq}"]`);
+    expect(await page.textContent('#effect')).toBe('deny');
+    expect(await page.textContent('#steps')).toMatch(/authz[\s\S]*decided \(deny\)/);
+    await page.click('#verify-receipt');
+    await page.waitForSelector('#verify-result .report');
+    expect(await page.getAttribute('#verify-result .report', 'data-ok')).toBe('true');
+    const checks = await page.$$eval('#verify-result li', (ls) => ls.map((l) => [l.getAttribute('data-check'), l.className]));
+    expect(checks.map((c) => c[0])).toEqual(expect.arrayContaining(['format', 'entry', 'leaf-hash', 'checkpoint-signature', 'inclusion']));
+    expect(checks.every((c) => c[1] === 'good')).toBe(true);
+    await page.locator('#decision-view').screenshot({ path: join(OUTPUT, 'console-decision.png') });
+  });
+
+  it('fails a tampered receipt plainly, naming the failing checks', async () => {
+    const receipt = JSON.parse(await page.inputValue('#receipt-json'));
+    receipt.leafHash = receipt.leafHash.replace(/^./, (c: string) => (c === '0' ? '1' : '0'));
+    await page.fill('#receipt-json', JSON.stringify(receipt, null, 2));
+    await page.click('#verify-receipt');
+    await page.waitForSelector('#verify-result .report[data-ok="false"]');
+    expect(await page.textContent('#verify-result .verdict.fail')).toMatch(/FAILED: .*leaf-hash/);
+    expect(await page.getAttribute('#verify-result li[data-check="leaf-hash"]', 'class')).toBe('bad');
+    await page.locator('#decision-view').screenshot({ path: join(OUTPUT, 'console-receipt-tampered.png') });
+  });
+
+  it('shows what the PII redactor changed between input and authorized intent', async () => {
+    const pii = made.find((m) => m.i === 0)!;
+    await page.selectOption('#f-effect', { value: '' });
+    await page.click('#apply-filters');
+    await page.click(`#rows tr[data-seq="${pii.seq}"]`);
+    await page.waitForSelector(`#decision-view[data-seq="${pii.seq}"]`);
+    expect(await page.$$eval('.changed-path', (cs) => cs.map((c) => c.textContent))).toContain('/arguments/message');
+    expect(await page.textContent('#decision-view')).toContain('[EMAIL_REDACTED]');
+  });
+
+  it('finds the drifted call by the drift filter and shows the execution with its drift paths', async () => {
+    await page.selectOption('#f-drift', { value: 'any' });
+    await page.click('#apply-filters');
+    await expect.poll(() => page.$$eval('#rows tr', (rs) => rs.map((r) => r.getAttribute('data-seq')))).toEqual([String(execution.decision)]);
+    expect(await page.textContent(`#rows tr[data-seq="${execution.decision}"]`)).toContain(execution.severity);
+    await page.click(`#rows tr[data-seq="${execution.decision}"]`);
+    await page.waitForSelector(`#decision-view[data-seq="${execution.decision}"] #execution`);
+    expect(await page.textContent('#execution')).toContain(`Execution #${execution.seq} of decision #${execution.decision}`);
+    expect(await page.textContent('#execution')).toContain('/arguments/to');
+    await page.selectOption('#f-drift', { value: '' });
+  });
+
+  it('replays a range: every decision matches', async () => {
+    const size = (await get(`${s.url}/v1/checkpoint`)).json.size as number;
+    await page.fill('#replay-from', '0');
+    await page.fill('#replay-to', String(size));
+    await page.click('#replay-run');
+    await page.waitForSelector('#replay-panel #replay-result', { timeout: 25_000 });
+    expect(await page.getAttribute('#replay-panel #replay-result', 'data-ok')).toBe('true');
+    expect(await page.textContent('#replay-panel #replay-result')).toContain(`${made.length} decisions · ${made.length} match · 0 mismatch`);
+  });
+
+  it('verifies an exported bundle dropped into the page, and fails a tampered one', async () => {
+    const res = await fetch(`${s.url}/v1/export?payloads=1`);
+    expect(res.status).toBe(200);
+    const file = join(dir, 'bundle.tar.gz');
+    writeFileSync(file, new Uint8Array(await res.arrayBuffer()));
+    await page.setInputFiles('#bundle-file', file);
+    await page.waitForSelector('#bundle-result', { timeout: 25_000 });
+    expect(await page.textContent('#bundle-result .verdict')).toMatch(/bundle verified/);
+    expect(await page.getAttribute('#bundle-result', 'data-ok')).toBe('true');
+    expect(await page.getAttribute('#bundle-progress', 'value')).toBe(await page.getAttribute('#bundle-progress', 'max'));
+    await page.locator('#bundle-panel').screenshot({ path: join(OUTPUT, 'console-bundle.png') });
+
+    // The same bundle with one byte of one entry changed (same length: the tar stays well formed).
+    const tar = gunzipSync(readFileSync(file));
+    const at = tar.indexOf('{"seq":1,"entry":"') + 40;
+    expect(at).toBeGreaterThan(40);
+    tar[at] = tar[at] === 0x41 ? 0x42 : 0x41; // one base64 letter of entry 1
+
+    const tampered = join(dir, 'tampered.tar.gz');
+    writeFileSync(tampered, gzipSync(tar));
+    await page.setInputFiles('#bundle-file', tampered);
+    await page.waitForSelector('#bundle-result[data-ok="false"]', { timeout: 25_000 });
+    expect(await page.textContent('#bundle-result .verdict')).toMatch(/FAILED: .*(entry|root|link)/);
+    await page.locator('#bundle-panel').screenshot({ path: join(OUTPUT, 'console-bundle-tampered.png') });
+  });
+
+  it('works offline: the built page opened from a file checks a bundle with its own keys', async () => {
+    const offline = await browser.newPage();
+    try {
+      await offline.goto(`file://${DIST}index.html`);
+      await offline.waitForSelector('#bundle-file');
+      expect(await offline.textContent('#status')).toMatch(/offline/);
+      await offline.setInputFiles('#bundle-file', join(dir, 'bundle.tar.gz'));
+      await offline.waitForSelector('#bundle-result', { timeout: 25_000 });
+      expect(await offline.getAttribute('#bundle-result', 'data-ok')).toBe('true');
+      expect(await offline.textContent('#bundle-result')).toMatch(/the bundle's keys/);
+    } finally {
+      await offline.close();
+    }
+  });
+});

@@ -1,0 +1,100 @@
+// Offline check of an audit bundle in the browser: drop a .tar.gz (as GET /v1/export and
+// `vouch export` write it) or the bundle's files, and the portable verifyBundle from src/audit
+// checks manifest, keys, checkpoint signature, range, every entry, link and leaf, and the root.
+// Decisions are not replayed here (Cedar is not loaded in the page; see cedar-stub.ts).
+import { readTar, verifyBundle, type BundleReader, type BundleReport } from '../../src/audit/index.js';
+import { h, replaceChildren } from './dom.js';
+import { loadTrust } from './trust.js';
+import { isOffline } from './api.js';
+
+async function* chunksOf(stream: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
+  const reader = stream.getReader();
+  for (;;) {
+    const r = await reader.read();
+    if (r.done) return;
+    yield r.value;
+  }
+}
+
+/** The files of a dropped bundle by path (a leading folder, as in `tar -C`, is stripped). */
+export async function filesOf(list: File[]): Promise<Map<string, Uint8Array>> {
+  const files = new Map<string, Uint8Array>();
+  for (const f of list) {
+    if (/\.(tar\.gz|tgz)$/i.test(f.name)) {
+      const gunzip = f.stream().pipeThrough(new DecompressionStream('gzip') as unknown as TransformStream<Uint8Array, Uint8Array>);
+      for await (const item of readTar(chunksOf(gunzip))) {
+        if (item.type !== 'file') continue;
+        const parts: Uint8Array[] = [];
+        for await (const c of item.body) parts.push(c.slice());
+        files.set(item.name, await new Blob(parts as BlobPart[]).bytes());
+      }
+    } else {
+      files.set((f as File & { webkitRelativePath?: string }).webkitRelativePath || f.name, new Uint8Array(await f.arrayBuffer()));
+    }
+  }
+  const manifest = [...files.keys()].find((k) => k === 'manifest.json' || k.endsWith('/manifest.json'));
+  const prefix = manifest ? manifest.slice(0, -'manifest.json'.length) : '';
+  return new Map([...files].filter(([k]) => k.startsWith(prefix)).map(([k, v]) => [k.slice(prefix.length), v]));
+}
+
+/** A BundleReader over files in memory; `onLine` counts entry lines for the progress bar. */
+export function memoryReader(files: Map<string, Uint8Array>, onLine: (n: number) => void): BundleReader {
+  const dec = new TextDecoder();
+  return {
+    text: async (name) => (files.has(name) ? dec.decode(files.get(name)) : undefined),
+    bytes: async (path) => files.get(path),
+    lines: (name) => {
+      const b = files.get(name);
+      if (!b) return undefined;
+      return (async function* () {
+        let n = 0;
+        for (const line of dec.decode(b).split('\n')) {
+          if (name === 'entries.jsonl' && ++n % 256 === 0) {
+            onLine(n);
+            await new Promise((r) => setTimeout(r, 0)); // let the progress bar paint
+          }
+          yield line;
+        }
+        if (name === 'entries.jsonl') onLine(n);
+      })();
+    },
+  };
+}
+
+export function renderBundleReport(r: BundleReport): HTMLElement {
+  return h('div', { class: `report ${r.ok ? 'pass' : 'fail'}`, id: 'bundle-result', 'data-ok': String(r.ok) },
+    h('div', { class: `verdict ${r.ok ? 'pass' : 'fail'}` }, r.ok
+      ? `✓ bundle verified: ${r.origin} [${r.range?.from}, ${r.range?.to}), ${r.entries} entries, signed by ${r.signedBy.join(', ')}`
+      : `✗ bundle FAILED: ${[...new Set(r.findings.map((f) => f.check))].join(', ')}`),
+    h('ul', { class: 'checklist' }, ...r.findings.map((f) => h('li', { class: 'bad' }, `✗ ${f.check}${f.seq !== undefined ? ` #${f.seq}` : ''} ${f.code}: ${f.message}`))),
+    h('p', { class: 'muted' }, `checked: manifest, keys, checkpoint signature (${r.keysFrom === 'bundle' ? "the bundle's keys" : 'the bundle keys and the trusted key'}), range, every entry's seq, link and leaf, root${r.truncated ? ' · findings truncated' : ''} · decisions are not replayed in the browser (use vouch verify)`),
+    r.notes.length ? h('ul', {}, ...r.notes.map((n) => h('li', { class: 'muted' }, n))) : null);
+}
+
+export function renderBundlePanel(): HTMLElement {
+  const progress = h('progress', { id: 'bundle-progress', max: '1', value: '0' });
+  const out = h('div', {});
+  const check = async (list: File[]) => {
+    if (!list.length) return;
+    replaceChildren(out, 'reading…');
+    try {
+      const files = await filesOf(list);
+      const m = JSON.parse(new TextDecoder().decode(files.get('manifest.json') ?? new Uint8Array())) as { range?: { from: number; to: number } };
+      progress.max = Math.max(1, (m.range?.to ?? 0) - (m.range?.from ?? 0));
+      const trusted = isOffline() ? undefined : await loadTrust().then((t) => t.trust, () => undefined);
+      const report = await verifyBundle(memoryReader(files, (n) => (progress.value = n)), { replay: false, ...(trusted && { trusted }) });
+      progress.value = progress.max;
+      replaceChildren(out, renderBundleReport(report));
+    } catch (e) {
+      replaceChildren(out, h('div', { class: 'verdict fail', id: 'bundle-result', 'data-ok': 'false' }, `✗ cannot read the bundle: ${(e as Error).message}`));
+    }
+  };
+  const input = h('input', { id: 'bundle-file', type: 'file', multiple: true, onchange: (e: Event) => void check(Array.from((e.target as HTMLInputElement).files ?? [])) });
+  const zone = h('div', { id: 'drop-zone', class: 'drop' }, 'drop a bundle here (.tar.gz, or its files) or ', input);
+  zone.addEventListener('dragover', (e) => e.preventDefault());
+  zone.addEventListener('drop', (e) => {
+    e.preventDefault();
+    void check(Array.from(e.dataTransfer?.files ?? []));
+  });
+  return h('section', { class: 'panel', id: 'bundle-panel' }, h('h3', {}, 'Check a bundle offline'), zone, progress, out);
+}

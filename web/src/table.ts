@@ -1,0 +1,70 @@
+// The decisions table: filters (effect, event, principal, time range, drift), the count and the
+// chart of what matches, and paging through the log by seq. A row click opens the decision.
+import { getJson } from './api.js';
+import { renderChart, type ChartData } from './chart.js';
+import { byId, h, replaceChildren } from './dom.js';
+
+export interface Row {
+  seq: number;
+  type: string;
+  time: string;
+  principal: string | null;
+  event: string | null;
+  target: string | null;
+  effect: 'allow' | 'deny' | null;
+  decidedBy: string | null;
+  drift: string | null;
+  link: number | null;
+}
+
+interface Page {
+  size: number;
+  total: number;
+  counts: { allow: number; deny: number };
+  chart: ChartData;
+  rows: Row[];
+  next: number | null;
+}
+
+const FILTERS = ['effect', 'event', 'principal', 'since', 'until', 'drift', 'type'] as const;
+
+export function filterQuery(): URLSearchParams {
+  const q = new URLSearchParams();
+  for (const f of FILTERS) {
+    const v = (byId<HTMLInputElement>(`f-${f}`).value ?? '').trim();
+    if (!v) continue;
+    // datetime-local has no zone: read it as UTC, as the log's times are.
+    q.set(f, f === 'since' || f === 'until' ? new Date(`${v}Z`).toISOString() : v);
+  }
+  return q;
+}
+
+export async function loadPage(from: number, open: (seq: number) => void, history: number[]): Promise<void> {
+  const q = filterQuery();
+  q.set('from', String(from));
+  q.set('limit', byId<HTMLSelectElement>('f-limit').value);
+  const status = byId('list-status');
+  status.textContent = 'loading…';
+  let page: Page;
+  try {
+    page = await getJson<Page>(`/v1/entries?${q}`);
+  } catch (e) {
+    status.textContent = `could not list entries: ${(e as Error).message}`;
+    status.className = 'bad';
+    return;
+  }
+  status.className = '';
+  status.textContent = '';
+  replaceChildren(byId('count'), h('b', { id: 'total' }, page.total), ` matching of ${page.size} entries · `, h('span', { class: 'good' }, `${page.counts.allow} allow`), ' · ', h('span', { class: 'bad' }, `${page.counts.deny} deny`));
+  replaceChildren(byId('chart-box'), renderChart(page.chart));
+  const body = page.rows.map((r) =>
+    h('tr', { 'data-seq': String(r.seq), class: `row ${r.effect ?? ''}`, onclick: () => open(r.seq) },
+      h('td', {}, r.seq), h('td', {}, r.time.replace('T', ' ').replace('Z', '')), h('td', {}, r.principal ?? '—'), h('td', {}, r.event ?? r.type),
+      h('td', {}, r.target ?? '—'), h('td', { class: r.effect === 'deny' ? 'bad' : 'good' }, r.effect ?? r.type), h('td', {}, r.decidedBy ?? '—'),
+      h('td', { class: r.drift === 'critical' ? 'bad' : r.drift === 'suspicious' ? 'warn' : '' }, r.drift ?? '—')));
+  replaceChildren(byId('rows'), ...(body.length ? body : [h('tr', {}, h('td', { colspan: '8', class: 'muted' }, 'no entries match'))]));
+  const nav = byId('pager');
+  replaceChildren(nav,
+    history.length ? h('button', { onclick: () => void loadPage(history[history.length - 1], open, history.slice(0, -1)) }, '← previous') : null,
+    page.next !== null ? h('button', { id: 'next-page', onclick: () => void loadPage(page.next!, open, [...history, from]) }, 'next →') : null);
+}
