@@ -1,7 +1,8 @@
-// Group commit (DESIGN.md section 6): decisions that arrive while a batch is being signed wait
+// Group commit (DESIGN.md section 6): decisions that arrive while batches are being signed wait
 // for the next batch; each batch is one transaction and one signed checkpoint, and every entry
-// in it gets its inclusion proof to that checkpoint. Under light load a batch is one entry.
-// No I/O of its own: storage and signers come in as arguments.
+// in it gets its inclusion proof to that checkpoint. Under light load a batch is one entry. Up to
+// `maxInFlight` batches are signed at once and commit strictly in order (measured: signing
+// latency, not CPU, capped HTTP throughput with one batch at a time). No I/O of its own.
 import { bytesEqual, toHex } from '../canonical/index.js';
 import { StoreError, VouchError } from '../errors.js';
 import { signCheckpoint } from './checkpoint.js';
@@ -34,6 +35,11 @@ export interface AppenderOptions {
   signers: NoteSigner[];
   /** Largest batch: bounds the latency one batch adds and the memory it holds. */
   maxBatch?: number;
+  /**
+   * Batches signed at once (default 2): while one signature is in the worker thread the next batch
+   * is already being signed, so signing latency does not cap throughput. They commit in order.
+   */
+  maxInFlight?: number;
   onBatch?: (stats: BatchStats) => void;
   /** Monotonic milliseconds, for batch statistics only (never part of an entry). */
   monotonic?: () => number;
@@ -50,14 +56,21 @@ export class Appender {
   private range: CompactRange;
   private prev: string;
   private queue: Pending[] = [];
-  private running: Promise<void> | undefined;
+  /** Batches being signed or waiting to commit, oldest first. */
+  private inflight: InFlight[] = [];
+  /** The tree and prev link as the newest prepared batch leaves them (ahead of the committed state). */
+  private tip: { range: CompactRange; prev: string };
+  private idleWaiters: (() => void)[] = [];
   private closed = false;
   private readonly maxBatch: number;
+  private readonly maxInFlight: number;
 
   private constructor(private readonly opts: AppenderOptions, range: CompactRange, prev: string) {
     this.range = range;
     this.prev = prev;
+    this.tip = { range, prev };
     this.maxBatch = opts.maxBatch ?? 4096;
+    this.maxInFlight = opts.maxInFlight ?? 2;
   }
 
   /**
@@ -109,27 +122,27 @@ export class Appender {
   /** Stop taking appends, finish what is queued and in flight. */
   async close(): Promise<void> {
     this.closed = true;
-    while (this.running) await this.running;
+    while (this.queue.length > 0 || this.inflight.length > 0) await new Promise<void>((r) => this.idleWaiters.push(r));
   }
 
+  /**
+   * Prepare and start signing batches while fewer than `maxInFlight` are being signed. Each
+   * batch is built on the tree as the batches before it will leave it; they commit strictly in
+   * order, so a signature never covers a tree that does not extend the last committed one.
+   */
   private pump(): void {
-    if (this.running) return;
-    this.running = (async () => {
-      try {
-        while (this.queue.length > 0) {
-          const items = this.queue.splice(0, this.maxBatch);
-          await this.commit(items);
-        }
-      } finally {
-        this.running = undefined;
-      }
-    })();
+    while (this.queue.length > 0 && this.inflight.length < this.maxInFlight) {
+      const batch = this.prepare(this.queue.splice(0, this.maxBatch));
+      if (!batch) continue;
+      this.inflight.push(batch);
+      batch.signing!.then(() => this.settle());
+    }
+    if (this.queue.length === 0 && this.inflight.length === 0) for (const r of this.idleWaiters.splice(0)) r();
   }
 
-  private async commit(items: Pending[]): Promise<void> {
-    const { origin, storage, signers } = this.opts;
-    let range = this.range;
-    let prev = this.prev;
+  private prepare(items: Pending[]): InFlight | undefined {
+    const { origin, signers } = this.opts;
+    let { range, prev } = this.tip;
     const entries: StoredEntry[] = [];
     const nodes: TreeNode[] = [];
     const accepted: Pending[] = [];
@@ -151,35 +164,86 @@ export class Appender {
       range = next.range;
       prev = toHex(leaf);
     }
-    if (accepted.length === 0) return;
+    if (accepted.length === 0) return undefined;
+    this.tip = { range, prev };
     const root = rangeRoot(range);
-    let note: string;
-    let signMs: number | undefined;
-    try {
-      const t0 = this.opts.monotonic?.();
-      note = await signCheckpoint({ origin, size: range.size, root, extensions: [] }, signers);
-      signMs = t0 === undefined ? undefined : this.opts.monotonic!() - t0;
-      storage.appendBatch({ entries, nodes, checkpoint: { size: range.size, root, note }, payloads });
-    } catch (e) {
-      // Nothing was written (the batch is one transaction): every caller gets the failure,
-      // and the next batch reuses these seqs.
-      const err = e instanceof VouchError ? e : new StoreError('ERR_STORE', `batch failed: ${(e as Error)?.message ?? e}`, { cause: e });
-      for (const item of accepted) item.reject(err);
-      return;
-    }
-    this.range = range;
-    this.prev = prev;
-    this.opts.onBatch?.({ entries: accepted.length, size: range.size, signMs });
-    const reader = overlay(nodes, storage);
-    accepted.forEach((item, i) => {
-      const e = entries[i];
-      try {
-        item.resolve({ seq: e.seq, bytes: e.bytes, leaf: e.leaf, size: range.size, proof: inclusionProof(e.seq, range.size, reader), checkpoint: note });
-      } catch (err) {
-        item.reject(err);
-      }
-    });
+    const t0 = this.opts.monotonic?.();
+    const batch: InFlight = { items: accepted, entries, nodes, payloads, range, prev, root, state: 'signing' };
+    batch.signing = signCheckpoint({ origin, size: range.size, root, extensions: [] }, signers).then(
+      (note) => {
+        batch.note = note;
+        batch.signMs = t0 === undefined ? undefined : this.opts.monotonic!() - t0;
+        batch.state = 'signed';
+      },
+      (e) => {
+        batch.error = e;
+        batch.state = 'failed';
+      },
+    );
+    return batch;
   }
+
+  /** Commit every signed batch at the head of the line, in order. */
+  private settle(): void {
+    while (this.inflight.length > 0 && this.inflight[0].state !== 'signing') {
+      const batch = this.inflight.shift()!;
+      if (batch.state === 'signed') {
+        try {
+          this.opts.storage.appendBatch({ entries: batch.entries, nodes: batch.nodes, checkpoint: { size: batch.range.size, root: batch.root, note: batch.note! }, payloads: batch.payloads });
+        } catch (e) {
+          batch.error = e;
+          batch.state = 'failed';
+        }
+      }
+      if (batch.state === 'failed') {
+        this.fail(batch);
+        continue;
+      }
+      this.range = batch.range;
+      this.prev = batch.prev;
+      this.opts.onBatch?.({ entries: batch.items.length, size: batch.range.size, signMs: batch.signMs });
+      const reader = overlay(batch.nodes, this.opts.storage);
+      batch.items.forEach((item, i) => {
+        const e = batch.entries[i];
+        try {
+          item.resolve({ seq: e.seq, bytes: e.bytes, leaf: e.leaf, size: batch.range.size, proof: inclusionProof(e.seq, batch.range.size, reader), checkpoint: batch.note! });
+        } catch (err) {
+          item.reject(err);
+        }
+      });
+    }
+    this.pump();
+  }
+
+  /**
+   * Nothing of a failed batch was written (one transaction): its callers get the failure. The
+   * batches signed after it were built on its tree, so they go back to the front of the queue,
+   * in order, to be rebuilt on what is committed; their seqs are reused.
+   */
+  private fail(batch: InFlight): void {
+    const e = batch.error;
+    const err = e instanceof VouchError ? e : new StoreError('ERR_STORE', `batch failed: ${(e as Error)?.message ?? e}`, { cause: e });
+    for (const item of batch.items) item.reject(err);
+    const later = this.inflight.splice(0);
+    for (const b of later) b.state = 'abandoned';
+    this.queue.unshift(...later.flatMap((b) => b.items));
+    this.tip = { range: this.range, prev: this.prev };
+  }
+}
+
+interface InFlight {
+  items: Pending[];
+  entries: StoredEntry[];
+  nodes: TreeNode[];
+  payloads: Attachment[];
+  range: CompactRange;
+  prev: string;
+  root: Hash;
+  state: 'signing' | 'signed' | 'failed' | 'abandoned';
+  signing?: Promise<void>;
+  note?: string;
+  error?: unknown;
+  signMs?: number;
 }
 
 function inconsistent(why: string): StoreError {

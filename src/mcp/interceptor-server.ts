@@ -37,6 +37,11 @@ export interface InterceptorSession {
 }
 
 const anyParams = (method: string) => z.object({ method: z.literal(method), params: z.unknown().optional() }).passthrough();
+// Built once: zod compiles a fast path the first time a schema parses, so a schema made per
+// request (one Server per request) paid that compile on every call: measured as the top cost.
+const LIST = anyParams('interceptors/list');
+const INVOKE = anyParams('interceptor/invoke');
+const EXECUTE = anyParams('interceptor/executeChain');
 
 /** A JSON-RPC error as the SDK sends it ({code, message, data}); McpError would prefix the message. */
 class RpcError extends Error {
@@ -70,11 +75,11 @@ export function createInterceptorServer(session: InterceptorSession): Server {
   );
   const { policy } = session;
 
-  server.setRequestHandler(anyParams('interceptors/list'), (req) =>
+  server.setRequestHandler(LIST, (req) =>
     rpc(async () => listInterceptors(policy.interceptors, parseListParams(req.params).event) as never),
   );
 
-  server.setRequestHandler(anyParams('interceptor/invoke'), (req) =>
+  server.setRequestHandler(INVOKE, (req) =>
     rpc(async () => {
       const p = parseInvokeParams(req.params);
       const ic = policy.interceptors.find((i) => i.descriptor.name === p.name);
@@ -91,7 +96,7 @@ export function createInterceptorServer(session: InterceptorSession): Server {
     }),
   );
 
-  server.setRequestHandler(anyParams('interceptor/executeChain'), (req) =>
+  server.setRequestHandler(EXECUTE, (req) =>
     rpc(async () => {
       const p = parseExecuteChainParams(req.params);
       const { outcome, receipt } = await decideParams(p, session, { policy, log: session.log, now: session.now, clock: session.clock, precheck: session.precheck });

@@ -78,6 +78,35 @@ describe('Appender', () => {
     store.close();
   });
 
+  it('a failed batch with later batches in flight: its callers fail, the later ones are rebuilt and commit in order', async () => {
+    const store = openSqliteStore(tmp());
+    let calls = 0;
+    // The second checkpoint signature fails, slowly, while a third batch is already being signed.
+    const flaky = keys.signers.map((s, k) => ({
+      ...s,
+      sign: async (m: Uint8Array) => {
+        if (k === 0) calls++;
+        const mine = calls;
+        await new Promise((r) => setTimeout(r, mine === 2 ? 30 : 5));
+        if (k === 0 && mine === 2) throw new Error('transient signer failure');
+        return s.sign(m);
+      },
+    }));
+    const appender = Appender.open({ origin: ORIGIN, storage: store, signers: flaky, maxInFlight: 2 });
+    const first = appender.append(body(0));
+    const second = appender.append(body(1)); // batch 2: its signature fails
+    await new Promise((r) => setTimeout(r, 1));
+    const third = appender.append(body(2)); // batch 3: signed on top of batch 2, must be rebuilt
+    const results = await Promise.allSettled([first, second, third]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((results[2] as PromiseFulfilledResult<{ seq: number }>).value.seq).toBe(1); // seq 1 reused: batch 2 never committed
+    await appender.close();
+    const report = verifyLog(store, { origin: ORIGIN, verifiers: keys.verifiers });
+    expect(report.findings).toEqual([]);
+    expect(report.entries).toBe(2);
+    store.close();
+  });
+
   it('continues a log across restarts', async () => {
     const path = tmp();
     let { store, appender } = open(path);
