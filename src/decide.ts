@@ -2,7 +2,7 @@
 // Fail closed: a chain that cannot run, a payload that cannot be hashed, anything unexpected is
 // a deny. No allow is returned before its entry is durable and its checkpoint signed: the
 // append either resolves with the signed receipt or throws, and then the caller gets no allow.
-import { canonicalBytes, digestBytes, type Digest } from './canonical/index.js';
+import { canonicalBytes, digestBytes, digestJson, type Digest } from './canonical/index.js';
 import { codeOf, publicMessage } from './errors.js';
 import { decisionOf, executeChain, stripDurations, type ChainContext, type ChainOptions } from './interceptors/chain.js';
 import { selectInterceptors } from './interceptors/list.js';
@@ -100,7 +100,11 @@ export interface DecisionOutcome {
 /** The part of a chain result that is the decision: no timings, byte-stable under replay. */
 export function decisionRecord(chain: ChainResult): Json {
   const r = stripDurations(chain);
-  const rec: Record<string, Json> = { effect: decisionOf(r), status: r.status, summary: r.validationSummary as unknown as Json, results: r.results as unknown as Json };
+  // A mutation's intermediate payload may still hold what a later step redacts (a secret, a card
+  // number): the signed, append-only entry keeps only its digest. Payloads live in their own,
+  // erasable table (input and intent), never inside entry bytes.
+  const results = r.results.map((x) => (x.type === 'mutation' ? { ...x, payload: undefined, payloadDigest: digestJson(x.payload) } : x));
+  const rec: Record<string, Json> = { effect: decisionOf(r), status: r.status, summary: r.validationSummary as unknown as Json, results: JSON.parse(JSON.stringify(results)) as Json };
   if (r.abortedAt) rec.abortedAt = r.abortedAt as unknown as Json;
   return rec;
 }
