@@ -1,4 +1,5 @@
 // Bearer JWTs, tenants and roles through the HTTP API of a real server.
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer } from '../../src/http/node-server.js';
 import { get, post, testIssuer, testServer } from './_server.js';
@@ -60,6 +61,25 @@ describe('auth', () => {
     expect(cpA.json.origin).not.toBe(cpB.json.origin);
     const proofB = await get(`${s.url}/v1/proofs/inclusion?seq=${seqA}&size=${cpA.json.size}`, bearer(b));
     expect(proofB.json.checkpoint ?? '').not.toContain('/acme');
+  });
+
+  it("keeps exports apart: tenant B's bundle holds none of tenant A's entries", async () => {
+    const a = await issuer.token({ sub: 'alice', tenant: 'acme', roles: ['enforce', 'audit'] });
+    const b = await issuer.token({ sub: 'bob', tenant: 'globex', roles: ['enforce', 'audit'] });
+    expect((await decide(a, 'acme only')).status).toBe(200);
+    const res = await fetch(`${s.url}/v1/export?payloads=1`, { headers: bearer(b) });
+    expect(res.status).toBe(200);
+    const tar = gunzipSync(Buffer.from(await res.arrayBuffer())).toString('latin1');
+    expect(tar).toContain('manifest.json');
+    expect(tar).toContain('/globex');
+    // entries.jsonl lines carry base64 entry bytes: decode every one and check whose log it is.
+    const entries = [...tar.matchAll(/\{"seq":\d+,"entry":"([A-Za-z0-9+/=]+)"\}/g)].map((m) => JSON.parse(Buffer.from(m[1], 'base64').toString('utf8')));
+    expect(entries.length).toBeGreaterThan(0);
+    for (const e of entries) {
+      expect(e.log).toMatch(/\/globex$/);
+      expect(e.principal ?? 'bob').not.toBe('alice');
+    }
+    expect(tar).not.toContain('/acme');
   });
 
   it('enforces roles: enforce cannot read audit data, audit cannot decide', async () => {
