@@ -35,26 +35,20 @@ export async function testIssuer() {
   return { auth, token };
 }
 
-export async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: any }> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+/** Status and body, parsed as JSON when it is JSON (else the text). */
+async function answer(res: Response): Promise<{ status: number; json: any }> {
   const text = await res.text();
-  let json: unknown;
   try {
-    json = JSON.parse(text);
+    return { status: res.status, json: JSON.parse(text) };
   } catch {
-    json = text;
+    return { status: res.status, json: text };
   }
-  return { status: res.status, json };
+}
+
+export async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: any }> {
+  return answer(await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) }));
 }
 
 export async function get(url: string, headers: Record<string, string> = {}): Promise<{ status: number; json: any }> {
-  const res = await fetch(url, { headers });
-  const text = await res.text();
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = text;
-  }
-  return { status: res.status, json };
+  return answer(await fetch(url, { headers }));
 }
