@@ -9,6 +9,9 @@ import { chartOf, matchesFilter, parseRowFilter, rowOf, type ConsoleRow } from '
 import type { Env } from './app.js';
 import type { RestContext } from './routes-rest.js';
 
+/** The row shape GET /v1/entries answers with; the audit page imports this type. */
+export type { ConsoleRow } from './_console-rows.js';
+
 export const MAX_PAGE = 500;
 const DEFAULT_PAGE = 100;
 

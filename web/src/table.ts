@@ -1,21 +1,12 @@
 // The decisions table: filters (effect, event, principal, time range, drift), the count and the
 // chart of what matches, and paging through the log by seq. A row click opens the decision.
+import type { ConsoleRow } from '../../src/http/routes-console.js';
 import { getJson } from './api.js';
 import { renderChart, type ChartData } from './chart.js';
 import { byId, h, replaceChildren } from './dom.js';
 
-export interface Row {
-  seq: number;
-  type: string;
-  time: string;
-  principal: string | null;
-  event: string | null;
-  target: string | null;
-  effect: 'allow' | 'deny' | null;
-  decidedBy: string | null;
-  drift: string | null;
-  link: number | null;
-}
+/** One row of GET /v1/entries: the server's own type (type-only import, erased from the bundle). */
+export type Row = ConsoleRow;
 
 interface Page {
   size: number;
