@@ -2,3 +2,4 @@
 // Import from here only in Node entry points (cli/, http/node, store/sqlite), never from the core.
 export { createWorkerSigner, createSignerFromSeed, type WorkerSignerOptions } from './worker-signer.js';
 export { writeKeyFile, readKeyFile, generateSeed } from './key-file.js';
+export { createNodeEd25519Signer } from './node-ed25519.js';

@@ -90,7 +90,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const callers = opts.callers === undefined ? {} : parseCallerKeys(opts.callers); // before anything is opened
   initDataDir(opts.data); // first run: keys generated; existing keys are kept
   const metrics = new Metrics();
-  const dataDir = await openDataDir(opts.data, { thread: true, keyName: opts.keyName, monotonic: systemClock.monotonic, onBatch: (t, s) => metrics.batch(t, s.entries, s.size) });
+  const dataDir = await openDataDir(opts.data, { thread: true, logThread: true, keyName: opts.keyName, monotonic: systemClock.monotonic, onBatch: (t, s) => metrics.batch(t, s.entries, s.size) });
   let policy: Activated;
   // One set of live state stores for every policy: a hot swap keeps rate counters and taint.
   const state = createMemoryStateStores();
@@ -109,6 +109,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     if (!p) {
       p = (async () => {
         const t = dataDir.log(tenant);
+        await t.ready;
         const port = logPortOf(t.origin, t.store, t.appender);
         const pinned = await loadPinnedPolicy(t.store, state);
         if (pinned) tenantPolicy.set(tenant, pinned);

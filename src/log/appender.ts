@@ -22,6 +22,15 @@ export interface Appended {
   checkpoint: string;
 }
 
+/** What a service needs of a log's appender: this Appender, or the log thread's proxy of one (store/log-thread.ts). */
+export interface LogAppender {
+  readonly origin: string;
+  /** Entries committed. */
+  readonly size: number;
+  append(body: EntryBody, attachments?: Attachment[]): Promise<Appended>;
+  close(): Promise<void>;
+}
+
 export interface BatchStats {
   entries: number;
   size: number;
@@ -40,8 +49,16 @@ export interface AppenderOptions {
    * is already being signed, so signing latency does not cap throughput. They commit in order.
    */
   maxInFlight?: number;
+  /**
+   * Under concurrent load, least time between the starts of two batches (default 0: start as soon
+   * as a slot is free). Signing at once means signing small batches back to back, which keeps a
+   * core busy on signatures; waiting a few ms lets the next batch grow and leaves that core to the
+   * requests. "Under load" means the last batch held at least LOADED_BATCH entries, so a lone or
+   * sequential caller never waits. Needs `monotonic`.
+   */
+  minIntervalMs?: number;
   onBatch?: (stats: BatchStats) => void;
-  /** Monotonic milliseconds, for batch statistics only (never part of an entry). */
+  /** Monotonic milliseconds, for batch statistics and `minIntervalMs` only (never part of an entry). */
   monotonic?: () => number;
 }
 
@@ -52,7 +69,7 @@ interface Pending {
   reject: (e: unknown) => void;
 }
 
-export class Appender {
+export class Appender implements LogAppender {
   private range: CompactRange;
   private prev: string;
   private queue: Pending[] = [];
@@ -61,6 +78,9 @@ export class Appender {
   /** The tree and prev link as the newest prepared batch leaves them (ahead of the committed state). */
   private tip: { range: CompactRange; prev: string };
   private idleWaiters: (() => void)[] = [];
+  private lastStart: number | undefined;
+  private lastSize = 0;
+  private timer: ReturnType<typeof setTimeout> | undefined;
   private closed = false;
   private readonly maxBatch: number;
   private readonly maxInFlight: number;
@@ -132,12 +152,31 @@ export class Appender {
    */
   private pump(): void {
     while (this.queue.length > 0 && this.inflight.length < this.maxInFlight) {
+      const wait = this.waitBeforeBatch();
+      if (wait > 0) {
+        this.timer ??= setTimeout(() => {
+          this.timer = undefined;
+          this.pump();
+        }, wait);
+        break;
+      }
       const batch = this.prepare(this.queue.splice(0, this.maxBatch));
       if (!batch) continue;
       this.inflight.push(batch);
       batch.signing!.then(() => this.settle());
     }
     if (this.queue.length === 0 && this.inflight.length === 0) for (const r of this.idleWaiters.splice(0)) r();
+  }
+
+  private waitBeforeBatch(): number {
+    const { minIntervalMs, monotonic } = this.opts;
+    if (!minIntervalMs || !monotonic) return 0;
+    const now = monotonic();
+    const loaded = this.lastSize >= LOADED_BATCH || this.queue.length >= LOADED_BATCH;
+    if (loaded && this.lastStart !== undefined && now - this.lastStart < minIntervalMs) return minIntervalMs - (now - this.lastStart);
+    this.lastStart = now;
+    this.lastSize = Math.min(this.queue.length, this.maxBatch);
+    return 0;
   }
 
   private prepare(items: Pending[]): InFlight | undefined {
@@ -245,6 +284,9 @@ interface InFlight {
   error?: unknown;
   signMs?: number;
 }
+
+/** A batch this large means callers are arriving concurrently: see `minIntervalMs`. */
+const LOADED_BATCH = 4;
 
 function inconsistent(why: string): StoreError {
   return new StoreError('ERR_STORE_INCONSISTENT', `refusing to sign: ${why}`);

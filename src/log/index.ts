@@ -4,7 +4,7 @@ export { encodeEntry, decodeEntry, ENTRY_TYPES, ENTRY_VERSION, GENESIS_PREV, typ
 export { formatCheckpoint, parseCheckpoint, signCheckpoint, openCheckpoint, type Checkpoint } from './checkpoint.js';
 export { parseNote, signNote, verifyNote, noteSignerFor, noteVerifierFor, isValidKeyName, type Note, type NoteSigner, type NoteVerifier } from './note.js';
 export { formatVkey, parseVkey } from './vkey.js';
-export { Appender, type Appended, type AppenderOptions, type BatchStats } from './appender.js';
+export { Appender, type Appended, type AppenderOptions, type BatchStats, type LogAppender } from './appender.js';
 export { verifyLog, type Finding, type FindingKind, type LogReport, type VerifyLogOptions } from './verify-log.js';
 export type { Attachment, Batch, LogStorage, StoredCheckpoint, StoredEntry } from './storage.js';
 export { checkExtends, type ExtendsFailure, type ExtendsResult } from './consistency.js';

@@ -3,11 +3,12 @@
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { toHex } from '../canonical/index.js';
-import { createEd25519Signer, createEd25519Verifier, createMldsaVerifier, ed25519PublicKeyFromSeed, mldsaKeyFromSeed, noteKeyId, toJwks, type Jwks, type Signer } from '../crypto/index.js';
-import { createSignerFromSeed, generateSeed, readKeyFile, writeKeyFile } from '../crypto/node.js';
+import { createEd25519Verifier, createMldsaVerifier, ed25519PublicKeyFromSeed, mldsaKeyFromSeed, noteKeyId, toJwks, type Jwks, type Signer } from '../crypto/index.js';
+import { createNodeEd25519Signer, createSignerFromSeed, generateSeed, readKeyFile, writeKeyFile } from '../crypto/node.js';
 import { ConfigError, StoreError } from '../errors.js';
-import { Appender, formatVkey, noteSignerFor, noteVerifierFor, type BatchStats, type NoteSigner, type NoteVerifier } from '../log/index.js';
+import { Appender, formatVkey, noteSignerFor, noteVerifierFor, type BatchStats, type LogAppender, type NoteSigner, type NoteVerifier } from '../log/index.js';
 import { acquireLogLock, type LogLock } from './lock.js';
+import { startLogThread, type LogThread } from './log-thread.js';
 import type { LogStore } from './port.js';
 import { openSqliteStore } from './sqlite.js';
 
@@ -27,8 +28,11 @@ export interface KeyInfo {
 export interface TenantLog {
   tenant: string;
   origin: string;
+  /** Reads (and the few writes that are not entries: meta, documents, payload erasure). */
   store: LogStore;
-  appender: Appender;
+  appender: LogAppender;
+  /** With a log thread: resolves once the writer has opened and checked the log; rejects if it refused. */
+  ready?: Promise<void>;
 }
 
 export interface DataDir {
@@ -76,6 +80,11 @@ export interface OpenOptions {
   keyName?: string;
   /** Sign ML-DSA-65 in a worker thread (the service); in-process for short CLI runs. */
   thread?: boolean;
+  /**
+   * The service: appenders, their SQLite write connections and checkpoint signing in a log writer
+   * thread (store/log-thread.ts), keeping the event loop free for requests and the chain.
+   */
+  logThread?: boolean;
   onBatch?: (tenant: string, stats: BatchStats) => void;
   monotonic?: () => number;
   maxBatch?: number;
@@ -86,9 +95,18 @@ export async function openDataDir(dir: string, opts: OpenOptions = {}): Promise<
   const loaded = loadKeys(dir, keyName);
   const mldsaSigner = await createSignerFromSeed(loaded.mldsaSeed, { thread: opts.thread ?? false });
   const signers: Signer[] = [mldsaSigner];
-  if (loaded.ed25519Seed) signers.push(createEd25519Signer(loaded.ed25519Seed));
+  if (loaded.ed25519Seed) signers.push(createNodeEd25519Signer(loaded.ed25519Seed));
   const { keys, verifiers } = loaded;
   const noteSigners = signers.map((s) => noteSignerFor(keyName, s));
+  let thread: LogThread | undefined;
+  if (opts.logThread) {
+    try {
+      thread = await startLogThread({ keyName, mldsaSeed: loaded.mldsaSeed, ed25519Seed: loaded.ed25519Seed, maxBatch: opts.maxBatch, onBatch: opts.onBatch });
+    } catch (e) {
+      await mldsaSigner.close?.();
+      throw e;
+    }
+  }
   const logs = new Map<string, TenantLog>();
   const locks: LogLock[] = [];
   const originOf = (tenant: string) => `${keyName}/${tenant}`;
@@ -123,6 +141,13 @@ export async function openDataDir(dir: string, opts: OpenOptions = {}): Promise<
         lock.release();
         throw new StoreError('ERR_STORE_INCONSISTENT', `log of tenant ${tenant} was created for origin ${recorded}, not ${origin}`);
       }
+      if (thread) {
+        const appender = thread.open(tenant, logPath(dir, tenant), origin, store.size());
+        const t = { tenant, origin, store, appender, ready: appender.ready };
+        logs.set(tenant, t);
+        locks.push(lock);
+        return t;
+      }
       let appender: Appender;
       try {
         appender = Appender.open({
@@ -138,13 +163,14 @@ export async function openDataDir(dir: string, opts: OpenOptions = {}): Promise<
         lock.release();
         throw e;
       }
-      const t = { tenant, origin, store, appender };
+      const t: TenantLog = { tenant, origin, store, appender };
       logs.set(tenant, t);
       locks.push(lock);
       return t;
     },
     async close() {
       for (const t of logs.values()) await t.appender.close();
+      await thread?.close(); // finishes every queued and in-flight batch first
       for (const t of logs.values()) t.store.close();
       logs.clear();
       for (const l of locks.splice(0)) l.release();

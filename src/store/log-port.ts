@@ -3,7 +3,7 @@
 // Object wraps its own SQL storage the same way before answering the Worker.
 import type { Digest } from '../canonical/index.js';
 import type { LogWriter } from '../decide.js';
-import { consistencyProof, inclusionProof, type Appender, type Hash, type StoredCheckpoint } from '../log/index.js';
+import { consistencyProof, inclusionProof, type Hash, type LogAppender, type StoredCheckpoint } from '../log/index.js';
 import type { DocumentKind, LogStore } from './port.js';
 
 export interface LogPort extends LogWriter {
@@ -24,7 +24,7 @@ export interface LogPort extends LogWriter {
 
 const ENTRY_PAGE = 512;
 
-export function logPortOf(origin: string, store: LogStore, appender: Appender): LogPort {
+export function logPortOf(origin: string, store: LogStore, appender: LogAppender): LogPort {
   return {
     origin,
     append: (body, attachments) => appender.append(body, attachments),

@@ -11,8 +11,9 @@ import { openDataDir } from '../../src/store/node.js';
 const [dir, round] = process.argv.slice(2);
 const APPENDERS = 16;
 
-const dd = await openDataDir(dir, { thread: true }); // the real worker-thread ML-DSA signer, as the service runs
-const { appender } = dd.log('default');
+const dd = await openDataDir(dir, { thread: true, logThread: true }); // the log writer thread and its ML-DSA signing thread, as the service runs
+const { appender, ready } = dd.log('default');
+await ready;
 
 async function loop(w: number): Promise<void> {
   for (let i = 0; ; i++) {

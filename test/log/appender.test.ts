@@ -138,4 +138,35 @@ describe('Appender', () => {
     expect(() => Appender.open({ origin: ORIGIN, storage: s2, signers: keys.signers })).toThrow(expect.objectContaining({ code: 'ERR_STORE_INCONSISTENT' }));
     s2.close();
   });
+
+  describe('minIntervalMs', () => {
+    const run = async (minIntervalMs: number, loopers: number, each: number) => {
+      const sizes: number[] = [];
+      const store = openSqliteStore(tmp());
+      const appender = Appender.open({ origin: ORIGIN, storage: store, signers: keys.signers, minIntervalMs, monotonic: () => performance.now(), onBatch: (s) => sizes.push(s.entries) });
+      const t0 = performance.now();
+      await Promise.all(Array.from({ length: loopers }, async () => {
+        for (let i = 0; i < each; i++) await appender.append(body(i));
+      }));
+      const ms = performance.now() - t0;
+      await appender.close();
+      expect(verifyLog(store, { origin: ORIGIN, verifiers: keys.verifiers }).findings).toEqual([]);
+      store.close();
+      return { sizes, ms };
+    };
+
+    it('a sequential caller never waits for it', async () => {
+      const { sizes, ms } = await run(250, 1, 6);
+      expect(sizes).toEqual([1, 1, 1, 1, 1, 1]);
+      expect(ms).toBeLessThan(1000); // six waits of 250 ms would be 1.5 s
+    });
+
+    it('under concurrent load, batches grow and their number falls', async () => {
+      const eager = await run(0, 24, 12);
+      const paced = await run(60, 24, 12);
+      expect(paced.sizes.reduce((a, b) => a + b, 0)).toBe(24 * 12);
+      expect(paced.sizes.length).toBeLessThan(eager.sizes.length);
+      expect(Math.max(...paced.sizes)).toBeGreaterThan(Math.max(...eager.sizes) - 1);
+    });
+  });
 });

@@ -1,0 +1,33 @@
+// Ed25519 signing with node:crypto (NODE-ONLY): the same deterministic RFC 8032 signatures as
+// ed25519.ts (noble), about 20x faster, for the service's checkpoint co-signature.
+import { createPrivateKey, sign } from 'node:crypto';
+import { CryptoError } from '../errors.js';
+import { ED25519_SEED_BYTES, ed25519PublicKeyFromSeed } from './ed25519.js';
+import type { Signer } from './types.js';
+
+/** PKCS#8 prefix of an Ed25519 private key (RFC 8410): the 32-byte seed follows. */
+const PKCS8_PREFIX = Uint8Array.from([0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x04, 0x22, 0x04, 0x20]);
+
+export function createNodeEd25519Signer(seed: Uint8Array): Signer {
+  const publicKey = ed25519PublicKeyFromSeed(seed); // checks the seed's size
+  const der = new Uint8Array(PKCS8_PREFIX.length + ED25519_SEED_BYTES);
+  der.set(PKCS8_PREFIX);
+  der.set(seed, PKCS8_PREFIX.length);
+  let key: ReturnType<typeof createPrivateKey> | undefined = createPrivateKey({ key: Buffer.from(der), format: 'der', type: 'pkcs8' });
+  der.fill(0);
+  return {
+    alg: 'Ed25519',
+    publicKey,
+    sign: async (message) => {
+      if (!key) throw new CryptoError('ERR_SIGN_FAILED', 'signer is closed');
+      try {
+        return new Uint8Array(sign(null, message, key));
+      } catch (cause) {
+        throw new CryptoError('ERR_SIGN_FAILED', 'Ed25519 signing failed', { cause });
+      }
+    },
+    close: async () => {
+      key = undefined;
+    },
+  };
+}

@@ -1,0 +1,99 @@
+// The log writer thread (store/log-thread.ts): appends through the real thread (SQLite, the
+// nested ML-DSA-65 signing thread) answer with receipts that verify, the log it writes passes
+// fsck, a refused log stays refused, and a thread that dies fails every owed append closed.
+import Database from 'better-sqlite3';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { decodeEntry, hashLeaf, openCheckpoint, verifyInclusion, verifyLog, type BatchStats, type EntryBody } from '../../src/log/index.js';
+import { initDataDir, logPath, openDataDir } from '../../src/store/node.js';
+import { startLogThread } from '../../src/store/log-thread.js';
+
+const tmp = () => join(mkdtempSync(join(tmpdir(), 'vouch-lt-')), 'data');
+const body = (i: number): EntryBody => ({ type: 'decision', time: '2026-11-30T12:00:00Z', n: i });
+
+describe('log thread', () => {
+  it('appends concurrently in batches; every receipt verifies and the log passes fsck', async () => {
+    const dir = tmp();
+    initDataDir(dir);
+    const batches: BatchStats[] = [];
+    const dd = await openDataDir(dir, { thread: true, logThread: true, onBatch: (_t, s) => batches.push(s) });
+    const t = dd.log('default');
+    await t.ready;
+    const all = await Promise.all(Array.from({ length: 200 }, (_, i) => t.appender.append(body(i), [{ digest: `sha256:${String(i).padStart(64, '0')}`, bytes: new Uint8Array([i & 255]) }])));
+    expect(all.map((a) => a.seq).sort((a, b) => a - b)).toEqual(Array.from({ length: 200 }, (_, i) => i));
+    expect(t.appender.size).toBe(200);
+    for (const a of all) {
+      const cp = openCheckpoint(a.checkpoint, dd.verifiers); // both keys must sign
+      expect(cp.size).toBe(a.size);
+      expect(verifyInclusion(a.seq, cp.size, hashLeaf(a.bytes), a.proof, cp.root)).toBe(true);
+      expect(decodeEntry(a.bytes)).toMatchObject({ seq: a.seq, n: expect.any(Number) });
+      // The main thread reads what the writer committed.
+      expect(t.store.entry(a.seq)?.bytes).toEqual(a.bytes);
+    }
+    expect(t.store.payload(`sha256:${'7'.padStart(64, '0')}`)).toEqual(new Uint8Array([7]));
+    expect(batches.reduce((n, b) => n + b.entries, 0)).toBe(200);
+    expect(batches.length).toBeLessThan(200);
+    await dd.close();
+    const again = await openDataDir(dir);
+    const log = again.log('default');
+    expect(verifyLog(log.store, { origin: log.origin, verifiers: again.verifiers }).findings).toEqual([]);
+    await again.close();
+  });
+
+  it('a bad body fails alone with its code; the log goes on', async () => {
+    const dir = tmp();
+    initDataDir(dir);
+    const dd = await openDataDir(dir, { thread: true, logThread: true });
+    const t = dd.log('default');
+    const bad = t.appender.append({ ...body(0), n: Number.NaN });
+    const good = t.appender.append(body(1));
+    await expect(bad).rejects.toMatchObject({ code: 'ERR_NOT_CANONICAL' });
+    expect((await good).seq).toBe(0);
+    await dd.close();
+  });
+
+  it('refuses to open a log whose leaves were rewritten, and every append says why', async () => {
+    const dir = tmp();
+    initDataDir(dir);
+    const first = await openDataDir(dir, { thread: true, logThread: true });
+    await first.log('default').appender.append(body(0));
+    await first.log('default').appender.append(body(1));
+    await first.close();
+    const db = new Database(logPath(dir, 'default'));
+    for (const { name } of db.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger'").all() as { name: string }[]) db.exec(`DROP TRIGGER ${name}`);
+    db.prepare('UPDATE entries SET leaf = ? WHERE seq = 1').run(Buffer.alloc(32, 1));
+    db.close();
+    const dd = await openDataDir(dir, { thread: true, logThread: true });
+    const t = dd.log('default');
+    await expect(t.ready).rejects.toMatchObject({ code: 'ERR_STORE_INCONSISTENT' });
+    await expect(t.appender.append(body(2))).rejects.toMatchObject({ code: 'ERR_STORE_INCONSISTENT' });
+    await dd.close();
+  });
+
+  it('a thread that dies fails every owed and later append with ERR_STORE, never an answer', async () => {
+    const dir = tmp();
+    initDataDir(dir);
+    const thread = await startLogThread({ keyName: 'vouch.local', mldsaSeed: new Uint8Array(32), workerUrl: new URL('./log-thread-crash-worker.mjs', import.meta.url) });
+    const log = thread.open('default', logPath(dir, 'default'), 'vouch.local/default', 0);
+    await log.ready;
+    const owed = await Promise.allSettled([log.append(body(0)), log.append(body(1))]);
+    for (const r of owed) expect(r).toMatchObject({ status: 'rejected', reason: { code: 'ERR_STORE' } });
+    await expect(log.append(body(2))).rejects.toMatchObject({ code: 'ERR_STORE' });
+    await thread.close();
+  });
+
+  it('close finishes what is queued first, then refuses appends', async () => {
+    const dir = tmp();
+    initDataDir(dir);
+    const dd = await openDataDir(dir, { thread: true, logThread: true });
+    const t = dd.log('default');
+    const owed = Array.from({ length: 50 }, (_, i) => t.appender.append(body(i)));
+    const closed = dd.close();
+    const done = await Promise.all(owed);
+    expect(done).toHaveLength(50);
+    await closed;
+    await expect(t.appender.append(body(99))).rejects.toMatchObject({ code: expect.stringMatching(/^ERR_STORE/) });
+  });
+});
