@@ -38,73 +38,150 @@ function failureMarker(reason: string, timedOut: boolean): Json {
   return { [PREPARE_FAILED]: { reason, timedOut } };
 }
 
-export async function attemptInterceptor(ic: Interceptor, payload: unknown, ctx: BaseContext, opts: AttemptOptions): Promise<Attempt> {
-  const controller = new AbortController();
+/**
+ * Most interceptors (every built-in) answer synchronously: they get no timer, no race and no
+ * AbortController unless they read `signal` (measured: that machinery was a tenth of a
+ * decision's time). A synchronous interceptor cannot be interrupted by a timer anyway, so the
+ * outcome is the same; one that returns a promise races its deadline as before, with the time its
+ * synchronous part took already counted.
+ */
+export function attemptInterceptor(ic: Interceptor, payload: unknown, ctx: BaseContext, opts: AttemptOptions): Promise<Attempt> {
   const start = opts.clock?.monotonic();
+  const timed = (a: Attempt): Attempt => {
+    if (start === undefined || !opts.clock) return a;
+    const durationMs = Math.max(0, opts.clock.monotonic() - start);
+    return a.ok ? { ok: true, result: { ...a.result, durationMs } } : { ...a, durationMs };
+  };
+  // The chain's own deadline passed already: do not start.
+  if (opts.signal?.aborted) return Promise.resolve(timed({ ok: false, reason: 'aborted: chain deadline', timedOut: true }));
   const phase = { preparing: false, settled: false };
+  let controller: AbortController | undefined;
+  const signal = () => (controller ??= new AbortController()).signal;
+  let work: Attempt | Promise<Attempt>;
+  try {
+    work = perform(ic, payload, ctx, signal, opts, phase);
+  } catch (e) {
+    work = { ok: false, reason: describeError(e), timedOut: false };
+  }
+  if (!isThenable(work)) {
+    phase.settled = true;
+    return Promise.resolve(timed(work));
+  }
+  return raceDeadline(ic, work, opts, phase, () => controller, start).then(timed);
+}
+
+/** The deadline wins even against an interceptor that ignores its signal: it is abandoned. */
+async function raceDeadline(
+  ic: Interceptor,
+  work: Promise<Attempt>,
+  opts: AttemptOptions,
+  phase: { preparing: boolean; settled: boolean },
+  controllerOf: () => AbortController | undefined,
+  start: number | undefined,
+): Promise<Attempt> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   let onAbort: (() => void) | undefined;
   const reason = `timed out after ${opts.timeoutMs} ms`;
-  // The deadline wins even against an interceptor that ignores its signal: it is abandoned.
+  const spent = start === undefined || !opts.clock ? 0 : Math.max(0, opts.clock.monotonic() - start);
   const deadline = new Promise<Attempt>((resolve) => {
     const give = (why: string, cause: unknown) => {
       if (phase.settled) return;
       if (phase.preparing && !opts.replayState) opts.recordState?.(ic.descriptor.name, failureMarker(why, true));
       phase.settled = true;
-      controller.abort(cause);
+      controllerOf()?.abort(cause);
       resolve({ ok: false, reason: why, timedOut: true });
     };
-    timer = setTimeout(() => give(reason, new VouchError('ERR_CHAIN_TIMEOUT', reason)), opts.timeoutMs);
+    timer = setTimeout(() => give(reason, new VouchError('ERR_CHAIN_TIMEOUT', reason)), Math.max(0, opts.timeoutMs - spent));
     // The chain's own deadline passed: stop at once rather than at this interceptor's.
     onAbort = () => give('aborted: chain deadline', opts.signal?.reason);
     if (opts.signal?.aborted) onAbort();
     else opts.signal?.addEventListener('abort', onAbort, { once: true });
   });
-  const work = phase.settled ? deadline : perform(ic, payload, ctx, controller.signal, opts, phase);
   const attempt = await Promise.race([work, deadline]);
   phase.settled = true;
   clearTimeout(timer);
   if (onAbort) opts.signal?.removeEventListener('abort', onAbort);
-  if (start === undefined || !opts.clock) return attempt;
-  const durationMs = Math.max(0, opts.clock.monotonic() - start);
-  return attempt.ok ? { ok: true, result: { ...attempt.result, durationMs } } : { ...attempt, durationMs };
+  return attempt;
 }
 
-async function perform(
-  ic: Interceptor,
-  payload: unknown,
-  ctx: BaseContext,
-  signal: AbortSignal,
-  opts: AttemptOptions,
-  phase: { preparing: boolean; settled: boolean },
-): Promise<Attempt> {
+function isThenable<T>(v: T | Promise<T>): v is Promise<T> {
+  return typeof (v as { then?: unknown } | null)?.then === 'function';
+}
+
+type Phase = { preparing: boolean; settled: boolean };
+
+/** The context an interceptor sees: its AbortSignal is made only if it asks for it. */
+function contextOf(ctx: BaseContext, signal: () => AbortSignal, state?: Json): InterceptorContextLike {
+  return state === undefined
+    ? { ...ctx, get signal() { return signal(); } }
+    : { ...ctx, state, get signal() { return signal(); } };
+}
+type InterceptorContextLike = BaseContext & { state?: Json; readonly signal: AbortSignal };
+
+/** prepare() (live) or the recorded state (replay), then run(): synchronously while the interceptor is. */
+function perform(ic: Interceptor, payload: unknown, ctx: BaseContext, signal: () => AbortSignal, opts: AttemptOptions, phase: Phase): Attempt | Promise<Attempt> {
   const name = ic.descriptor.name;
+  if (typeof ic.prepare !== 'function') return runWith(ic, payload, ctx, signal, undefined);
+  if (opts.replayState) {
+    if (!Object.hasOwn(opts.replayState, name)) return { ok: false, reason: 'no recorded state', timedOut: false };
+    const state = opts.replayState[name];
+    opts.recordState?.(name, state);
+    return runWith(ic, payload, ctx, signal, state);
+  }
+  phase.preparing = true;
+  const prepared = (p: unknown): Json => (p === undefined ? null : cloneJson(p));
+  const failedPrepare = (e: unknown): Json => failureMarker(`prepare failed: ${describeError(e)}`, false);
+  const then = (state: Json) => {
+    phase.preparing = false;
+    if (!phase.settled) opts.recordState?.(name, state);
+    return runWith(ic, payload, ctx, signal, state);
+  };
+  let out: unknown;
   try {
-    let state: Json | undefined;
-    if (opts.replayState) {
-      if (typeof ic.prepare === 'function') {
-        if (!Object.hasOwn(opts.replayState, name)) return { ok: false, reason: 'no recorded state', timedOut: false };
-        state = opts.replayState[name];
-        opts.recordState?.(name, state);
-      }
-    } else if (typeof ic.prepare === 'function') {
-      phase.preparing = true;
-      try {
-        // Each step gets its own copy: what prepare does to it cannot change what run sees.
-        const prepared = await ic.prepare(cloneJson(payload), { ...ctx, signal });
-        state = prepared === undefined ? null : cloneJson(prepared);
-      } catch (e) {
-        state = failureMarker(`prepare failed: ${describeError(e)}`, false);
-      }
-      phase.preparing = false;
-      if (!phase.settled) opts.recordState?.(name, state);
+    // Each step gets its own copy: what prepare does to it cannot change what run sees.
+    out = ic.prepare(cloneJson(payload), contextOf(ctx, signal) as never);
+  } catch (e) {
+    return then(failedPrepare(e));
+  }
+  if (!isThenable(out)) {
+    let state: Json;
+    try {
+      state = prepared(out);
+    } catch (e) {
+      state = failedPrepare(e);
     }
-    const failed = preparedFailure(state);
-    if (failed) return { ok: false, ...failed };
-    const runCtx = state === undefined ? { ...ctx, signal } : { ...ctx, state, signal };
-    const raw = await ic.run(cloneJson(payload), runCtx);
-    return { ok: true, result: resultOf(ic.descriptor, ctx.phase, raw, payload) };
+    return then(state);
+  }
+  return Promise.resolve(out).then(
+    (p) => {
+      let state: Json;
+      try {
+        state = prepared(p);
+      } catch (e) {
+        state = failedPrepare(e);
+      }
+      return then(state);
+    },
+    (e) => then(failedPrepare(e)),
+  );
+}
+
+function runWith(ic: Interceptor, payload: unknown, ctx: BaseContext, signal: () => AbortSignal, state: Json | undefined): Attempt | Promise<Attempt> {
+  const failed = preparedFailure(state);
+  if (failed) return { ok: false, ...failed };
+  const outcome = (raw: unknown): Attempt => {
+    try {
+      return { ok: true, result: resultOf(ic.descriptor, ctx.phase, raw, payload) };
+    } catch (e) {
+      return { ok: false, reason: describeError(e), timedOut: false };
+    }
+  };
+  let raw: unknown;
+  try {
+    raw = ic.run(cloneJson(payload), contextOf(ctx, signal, state) as never);
   } catch (e) {
     return { ok: false, reason: describeError(e), timedOut: false };
   }
+  if (!isThenable(raw)) return outcome(raw);
+  return Promise.resolve(raw).then(outcome, (e) => ({ ok: false, reason: describeError(e), timedOut: false }));
 }

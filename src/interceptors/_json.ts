@@ -5,30 +5,51 @@ import { MAX_DEPTH } from '../canonical/index.js';
 import type { Json } from './types.js';
 
 /** A fresh deep copy of a JSON value; throws a plain Error naming the first bad spot. */
-export function cloneJson(value: unknown, path = '', depth = 0): Json {
-  if (depth > MAX_DEPTH) throw new Error(`not JSON at ${path || '/'}: nesting deeper than ${MAX_DEPTH}`);
-  switch (typeof value) {
-    case 'string':
-    case 'boolean':
-      return value;
-    case 'number':
-      if (!Number.isFinite(value)) throw new Error(`not JSON at ${path || '/'}: non-finite number`);
-      return value;
-    case 'object': {
-      if (value === null) return null;
-      if (Array.isArray(value)) return value.map((v, i) => cloneJson(v, `${path}/${i}`, depth + 1));
-      const proto = Object.getPrototypeOf(value);
-      if (proto !== Object.prototype && proto !== null) throw new Error(`not JSON at ${path || '/'}: not a plain object`);
-      const out: Record<string, Json> = {};
-      for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-        if (v === undefined) continue; // as JSON.stringify does
-        out[k] = cloneJson(v, `${path}/${escapePointer(k)}`, depth + 1);
+export function cloneJson(value: unknown, path = ''): Json {
+  const trail: (string | number)[] = [];
+  // The path is built only for the message: a copy of every payload per interceptor step must not
+  // build a string per key (measured).
+  const bad = (why: string): never => {
+    const at = path + trail.map((t) => `/${typeof t === 'number' ? t : escapePointer(t)}`).join('');
+    throw new Error(`not JSON at ${at || '/'}: ${why}`);
+  };
+  const copy = (v: unknown): Json => {
+    if (trail.length > MAX_DEPTH) return bad(`nesting deeper than ${MAX_DEPTH}`);
+    switch (typeof v) {
+      case 'string':
+      case 'boolean':
+        return v;
+      case 'number':
+        return Number.isFinite(v) ? v : bad('non-finite number');
+      case 'object': {
+        if (v === null) return null;
+        if (Array.isArray(v)) {
+          const out: Json[] = new Array(v.length);
+          for (let i = 0; i < v.length; i++) {
+            trail.push(i);
+            out[i] = copy(v[i]);
+            trail.pop();
+          }
+          return out;
+        }
+        const proto = Object.getPrototypeOf(v);
+        if (proto !== Object.prototype && proto !== null) return bad('not a plain object');
+        const out: Record<string, Json> = {};
+        for (const k in v as Record<string, unknown>) {
+          if (!Object.hasOwn(v, k)) continue;
+          const x = (v as Record<string, unknown>)[k];
+          if (x === undefined) continue; // as JSON.stringify does
+          trail.push(k);
+          out[k] = copy(x);
+          trail.pop();
+        }
+        return out;
       }
-      return out;
+      default:
+        return bad(typeof v);
     }
-    default:
-      throw new Error(`not JSON at ${path || '/'}: ${typeof value}`);
-  }
+  };
+  return copy(value);
 }
 
 export function isPlainObject(v: unknown): v is Record<string, unknown> {
