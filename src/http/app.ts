@@ -1,13 +1,12 @@
 // createApp(deps): the one Hono app behind both entries (Node and Workers). Routes are thin:
 // authenticate, check the role, parse, call the core, map errors through http/errors.ts.
 import { Hono, type Context } from 'hono';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { AccessError, codeOf } from '../errors.js';
-import { createInterceptorServer } from '../mcp/interceptor-server.js';
 import { DEV_CALLER, requireRole } from './auth.js';
 import { readJsonBody } from './body.js';
 import { DEFAULT_LIMITS, type AppDeps, type Caller, type Role } from './deps.js';
 import { errorJson, httpStatusOf, JSONRPC, rpcCodeOf } from './errors.js';
+import { createMcpEndpoint } from './mcp-endpoint.js';
 import { Metrics } from './metrics.js';
 import { registerRestRoutes } from './routes-rest.js';
 import { registerAuditRoutes } from './routes-audit.js';
@@ -55,6 +54,7 @@ export function createApp(deps: AppDeps, metrics = new Metrics()): VouchApp {
   };
 
   const precheck = registerExecutionRoutes(app, { deps, limits, metrics, withRole });
+  const mcp = createMcpEndpoint();
 
   app.post('/mcp', async (c) => {
     let body: unknown;
@@ -70,7 +70,7 @@ export function createApp(deps: AppDeps, metrics = new Metrics()): VouchApp {
     }
     const t0 = deps.clock.monotonic();
     const [log, policy] = await Promise.all([deps.logs(caller.tenant), deps.policy(caller.tenant)]);
-    const server = createInterceptorServer({
+    return mcp.handle(c.req.raw, body, {
       principal: caller.principal,
       tenant: caller.tenant,
       roles: caller.roles,
@@ -82,14 +82,6 @@ export function createApp(deps: AppDeps, metrics = new Metrics()): VouchApp {
       signResult: deps.signResult,
       precheck: (p) => precheck(caller, log, policy, p),
     });
-    // Stateless Streamable HTTP: one transport per request, JSON responses (no SSE needed).
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    await server.connect(transport);
-    try {
-      return await transport.handleRequest(c.req.raw, { parsedBody: body });
-    } finally {
-      void server.close();
-    }
   });
   app.on(['GET', 'DELETE'], '/mcp', (c) =>
     c.json({ jsonrpc: '2.0', id: null, error: { code: JSONRPC.invalidRequest, message: 'this interceptor server is stateless: POST only' } }, 405),

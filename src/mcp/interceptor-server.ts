@@ -68,19 +68,37 @@ const NO_SCHEMAS = {
   getValidator: () => () => ({ valid: false as const, data: undefined, errorMessage: 'the interceptor server validates no client schemas' }),
 };
 
-export function createInterceptorServer(session: InterceptorSession): Server {
+/** What a request handler learns about its caller: the SDK passes it along with the request. */
+export type SessionOf = (extra: { authInfo?: { extra?: Record<string, unknown> } }) => InterceptorSession;
+
+/** Where a shared server finds the caller's session: authInfo.extra[SESSION_KEY] of the request. */
+export const SESSION_KEY = 'io.vouch/session';
+
+export const sessionFromAuthInfo: SessionOf = (extra) => {
+  const session = extra.authInfo?.extra?.[SESSION_KEY];
+  if (!session) throw new VouchError('ERR_INTERNAL', 'request reached the interceptor server without a caller');
+  return session as InterceptorSession;
+};
+
+/**
+ * The interceptor server. With a session, it serves that one caller (one Server per request);
+ * with `sessionFromAuthInfo`, one Server serves every caller, each request carrying its own.
+ */
+export function createInterceptorServer(who: InterceptorSession | SessionOf): Server {
   const server = new Server(
     { name: 'vouch', version: VOUCH_ENGINE_VERSION },
     { capabilities: { extensions: { [INTERCEPTORS_EXTENSION]: { supportedEvents: SUPPORTED_EVENTS } } } as never, jsonSchemaValidator: NO_SCHEMAS },
   );
-  const { policy } = session;
+  const sessionOf: SessionOf = typeof who === 'function' ? who : () => who;
 
-  server.setRequestHandler(LIST, (req) =>
-    rpc(async () => listInterceptors(policy.interceptors, parseListParams(req.params).event) as never),
+  server.setRequestHandler(LIST, (req, extra) =>
+    rpc(async () => listInterceptors(sessionOf(extra).policy.interceptors, parseListParams(req.params).event) as never),
   );
 
-  server.setRequestHandler(INVOKE, (req) =>
+  server.setRequestHandler(INVOKE, (req, extra) =>
     rpc(async () => {
+      const session = sessionOf(extra);
+      const { policy } = session;
       const p = parseInvokeParams(req.params);
       const ic = policy.interceptors.find((i) => i.descriptor.name === p.name);
       if (!ic) throw new VouchError('ERR_UNKNOWN_INTERCEPTOR', `unknown interceptor ${JSON.stringify(p.name)}`);
@@ -96,8 +114,10 @@ export function createInterceptorServer(session: InterceptorSession): Server {
     }),
   );
 
-  server.setRequestHandler(EXECUTE, (req) =>
+  server.setRequestHandler(EXECUTE, (req, extra) =>
     rpc(async () => {
+      const session = sessionOf(extra);
+      const { policy } = session;
       const p = parseExecuteChainParams(req.params);
       const { outcome, receipt } = await decideParams(p, session, { policy, log: session.log, now: session.now, clock: session.clock, precheck: session.precheck });
       session.onDecision?.(outcome);

@@ -1,0 +1,103 @@
+// POST /mcp: MCP over Streamable HTTP (stateless, JSON responses) into the SDK's interceptor
+// server, two ways, one answer. A plain request for one of the interceptor methods goes to one
+// long-lived SDK Server over an in-process transport, carrying its caller in authInfo; anything
+// else (initialize, ping, notifications, batches, unusual headers, messages the SDK would refuse)
+// goes through the SDK's WebStandardStreamableHTTPServerTransport with a Server made for that
+// request. Measured: building a Server and a transport per request was about a third of the event
+// loop's time per decision. test/http/mcp-endpoint.test.ts holds both ways to the same bytes.
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
+import { createInterceptorServer, SESSION_KEY, sessionFromAuthInfo, type InterceptorSession } from '../mcp/interceptor-server.js';
+
+const SHARED_METHODS: ReadonlySet<string> = new Set(['interceptors/list', 'interceptor/invoke', 'interceptor/executeChain']);
+
+/**
+ * The request, as the SDK transport would hand it to its Server, when that transport would do
+ * nothing else with it (no 406, 415 or 400 of its own); undefined sends it the SDK's way.
+ */
+export function plainInterceptorRequest(req: Request, body: unknown): JSONRPCRequest | undefined {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
+  if (!SHARED_METHODS.has((body as { method?: unknown }).method as string)) return undefined;
+  const accept = req.headers.get('accept');
+  if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) return undefined;
+  if (req.headers.get('content-type') !== 'application/json') return undefined;
+  const version = req.headers.get('mcp-protocol-version');
+  if (version !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return undefined;
+  const parsed = JSONRPCMessageSchema.safeParse(body);
+  if (!parsed.success || !('method' in parsed.data) || !('id' in parsed.data)) return undefined;
+  return parsed.data as JSONRPCRequest;
+}
+
+/**
+ * An in-process transport for one shared Server. Each request gets an id of its own on the way
+ * in (callers' ids collide: many send id 1) and its own id back on the answer. The server sends
+ * nothing else here: its handlers neither notify nor ask the client.
+ */
+class SharedTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: Transport['onmessage'];
+  private readonly owed = new Map<number, (m: JSONRPCMessage) => void>();
+  private next = 0;
+
+  async start(): Promise<void> {}
+
+  async close(): Promise<void> {
+    this.onclose?.();
+  }
+
+  async send(message: JSONRPCMessage, _options?: TransportSendOptions): Promise<void> {
+    if ('method' in message || !('id' in message)) return;
+    const id = message.id as number;
+    const answer = this.owed.get(id);
+    this.owed.delete(id);
+    answer?.(message);
+  }
+
+  ask(req: JSONRPCRequest, authInfo: AuthInfo): Promise<JSONRPCMessage> {
+    const id = ++this.next;
+    return new Promise((resolve) => {
+      this.owed.set(id, (m) => resolve({ ...m, id: req.id } as JSONRPCMessage));
+      this.onmessage?.({ ...req, id }, { authInfo });
+    });
+  }
+}
+
+export interface McpEndpoint {
+  /** `body` is the parsed request body; `session` is who asks, with what policy and log. */
+  handle(req: Request, body: unknown, session: InterceptorSession): Promise<Response>;
+}
+
+export function createMcpEndpoint(): McpEndpoint {
+  let shared: Promise<SharedTransport> | undefined;
+  const sharedTransport = () =>
+    (shared ??= (async () => {
+      const transport = new SharedTransport();
+      const server: Server = createInterceptorServer(sessionFromAuthInfo);
+      await server.connect(transport);
+      return transport;
+    })());
+
+  return {
+    async handle(req, body, session) {
+      const plain = plainInterceptorRequest(req, body);
+      if (plain) {
+        const authInfo: AuthInfo = { token: '', clientId: session.principal, scopes: session.roles, extra: { [SESSION_KEY]: session } };
+        const answer = await (await sharedTransport()).ask(plain, authInfo);
+        return new Response(JSON.stringify(answer), { status: 200, headers: { 'Content-Type': 'application/json' } });
+      }
+      // Stateless Streamable HTTP through the SDK's transport: one per request, JSON responses.
+      const server = createInterceptorServer(session);
+      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      await server.connect(transport);
+      try {
+        return await transport.handleRequest(req, { parsedBody: body });
+      } finally {
+        void server.close();
+      }
+    },
+  };
+}
