@@ -7,6 +7,9 @@ import { cloneJson, describeError, isPlainObject } from './_json.js';
 import { resultOf } from './_outcome.js';
 import type { Interceptor, InterceptorResult, Json } from './types.js';
 
+/** Where an attempt is: the deadline records a prepare it interrupts, and nothing happens once settled. */
+type AttemptPhase = { preparing: boolean; settled: boolean };
+
 export type Attempt =
   | { ok: true; result: InterceptorResult }
   | { ok: false; reason: string; timedOut: boolean; durationMs?: number };
@@ -75,7 +78,7 @@ async function raceDeadline(
   ic: Interceptor,
   work: Promise<Attempt>,
   opts: AttemptOptions,
-  phase: { preparing: boolean; settled: boolean },
+  phase: AttemptPhase,
   controllerOf: () => AbortController | undefined,
   start: number | undefined,
 ): Promise<Attempt> {
@@ -108,7 +111,6 @@ function isThenable<T>(v: T | Promise<T>): v is Promise<T> {
   return typeof (v as { then?: unknown } | null)?.then === 'function';
 }
 
-type Phase = { preparing: boolean; settled: boolean };
 
 /** The context an interceptor sees: its AbortSignal is made only if it asks for it. */
 function contextOf(ctx: BaseContext, signal: () => AbortSignal, state?: Json): InterceptorContextLike {
@@ -119,7 +121,7 @@ function contextOf(ctx: BaseContext, signal: () => AbortSignal, state?: Json): I
 type InterceptorContextLike = BaseContext & { state?: Json; readonly signal: AbortSignal };
 
 /** prepare() (live) or the recorded state (replay), then run(): synchronously while the interceptor is. */
-function perform(ic: Interceptor, payload: unknown, ctx: BaseContext, signal: () => AbortSignal, opts: AttemptOptions, phase: Phase): Attempt | Promise<Attempt> {
+function perform(ic: Interceptor, payload: unknown, ctx: BaseContext, signal: () => AbortSignal, opts: AttemptOptions, phase: AttemptPhase): Attempt | Promise<Attempt> {
   const name = ic.descriptor.name;
   if (typeof ic.prepare !== 'function') return runWith(ic, payload, ctx, signal, undefined);
   if (opts.replayState) {
@@ -129,8 +131,15 @@ function perform(ic: Interceptor, payload: unknown, ctx: BaseContext, signal: ()
     return runWith(ic, payload, ctx, signal, state);
   }
   phase.preparing = true;
-  const prepared = (p: unknown): Json => (p === undefined ? null : cloneJson(p));
   const failedPrepare = (e: unknown): Json => failureMarker(`prepare failed: ${describeError(e)}`, false);
+  // What prepare returned, as recorded state: a copy, or the failure marker if it is not JSON.
+  const stateOf = (p: unknown): Json => {
+    try {
+      return p === undefined ? null : cloneJson(p);
+    } catch (e) {
+      return failedPrepare(e);
+    }
+  };
   const then = (state: Json) => {
     phase.preparing = false;
     if (!phase.settled) opts.recordState?.(name, state);
@@ -143,25 +152,9 @@ function perform(ic: Interceptor, payload: unknown, ctx: BaseContext, signal: ()
   } catch (e) {
     return then(failedPrepare(e));
   }
-  if (!isThenable(out)) {
-    let state: Json;
-    try {
-      state = prepared(out);
-    } catch (e) {
-      state = failedPrepare(e);
-    }
-    return then(state);
-  }
+  if (!isThenable(out)) return then(stateOf(out));
   return Promise.resolve(out).then(
-    (p) => {
-      let state: Json;
-      try {
-        state = prepared(p);
-      } catch (e) {
-        state = failedPrepare(e);
-      }
-      return then(state);
-    },
+    (p) => then(stateOf(p)),
     (e) => then(failedPrepare(e)),
   );
 }
