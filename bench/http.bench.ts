@@ -33,10 +33,14 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
       const p50s: number[] = [];
       const p99s: number[] = [];
       const floors: number[] = [];
+      const cpus: number[] = [];
       let errors = 0;
       for (let r = 0; r < ctx.repeat; r++) {
         const floor = await runLoad({ port: server.port, path: '/healthz', method: 'GET', concurrency: c, total });
+        const cpu0 = process.cpuUsage();
         const run = await decisions(c, total);
+        const cpu = process.cpuUsage(cpu0);
+        cpus.push((cpu.user + cpu.system) / 1000 / total);
         floors.push(floor.rate);
         rates.push(run.rate);
         p50s.push(run.p50);
@@ -49,6 +53,10 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
       results.push({ name: `executeChain.c${c}`, unit: 'decisions/s', value: round(rate), baseline: round(floor), ratio: round(rate / floor), note: `baseline: GET /healthz at the same concurrency; ${errors} errors` });
       results.push({ name: `executeChain.c${c}.p50`, unit: 'ms', value: round(median(p50s)) });
       results.push({ name: `executeChain.c${c}.p99`, unit: 'ms', value: round(median(p99s)) });
+      // Steadier than a rate on a shared machine: CPU time of this process (the server: event loop,
+      // log writer, signer, GC; the client runs elsewhere) per decision. N cores at full use give
+      // at most N / this decisions per ms.
+      results.push({ name: `executeChain.c${c}.cpu`, unit: 'ms/decision', value: round(median(cpus)), note: 'server CPU time, all its threads' });
     }
   } finally {
     await server.close();
