@@ -78,8 +78,8 @@ export class Appender implements LogAppender {
   /** The tree and prev link as the newest prepared batch leaves them (ahead of the committed state). */
   private tip: { range: CompactRange; prev: string };
   private idleWaiters: (() => void)[] = [];
-  private lastStart: number | undefined;
-  private lastSize = 0;
+  /** When the last batch started and how many entries waited then (for `minIntervalMs`). */
+  private last: { at: number; size: number } | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private closed = false;
   private readonly maxBatch: number;
@@ -152,7 +152,8 @@ export class Appender implements LogAppender {
    */
   private pump(): void {
     while (this.queue.length > 0 && this.inflight.length < this.maxInFlight) {
-      const wait = this.waitBeforeBatch();
+      const now = this.opts.monotonic?.();
+      const wait = this.waitBeforeBatch(now);
       if (wait > 0) {
         this.timer ??= setTimeout(() => {
           this.timer = undefined;
@@ -160,6 +161,7 @@ export class Appender implements LogAppender {
         }, wait);
         break;
       }
+      if (now !== undefined) this.last = { at: now, size: Math.min(this.queue.length, this.maxBatch) };
       const batch = this.prepare(this.queue.splice(0, this.maxBatch));
       if (!batch) continue;
       this.inflight.push(batch);
@@ -168,15 +170,13 @@ export class Appender implements LogAppender {
     if (this.queue.length === 0 && this.inflight.length === 0) for (const r of this.idleWaiters.splice(0)) r();
   }
 
-  private waitBeforeBatch(): number {
-    const { minIntervalMs, monotonic } = this.opts;
-    if (!minIntervalMs || !monotonic) return 0;
-    const now = monotonic();
-    const loaded = this.lastSize >= LOADED_BATCH || this.queue.length >= LOADED_BATCH;
-    if (loaded && this.lastStart !== undefined && now - this.lastStart < minIntervalMs) return minIntervalMs - (now - this.lastStart);
-    this.lastStart = now;
-    this.lastSize = Math.min(this.queue.length, this.maxBatch);
-    return 0;
+  /** Milliseconds before the next batch may start (see `minIntervalMs`); 0: start now. */
+  private waitBeforeBatch(now: number | undefined): number {
+    const { minIntervalMs } = this.opts;
+    if (!minIntervalMs || now === undefined || !this.last) return 0;
+    const loaded = this.last.size >= LOADED_BATCH || this.queue.length >= LOADED_BATCH;
+    const since = now - this.last.at;
+    return loaded && since < minIntervalMs ? minIntervalMs - since : 0;
   }
 
   private prepare(items: Pending[]): InFlight | undefined {

@@ -11,7 +11,7 @@ interface Case { tcId: number; msg?: string; ctx?: string; sig: string; result: 
 const verifyFile: { testGroups: { publicKey?: string; tests: Case[] }[] } = JSON.parse(readFileSync(new URL('../../fixtures/vectors/mldsa65/mldsa_65_verify_test.json', import.meta.url), 'utf8'));
 const hex = (s: string | undefined) => fromHex(s ?? '');
 const native = nativeMldsaAvailable();
-const title = native ? 'native ML-DSA-65 (node:crypto) vs noble' : `native ML-DSA absent on Node ${process.versions.node}`;
+const title = native ? 'native ML-DSA-65 (node:crypto) vs noble' : `skipped: native ML-DSA absent on Node ${process.versions.node} (node:crypto has it from 24.7)`;
 
 describe.skipIf(!native)(title, () => {
   it('agrees with noble on every empty-context Wycheproof verify vector', () => {
