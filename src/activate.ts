@@ -6,6 +6,7 @@ import { createBehavior, CONFORMANCE_BEHAVIORS } from './interceptors/conformanc
 import { builtinFactories } from './interceptors/builtin/index.js';
 import type { StateStores } from './interceptors/builtin/types.js';
 import { connectRemoteInterceptors } from './interceptors/remote.js';
+import { withDeclaration } from './interceptors/list.js';
 import type { Interceptor, InterceptorDescriptor, InterceptorType } from './interceptors/types.js';
 import { cedarVersion, isRemoteDeclaration, type DeclarationOverrides, type ResolvedConfig } from './policy/index.js';
 import { VOUCH_ENGINE_VERSION, type ActivePolicy } from './decide.js';
@@ -36,11 +37,11 @@ export async function activatePolicy(resolved: ResolvedConfig, deps: ActivateDep
         if (deps.remote === 'offline') continue;
         const r = await connectRemoteInterceptors({ url: decl.remote.url, names: decl.remote.names, timeoutMs: config.timeouts?.interceptorMs });
         closers.push(r.close);
-        interceptors.push(...r.interceptors);
+        interceptors.push(...r.interceptors.map((ic) => withDeclaration(ic, decl)));
         continue;
       }
       if (decl.use.startsWith(CONFORMANCE_PREFIX)) {
-        interceptors.push(conformanceBehavior(decl.use.slice(CONFORMANCE_PREFIX.length), decl.name, decl, decl.config));
+        interceptors.push(withDeclaration(conformanceBehavior(decl.use.slice(CONFORMANCE_PREFIX.length), decl.name, decl, decl.config), decl));
         continue;
       }
       const factory = builtinFactories[decl.use];
@@ -48,7 +49,7 @@ export async function activatePolicy(resolved: ResolvedConfig, deps: ActivateDep
         issues.push({ path: `${path}/use`, message: `unknown built-in ${JSON.stringify(decl.use)} (known: ${Object.keys(builtinFactories).sort().join(', ')})` });
         continue;
       }
-      interceptors.push(factory({ name: decl.name, config: decl.config, declaration: overrides(decl), deps: { policySet, state: deps.state } }));
+      interceptors.push(withDeclaration(factory({ name: decl.name, config: decl.config, declaration: overrides(decl), deps: { policySet, state: deps.state } }), decl));
     } catch (e) {
       const sub = (e as { issues?: Issue[] }).issues;
       if (sub?.length) issues.push(...sub.map((s) => ({ path: `${path}/config${s.path}`, message: s.message })));
@@ -75,6 +76,8 @@ export async function activatePolicy(resolved: ResolvedConfig, deps: ActivateDep
       interceptorTimeoutMs: config.timeouts?.interceptorMs,
     },
     toolMap: config.servers?.toolMap,
+    events: config.events,
+    uncovered: config.uncovered,
     resolved,
     close: async () => {
       await Promise.all(closers.map((c) => c()));

@@ -5,7 +5,8 @@
 import { canonicalBytes, digestBytes, digestJson, type Digest } from './canonical/index.js';
 import { codeOf, publicMessage } from './errors.js';
 import { decisionOf, executeChain, stripDurations, type ChainContext, type ChainOptions } from './interceptors/chain.js';
-import { selectInterceptors } from './interceptors/list.js';
+import { assertKnownEvent } from './interceptors/events.js';
+import { coverageOf, runningInterceptors, selectInterceptors, type UncoveredRule } from './interceptors/list.js';
 import { serverOf } from './interceptors/server-of.js';
 import type { ChainResult, Direction, Interceptor, Json, Phase } from './interceptors/types.js';
 import type { Appended, Attachment, EntryBody } from './log/index.js';
@@ -23,6 +24,10 @@ export interface ActivePolicy {
   options: Omit<ChainOptions, 'replayState' | 'clock'>;
   /** Tool name -> MCP server, for messages whose caller did not say which server they are for. */
   toolMap?: Record<string, string>;
+  /** Custom event names the config declares (`events`): with the MCP and SEP events, all a decision may be asked for. */
+  events?: string[];
+  /** The config's `uncovered` rules: traffic no authorization interceptor covers that is allowed (and recorded as such). */
+  uncovered?: UncoveredRule[];
 }
 
 export interface DecisionRequest {
@@ -30,7 +35,7 @@ export interface DecisionRequest {
   phase: Phase;
   payload: unknown;
   context: ChainContext;
-  /** executeChain's `interceptors` parameter: run only these (by name). */
+  /** executeChain's `interceptors` parameter: which optional interceptors to run (mandatory ones always run). */
   only?: string[];
   /** Extra recorded facts (e.g. the caller's co-signature, the authorization an execution answers). */
   extra?: Record<string, Json>;
@@ -125,11 +130,36 @@ export function directionOf(policy: ActivePolicy, phase: Phase): Direction {
   return policy.options.directions?.[phase] ?? (phase === 'request' ? 'sending' : 'receiving');
 }
 
+/**
+ * Which interceptors a call runs and whether an authorization interceptor covers it: the same
+ * pure function of (policy, requested, event, phase) live and in replay (audit/_rerun.ts).
+ */
+export function planOf(policy: ActivePolicy, only: readonly string[] | undefined, event: string, phase: Phase) {
+  const running = runningInterceptors(policy.interceptors, only);
+  const coverage = coverageOf(running, event, phase, policy.uncovered);
+  return { running, coverage, hooked: selectInterceptors(running, event, phase).map((i) => i.descriptor.name) };
+}
+
+/** The coverage fact recorded in the entry's guard state, absent when an authorization interceptor covered the call. */
+export const UNCOVERED_KEY = 'uncovered';
+
+/** The recorded coverage fact of an entry's state: 'allow', 'deny' or undefined (covered, or an older entry). */
+export function uncoveredOf(state: Record<string, Json> | undefined): 'allow' | 'deny' | undefined {
+  const g = state?.[GUARD_STATE_KEY];
+  if (typeof g !== 'object' || g === null || Array.isArray(g)) return undefined;
+  const v = (g as Record<string, Json>)[UNCOVERED_KEY];
+  return v === 'allow' || v === 'deny' ? v : undefined;
+}
+
 export async function decide(req: DecisionRequest, deps: DecideDeps): Promise<DecisionOutcome> {
   const { policy } = deps;
+  // An event name outside the protocol, the SEPs and the config is bad input, never a decision.
+  assertKnownEvent(req.event, policy.events);
   // Which server the message belongs to: the caller's word first, else the tool map (recorded).
   if (req.context.server === undefined) req = { ...req, context: { ...req.context, server: serverOf({ event: req.event, payload: req.payload, toolMap: policy.toolMap }) } };
-  const interceptors = req.only ? policy.interceptors.filter((i) => req.only!.includes(i.descriptor.name)) : policy.interceptors;
+  const plan = planOf(policy, req.only, req.event, req.phase);
+  const interceptors = plan.running;
+  let ran: string[] = [];
   let inputBytes: Uint8Array | undefined;
   let chain: ChainResult;
   const guarded = guardState(req.guards);
@@ -141,8 +171,11 @@ export async function decide(req: DecisionRequest, deps: DecideDeps): Promise<De
     inputBytes = undefined;
     chain = denyResult(req.event, req.phase, null, `payload rejected (${codeOf(e)}): ${publicMessage(e)}`);
   }
+  if (!plan.coverage.covered) guarded[GUARD_STATE_KEY] = { ...(guarded[GUARD_STATE_KEY] as Record<string, Json> | undefined), [UNCOVERED_KEY]: plan.coverage.allow ? 'allow' : 'deny' };
   if (inputBytes && guardDeny !== undefined) chain = denyResult(req.event, req.phase, req.payload, guardDeny);
+  else if (inputBytes && !plan.coverage.covered && !plan.coverage.allow) chain = denyResult(req.event, req.phase, req.payload, plan.coverage.reason);
   else if (inputBytes) {
+    ran = plan.hooked;
     try {
       const run = await executeChain(interceptors, { event: req.event, phase: req.phase, payload: req.payload }, req.context, { ...policy.options, clock: deps.clock });
       chain = run.result;
@@ -170,6 +203,7 @@ export async function decide(req: DecisionRequest, deps: DecideDeps): Promise<De
     time: ctx.time,
     tenant: ctx.tenant,
     principal: ctx.principal,
+    onBehalfOf: ctx.onBehalfOf,
     roles: ctx.roles,
     event: req.event,
     phase: req.phase,
@@ -178,6 +212,7 @@ export async function decide(req: DecisionRequest, deps: DecideDeps): Promise<De
     trace: ctx.traceId,
     server: ctx.server,
     only: req.only,
+    ran,
     policy: { chain: policy.chainDigest, policySet: policy.policyDigest, engines: policy.engines },
     input: inputDigest ? { digest: inputDigest } : { rejected: true },
     intent: intentDigest ? { digest: intentDigest } : null,
@@ -196,7 +231,7 @@ async function runCommitHooks(all: Interceptor[], req: DecisionRequest, finalPay
   for (const ic of selectInterceptors(all, req.event, req.phase)) {
     if (!ic.commit) continue;
     try {
-      await ic.commit(finalPayload, compact({ event: req.event, phase: req.phase, direction, time: ctx.time, sessionId: ctx.sessionId, traceId: ctx.traceId, principal: ctx.principal, tenant: ctx.tenant, roles: ctx.roles, server: ctx.server, signal: AbortSignal.timeout(5000) }) as never);
+      await ic.commit(finalPayload, compact({ event: req.event, phase: req.phase, direction, time: ctx.time, sessionId: ctx.sessionId, traceId: ctx.traceId, principal: ctx.principal, onBehalfOf: ctx.onBehalfOf, tenant: ctx.tenant, roles: ctx.roles, server: ctx.server, signal: AbortSignal.timeout(5000) }) as never);
     } catch (e) {
       deps.onHookError?.(ic.descriptor.name, e);
     }

@@ -9,8 +9,13 @@ export type ErrorCode =
   | 'ERR_NOT_CANONICAL'
   | 'ERR_TOO_LARGE'
   | 'ERR_TOO_DEEP'
+  | 'ERR_UNSUPPORTED_MEDIA_TYPE'
   | 'ERR_UNKNOWN_INTERCEPTOR'
+  | 'ERR_UNKNOWN_EVENT'
   | 'ERR_UNKNOWN_METHOD'
+  // a bundle past its caps (sizes, lines, files, ratio), or holding what bundles never hold (links, devices)
+  | 'ERR_BUNDLE_LIMIT'
+  | 'ERR_BUNDLE_FILE'
   // crypto
   | 'ERR_KEY_FORMAT'
   | 'ERR_KEY_PERMISSIONS'

@@ -1,6 +1,7 @@
 // decide(): chain -> decision -> entry -> append -> receipt, over the real SQLite log. Fail
 // closed: a crashing interceptor, a Cedar evaluation error, a signer or store failure never
-// produce an allow.
+// produce an allow. The configured chain is mandatory (a caller selects optional interceptors
+// only), and traffic no authorization interceptor covers is denied unless the config says so.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +13,8 @@ import { builtinFactories } from '../src/interceptors/builtin/index.js';
 import { Appender, decodeEntry, verifyLog } from '../src/log/index.js';
 import { loadPolicySet } from '../src/policy/index.js';
 import { openSqliteStore } from '../src/store/node.js';
-import { crash, deny, mutator, validator } from './interceptors/chain-kit.js';
+import { allow, crash, deny, mutator, validator } from './interceptors/chain-kit.js';
+import type { Interceptor } from '../src/interceptors/types.js';
 import { testKeys } from './helpers/keys.js';
 
 const keys = testKeys();
@@ -25,9 +27,13 @@ function log() {
   return { store, appender: Appender.open({ origin: ORIGIN, storage: store, signers: keys.signers }) };
 }
 
-function policy(interceptors: ActivePolicy['interceptors']): ActivePolicy {
-  return { interceptors, chainDigest: digestJson({ c: 1 }), policyDigest: digestJson({ p: 1 }), engines: { vouch: 'test' }, options: {} };
+function policy(interceptors: ActivePolicy['interceptors'], extra: Partial<ActivePolicy> = {}): ActivePolicy {
+  return { interceptors, chainDigest: digestJson({ c: 1 }), policyDigest: digestJson({ p: 1 }), engines: { vouch: 'test' }, options: {}, ...extra };
 }
+
+/** An authorization interceptor (it covers tools/call both ways) that allows. */
+const authz = (): Interceptor => Object.assign(validator('authz', allow), { authorizes: true });
+const entryOf = (out: { receipt: { entry: string } }) => decodeEntry(fromBase64(out.receipt.entry)) as Record<string, any>;
 
 const upper = mutator('upper', (p) => {
   const o = p as { arguments: { text: string } };
@@ -37,7 +43,7 @@ const upper = mutator('upper', (p) => {
 describe('decide', () => {
   it('allows, records input and intent digests apart, stores both payloads, and returns a receipt', async () => {
     const { store, appender } = log();
-    const out = await decide({ ...CALL, context: CTX }, { policy: policy([upper]), log: appender });
+    const out = await decide({ ...CALL, context: CTX }, { policy: policy([upper, authz()]), log: appender });
     expect(out.effect).toBe('allow');
     expect(out.finalPayload).toEqual({ name: 'echo', arguments: { text: 'HI' } });
     const entry = decodeEntry(fromBase64(out.receipt.entry)) as Record<string, any>;
@@ -88,5 +94,77 @@ describe('decide', () => {
     const out = await decide({ ...CALL, context: CTX }, { policy: policy([upper, validator('ok', () => ({ valid: true })), validator('no', () => deny('forbidden'))]), log: appender });
     expect(out.effect).toBe('deny');
     expect(out.finalPayload).toEqual(CALL.payload); // nothing authorized: the caller gets its input back
+  });
+
+  it('runs every mandatory interceptor whatever the caller selects, and records what was asked and what ran', async () => {
+    const { appender } = log();
+    const blocker = validator('blocker', () => deny('forbidden'));
+    for (const only of [[], ['authz'], ['opt'], ['opt', 'authz']]) {
+      const opt = Object.assign(validator('opt', allow), { optional: true });
+      const out = await decide({ ...CALL, context: CTX, only }, { policy: policy([authz(), blocker, opt]), log: appender });
+      expect(out.effect).toBe('deny');
+      const entry = entryOf(out);
+      expect(entry.only).toEqual(only);
+      expect(entry.ran).toEqual(['authz', 'blocker', ...(only.includes('opt') ? ['opt'] : [])]);
+    }
+  });
+
+  it('an optional interceptor the caller leaves out does not run; one it names does', async () => {
+    const { appender } = log();
+    const opt = Object.assign(validator('opt', () => deny('opt says no')), { optional: true });
+    const left = await decide({ ...CALL, context: CTX, only: [] }, { policy: policy([authz(), opt]), log: appender });
+    expect(left.effect).toBe('allow');
+    expect(entryOf(left).ran).toEqual(['authz']);
+    const named = await decide({ ...CALL, context: CTX, only: ['opt'] }, { policy: policy([authz(), opt]), log: appender });
+    expect(named.effect).toBe('deny');
+    const all = await decide({ ...CALL, context: CTX }, { policy: policy([authz(), opt]), log: appender });
+    expect(all.effect).toBe('deny');
+  });
+
+  it('denies what no active authorization interceptor covers, saying so, and records it', async () => {
+    const { appender } = log();
+    const cases: [string, Interceptor[]][] = [
+      ['no authorizer at all', [upper]],
+      ['an authorizer in audit mode', [Object.assign(validator('authz', allow, { mode: 'audit' }), { authorizes: true })]],
+      ['an optional authorizer left out', [Object.assign(authz(), { optional: true })]],
+    ];
+    for (const [why, chain] of cases) {
+      const out = await decide({ ...CALL, context: CTX, only: [] }, { policy: policy(chain), log: appender });
+      expect(out.effect, why).toBe('deny');
+      expect(out.chain.abortedAt).toEqual({ interceptor: '(vouch)', reason: 'no authorization interceptor covers tools/call request', type: 'validation' });
+      const entry = entryOf(out);
+      expect(entry.state['(vouch)']).toEqual({ uncovered: 'deny' });
+      expect(entry.ran).toEqual([]);
+    }
+  });
+
+  it('lets uncovered traffic through only where the config says so, recorded as uncovered: allow', async () => {
+    const { appender } = log();
+    const p = policy([upper], { uncovered: [{ events: ['tools/call'], phase: 'response' }] });
+    const req = await decide({ ...CALL, context: CTX }, { policy: p, log: appender });
+    expect(req.effect).toBe('deny');
+    const res = await decide({ ...CALL, phase: 'response', context: CTX }, { policy: p, log: appender });
+    expect(res.effect).toBe('allow');
+    expect(entryOf(res).state['(vouch)']).toEqual({ uncovered: 'allow' });
+    expect(entryOf(res).ran).toEqual(['upper']);
+  });
+
+  it('an unknown event is bad input, never a decision: nothing is logged', async () => {
+    const { store, appender } = log();
+    const p = policy([authz()], { events: ['acme/scan'], uncovered: [{ events: ['*'], phase: 'both' }] });
+    for (const event of ['tools/Call', 'tools/call/x', 'admin/shutdown', 'TOOLS/CALL', 'tools/call ', '*', '']) {
+      await expect(decide({ ...CALL, event, context: CTX }, { policy: p, log: appender }), event).rejects.toMatchObject({ code: 'ERR_UNKNOWN_EVENT' });
+    }
+    expect(store.size()).toBe(0);
+    expect((await decide({ ...CALL, event: 'acme/scan', context: CTX }, { policy: p, log: appender })).effect).toBe('allow');
+  });
+
+  it('records onBehalfOf beside the principal and hands it to interceptors', async () => {
+    const { appender } = log();
+    let seen: unknown;
+    const spy = Object.assign(validator('spy', (_p, ctx) => ((seen = { principal: ctx.principal, onBehalfOf: ctx.onBehalfOf }), { valid: true })), { authorizes: true });
+    const out = await decide({ ...CALL, context: { ...CTX, onBehalfOf: 'ci-bot' } }, { policy: policy([spy]), log: appender });
+    expect(seen).toEqual({ principal: 'alice', onBehalfOf: 'ci-bot' });
+    expect(entryOf(out)).toMatchObject({ principal: 'alice', onBehalfOf: 'ci-bot' });
   });
 });

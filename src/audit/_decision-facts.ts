@@ -12,7 +12,10 @@ export interface DecisionFacts {
   phase: Phase;
   direction?: string;
   context: ChainContext;
+  /** The optional interceptors the caller asked for (executeChain's `interceptors`). */
   only?: string[];
+  /** The interceptors the chain ran; absent in entries written before mandatory chains (then `only` filtered all). */
+  ran?: string[];
   policy: { chain: Digest; policySet: Digest; engines: Record<string, string> };
   /** undefined when decide() refused the payload itself (`input: {rejected: true}`). */
   inputDigest?: Digest;
@@ -37,9 +40,10 @@ export function parseDecisionFacts(e: Entry): DecisionFacts {
   };
   if (typeof e.event !== 'string' || e.event === '') bad('/event', 'must be a non-empty string');
   if (e.phase !== 'request' && e.phase !== 'response') bad('/phase', 'must be request or response');
-  const [sessionId, traceId, principal, tenant, server, direction] = ['session', 'trace', 'principal', 'tenant', 'server', 'direction'].map(str);
+  const [sessionId, traceId, principal, tenant, server, direction, onBehalfOf] = ['session', 'trace', 'principal', 'tenant', 'server', 'direction', 'onBehalfOf'].map(str);
   if (e.roles !== undefined && !isStringList(e.roles)) bad('/roles', 'must be a list of strings');
   if (e.only !== undefined && !isStringList(e.only)) bad('/only', 'must be a list of strings');
+  if (e.ran !== undefined && !isStringList(e.ran)) bad('/ran', 'must be a list of strings');
   const p = e.policy;
   if (!isRecord(p) || !isDigest(p.chain) || !isDigest(p.policySet)) bad('/policy', 'must name the chain and policy-set digests');
   else if (!isRecord(p.engines) || !Object.values(p.engines).every((v) => typeof v === 'string')) bad('/policy/engines', 'must map engine names to versions');
@@ -56,6 +60,7 @@ export function parseDecisionFacts(e: Entry): DecisionFacts {
   if (sessionId !== undefined) context.sessionId = sessionId;
   if (traceId !== undefined) context.traceId = traceId;
   if (principal !== undefined) context.principal = principal;
+  if (onBehalfOf !== undefined) context.onBehalfOf = onBehalfOf;
   if (tenant !== undefined) context.tenant = tenant;
   if (e.roles !== undefined) context.roles = [...(e.roles as string[])];
   if (server !== undefined) context.server = server;
@@ -67,6 +72,7 @@ export function parseDecisionFacts(e: Entry): DecisionFacts {
     direction,
     context,
     only: e.only as string[] | undefined,
+    ran: e.ran as string[] | undefined,
     policy: { chain: pol.chain as Digest, policySet: pol.policySet as Digest, engines: pol.engines as Record<string, string> },
     inputDigest: isRecord(input) && isDigest(input.digest) ? input.digest : undefined,
     intentDigest: isRecord(intent) ? (intent.digest as Digest) : null,

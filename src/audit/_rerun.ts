@@ -1,7 +1,7 @@
 // Re-run one recorded decision: the stored input through a chain, with the recorded context and
 // recorded state (prepare() is never called), and build the decision record decide() would have
 // written. Remote interceptors are never called: stand-ins answer with the recorded answer.
-import { decisionRecord, denyResult, directionOf, guardDenyOf, type ActivePolicy } from '../decide.js';
+import { decisionRecord, denyResult, directionOf, guardDenyOf, planOf, type ActivePolicy } from '../decide.js';
 import { executeChain } from '../interceptors/chain.js';
 import type { ChainResult, Direction, Interceptor, InterceptorDescriptor, InterceptorType, Json, Outcome } from '../interceptors/types.js';
 import type { DecisionFacts } from './_decision-facts.js';
@@ -13,19 +13,28 @@ export interface Rerun {
   direction: Direction;
   /** Interceptors whose recorded remote answer stood in for a call to their server. */
   remote: string[];
+  /** The interceptors the chain ran, and the coverage fact (undefined: covered), as decide() records them; undefined for older entries. */
+  ran?: string[];
+  uncovered?: 'allow' | 'deny';
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export async function rerunDecision(facts: DecisionFacts, payload: unknown, policy: ActivePolicy, withRemote: boolean): Promise<Rerun> {
-  const local = facts.only ? policy.interceptors.filter((i) => facts.only!.includes(i.descriptor.name)) : policy.interceptors;
+  // Entries that record `ran` were decided with mandatory interceptors and coverage (decide.ts
+  // planOf); older ones ran exactly the interceptors `only` named.
+  const plan = facts.ran !== undefined ? planOf(policy, facts.only, facts.event, facts.phase) : undefined;
+  const local = plan ? plan.running : facts.only ? policy.interceptors.filter((i) => facts.only!.includes(i.descriptor.name)) : policy.interceptors;
+  const uncovered = plan && !plan.coverage.covered ? (plan.coverage.allow ? ('allow' as const) : ('deny' as const)) : undefined;
+  const planned = plan ? { uncovered } : {};
   // vouch's own prechecks (caller signature, drift guard) denied before any chain ran: the
   // recorded outcome is the input, exactly as decide() used it.
   const guardDeny = guardDenyOf(facts.state);
-  if (guardDeny !== undefined) {
-    const chain = denyResult(facts.event, facts.phase, payload, guardDeny);
+  const coverageDeny = plan && !plan.coverage.covered && !plan.coverage.allow ? plan.coverage.reason : undefined;
+  if (guardDeny !== undefined || coverageDeny !== undefined) {
+    const chain = denyResult(facts.event, facts.phase, payload, (guardDeny ?? coverageDeny)!);
     const record = decisionRecord(chain);
-    return { chain, record, effect: 'deny', direction: directionOf(policy, facts.phase), remote: [] };
+    return { chain, record, effect: 'deny', direction: directionOf(policy, facts.phase), remote: [], ...planned, ...(plan && { ran: [] }) };
   }
   const standIns = withRemote ? remoteStandIns(facts, new Set(policy.interceptors.map((i) => i.descriptor.name))) : [];
   const run = await executeChain([...local, ...standIns], { event: facts.event, phase: facts.phase, payload }, facts.context, {
@@ -39,6 +48,8 @@ export async function rerunDecision(facts: DecisionFacts, payload: unknown, poli
     effect: (record as { effect: 'allow' | 'deny' }).effect,
     direction: directionOf(policy, facts.phase),
     remote: standIns.map((i) => i.descriptor.name),
+    ...planned,
+    ...(plan && { ran: [...plan.hooked, ...standIns.map((i) => i.descriptor.name)] }),
   };
 }
 

@@ -18,6 +18,44 @@ export const FILES = {
   readme: 'README.md',
 } as const;
 
+/** Every file name a bundle may hold; anything else is reported as unknown, never read. */
+const BUNDLE_FILE = /^(manifest\.json|checkpoint|entries\.jsonl|range\.json|keys\.json|payloads\.jsonl|README\.md|chains\/sha256-[0-9a-f]{64}\.json|policies\/sha256-[0-9a-f]{64})$/;
+export const isBundleFile = (name: string): boolean => BUNDLE_FILE.test(name);
+/** The two streamed files; every other bundle file is small and read whole. */
+export const isJsonlFile = (name: string): boolean => name === FILES.entries || name === FILES.payloads;
+export const BUNDLE_DIRS = ['chains', 'policies'] as const;
+
+/**
+ * What a reader of an untrusted bundle spends at most (DESIGN.md section 7): a bundle past any of
+ * these is refused with ERR_BUNDLE_LIMIT before it is verified. Defaults hold a log of tens of
+ * millions of entries; memory stays under maxSmallTotal + a few lines, whatever the bundle.
+ */
+export interface BundleLimits {
+  /** One JSONL line (an entry, or a payload in base64: the service takes 1 MiB bodies by default). */
+  maxLine: number;
+  /** One small file (manifest, keys, checkpoint, range, README, a document). */
+  maxSmallFile: number;
+  /** All small files together: a .tar.gz reader holds them in memory. */
+  maxSmallTotal: number;
+  /** Every file's bytes together (decompressed). */
+  maxTotal: number;
+  /** Files and directories in the bundle. */
+  maxFiles: number;
+  /** Decompressed bytes per compressed byte, checked once past ratioFloor bytes. */
+  maxRatio: number;
+  ratioFloor: number;
+}
+
+export const DEFAULT_BUNDLE_LIMITS: BundleLimits = {
+  maxLine: 16 << 20,
+  maxSmallFile: 16 << 20,
+  maxSmallTotal: 64 << 20,
+  maxTotal: 256 * 2 ** 30,
+  maxFiles: 20_000,
+  maxRatio: 250,
+  ratioFloor: 64 << 20,
+};
+
 /** `chains/sha256-<hex>.json`, `policies/sha256-<hex>`: `:` is not allowed in Windows file names. */
 export function documentPath(kind: 'chain' | 'policy', digest: Digest): string {
   const name = digest.replace(':', '-');

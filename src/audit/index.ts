@@ -10,9 +10,11 @@ export { eraseStoredPayload, MAX_REASON_LENGTH, type ErasureTarget, type Erasure
 export {
   BUNDLE_FORMAT, BUNDLE_VERSION, FILES, documentPath, parseManifest, parseRangeFile, formatRangeFile, parseEntryLine, formatEntryLine,
   parsePayloadLine, formatPayloadLine, type BundleManifest, type KeyRecord, type RangeFile, type PayloadLine,
+  DEFAULT_BUNDLE_LIMITS, isBundleFile, type BundleLimits,
 } from './bundle-format.js';
 export { exportBundle, planExport, keyRecordsOf, type ExportSource, type BundleSink, type ExportOptions, type ExportPlan } from './export.js';
-export { verifyBundle, type BundleReader, type BundleReport, type BundleFinding, type BundleCheck, type VerifyBundleOptions } from './verify-bundle.js';
+export { verifyBundle, emptyBundleReport, type BundleVerdict, type BundleReader, type BundleReport, type BundleFinding, type BundleCheck, type VerifyBundleOptions } from './verify-bundle.js';
 export { createTarWriter, readTar, tarHeader, type TarWriter, type TarItem } from './tar.js';
 export { scanErasures } from './erasures.js';
 export { openBundleSource } from './bundle-source.js';
+export { bundleTarEntries, collectBundleTar, type BundleTarEntry } from './bundle-tar.js';

@@ -1,26 +1,24 @@
-// NODE-ONLY: audit bundles on disk (a directory or one .tar.gz) and the SQLite store as a replay
-// and export source. Everything streams: files are written and read chunk by chunk, and
-// entries are read from SQLite in pages, so memory stays flat however large the log.
+// NODE-ONLY: audit bundles on disk (a directory or one .tar.gz; untrusted ones are opened through
+// node-bundle-read.ts, within limits) and the SQLite store as a replay and export source. Everything
+// streams: files are written and read chunk by chunk, and entries are read from SQLite in pages.
 import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream, existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { createWriteStream, existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { createGunzip, createGzip } from 'node:zlib';
+import { createGzip } from 'node:zlib';
 import { InputError } from '../errors.js';
 import { inclusionProof } from '../log/index.js';
 import type { LogStore } from '../store/port.js';
 import { scanErasures } from './erasures.js';
 import type { BundleSink, ExportSource } from './export.js';
 import type { ReplaySource } from './replay.js';
-import { createTarWriter, readTar } from './tar.js';
+import { DEFAULT_BUNDLE_LIMITS, isBundleFile, isJsonlFile, type BundleLimits } from './bundle-format.js';
+import { fileChunks, openCheckedDir, openCheckedTarGz, readWhole, splitLines, type CheckedBundleReader } from './node-bundle-read.js';
+import { createTarWriter } from './tar.js';
 import type { BundleReader } from './verify-bundle.js';
 
 const PAGE = 512;
-const MAX_SMALL_FILE = 64 << 20;
-const NAME_RE = /^(manifest\.json|checkpoint|entries\.jsonl|range\.json|keys\.json|payloads\.jsonl|README\.md|chains\/sha256-[0-9a-f]{64}\.json|policies\/sha256-[0-9a-f]{64})$/;
 
 const LEAF_PREFIX = Uint8Array.of(0x00);
 
@@ -32,70 +30,37 @@ export function nodeHashLeaf(bytes: Uint8Array): Uint8Array {
 
 export const isTarGz = (path: string): boolean => /\.(tar\.gz|tgz)$/i.test(path);
 
-/** A bundle directory as a BundleReader. */
-export function openBundleDir(dir: string): BundleReader {
+/**
+ * A bundle directory as a BundleReader, file by file (links, fifos and devices refused, sizes and
+ * lines capped). openBundle checks the whole directory first; this is for trusted callers and tests.
+ */
+export function openBundleDir(dir: string, limits: Partial<BundleLimits> = {}): BundleReader {
+  const lim = { ...DEFAULT_BUNDLE_LIMITS, ...limits };
   const file = (name: string) => join(dir, ...name.split('/'));
-  const small = async (name: string): Promise<Buffer | undefined> => {
-    if (!NAME_RE.test(name) || !existsSync(file(name))) return undefined;
-    if (statSync(file(name)).size > MAX_SMALL_FILE) throw new InputError('ERR_TOO_LARGE', `${name} is larger than ${MAX_SMALL_FILE} bytes`);
-    return readFile(file(name));
-  };
+  const present = (name: string) => isBundleFile(name) && existsSync(file(name));
+  const small = async (name: string) => (present(name) && !isJsonlFile(name) ? readWhole(file(name), name, lim.maxSmallFile) : undefined);
   return {
     text: async (name) => (await small(name))?.toString('utf8'),
     bytes: async (path) => {
       const b = await small(path);
       return b && new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
     },
-    lines: (name) => (existsSync(file(name)) ? readLines(file(name)) : undefined),
+    lines: (name) => (present(name) && isJsonlFile(name) ? splitLines(fileChunks(file(name), name), name, lim.maxLine) : undefined),
   };
 }
 
 /**
- * Lines of a JSONL bundle file, streamed in 1 MiB reads. Bundle lines are ASCII by format
- * (digits, digests, base64), so bytes are read as latin1: no UTF-8 validation pass, and a stray
- * non-ASCII byte still fails the line's own parse, where the finding names it.
+ * Open a bundle directory or .tar.gz as untrusted input: checked whole first (names, file kinds,
+ * sizes, line lengths, the gzip ratio), so a hostile bundle fails fast with ERR_BUNDLE_LIMIT or
+ * ERR_BUNDLE_FILE. Nothing is unpacked to disk. `reader.unknown` lists files the format lacks.
  */
-async function* readLines(path: string): AsyncGenerator<string> {
-  let rest = '';
-  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) {
-    const lines = (rest + (chunk as Buffer).toString('latin1')).split('\n');
-    rest = lines.pop()!;
-    for (const l of lines) yield l.endsWith('\r') ? l.slice(0, -1) : l;
-  }
-  if (rest !== '') yield rest;
-}
-
-/** Open a bundle directory or .tar.gz (unpacked, streaming, into a temporary directory). */
-export async function openBundle(path: string): Promise<{ reader: BundleReader; dir: string; close(): void }> {
+export async function openBundle(path: string, limits: Partial<BundleLimits> = {}): Promise<{ reader: CheckedBundleReader; dir: string; close(): void }> {
   if (!existsSync(path)) throw new InputError('ERR_INPUT', `no bundle at ${path}`);
   if (!isTarGz(path)) {
     if (!statSync(path).isDirectory()) throw new InputError('ERR_INPUT', `${path} is neither a bundle directory nor a .tar.gz`);
-    return { reader: openBundleDir(path), dir: path, close: () => undefined };
+    return { reader: await openCheckedDir(path, limits), dir: path, close: () => undefined };
   }
-  const dir = mkdtempSync(join(tmpdir(), 'vouch-bundle-'));
-  try {
-    await extractTarGz(path, dir);
-  } catch (e) {
-    rmSync(dir, { recursive: true, force: true });
-    throw e;
-  }
-  return { reader: openBundleDir(dir), dir, close: () => rmSync(dir, { recursive: true, force: true }) };
-}
-
-/** Unpack only the file names a bundle has (no paths outside `dir`, no links). */
-export async function extractTarGz(file: string, dir: string): Promise<void> {
-  const gunzip = createReadStream(file).pipe(createGunzip());
-  for await (const item of readTar(gunzip as AsyncIterable<Uint8Array>)) {
-    const name = item.name.replace(/^\.\//, '');
-    if (item.type === 'directory') {
-      if (!/^(chains|policies)\/?$/.test(name)) throw new InputError('ERR_INPUT', `unexpected directory ${JSON.stringify(item.name)} in the bundle`);
-      continue;
-    }
-    if (!NAME_RE.test(name)) throw new InputError('ERR_INPUT', `unexpected file ${JSON.stringify(item.name)} in the bundle`);
-    const to = join(dir, ...name.split('/'));
-    mkdirSync(dirname(to), { recursive: true });
-    await pipeline(Readable.from(item.body), createWriteStream(to, { flags: 'wx' }));
-  }
+  return { reader: await openCheckedTarGz(path, limits), dir: path, close: () => undefined };
 }
 
 /** Writes each file under `dir` (created); the sink for `vouch export -o DIR`. */

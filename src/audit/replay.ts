@@ -2,9 +2,10 @@
 // policy set by digest, re-run the chain with the recorded context and state, and compare the
 // canonical decision byte for byte. Portable: entries, payloads and documents come from a source.
 import { digestBytes, digestJson, parseJson, utf8, type Digest } from '../canonical/index.js';
-import { VOUCH_ENGINE_VERSION } from '../decide.js';
+import { GUARD_STATE_KEY, UNCOVERED_KEY, uncoveredOf, VOUCH_ENGINE_VERSION } from '../decide.js';
 import { publicMessage } from '../errors.js';
 import type { Entry } from '../log/index.js';
+import { ActivationTracker } from '../log/activation-check.js';
 import { cedarVersion } from '../policy/index.js';
 import { parseDecisionFacts, type DecisionFacts } from './_decision-facts.js';
 import { canonicalOf, readEntry } from './_fast-entry.js';
@@ -41,6 +42,16 @@ export interface ReplayResult {
   remote?: string[];
 }
 
+/**
+ * What replay finds besides mismatches (issue 15 item 3): a decision under rules no earlier
+ * `policy` entry activated, or a payload missing with no erasure entry for it.
+ */
+export interface ReplayFinding {
+  seq: number;
+  kind: 'activation' | 'payload';
+  detail: string;
+}
+
 export interface ReplayCounts {
   entries: number;
   decisions: number;
@@ -61,6 +72,10 @@ export interface ReplayReport extends ReplayCounts {
   /** Every mismatch and unreplayable decision (up to maxResults); matches too with includeMatches. */
   results: ReplayResult[];
   truncated: boolean;
+  /** Activation and missing-payload findings (up to maxResults); any makes the replay fail. */
+  findings: ReplayFinding[];
+  /** Whether every decision's rules were checked against the policy entries before it (not for a bundle that starts after 0). */
+  activation: 'checked' | 'not checked';
 }
 
 export interface ReplayOptions {
@@ -71,6 +86,8 @@ export interface ReplayOptions {
   includeMatches?: boolean;
   maxResults?: number;
   onResult?: (r: ReplayResult) => void;
+  /** false when the source lacks the entries before `from` (a bundle cut out of the log): activation is then not checked. */
+  checkActivation?: boolean;
 }
 
 export const RUNNING_ENGINES: Readonly<Record<string, string>> = Object.freeze({ vouch: VOUCH_ENGINE_VERSION, cedar: cedarVersion });
@@ -82,12 +99,17 @@ export function emptyCounts(): ReplayCounts {
 /** Replays entries one at a time; holds only the rebuilt policies (by digest), never the log. */
 export class Replayer {
   readonly counts = emptyCounts();
+  /** Activation and missing-payload findings, in log order. */
+  readonly findings: ReplayFinding[] = [];
+  /** The policy entries seen so far; undefined when activation is not checked. */
+  readonly activation: ActivationTracker | undefined;
   private readonly policies: PolicyCache;
   private readonly engines: Record<string, string>;
 
-  constructor(private readonly source: Omit<ReplaySource, 'entries' | 'size'>, engines: Record<string, string> = RUNNING_ENGINES) {
+  constructor(private readonly source: Omit<ReplaySource, 'entries' | 'size'>, engines: Record<string, string> = RUNNING_ENGINES, opts: { checkActivation?: boolean } = {}) {
     this.policies = new PolicyCache(source);
     this.engines = { ...engines };
+    this.activation = opts.checkActivation === false ? undefined : new ActivationTracker();
   }
 
   /** One entry (already decoded from these bytes, if given): a result for a decision, undefined for any other type. */
@@ -101,8 +123,11 @@ export class Replayer {
     }
     if (entry.type !== 'decision') {
       this.counts.other[entry.type] = (this.counts.other[entry.type] ?? 0) + 1;
+      this.activation?.visit(entry);
       return undefined;
     }
+    const unactivated = this.activation?.visit(entry);
+    if (unactivated) this.findings.push({ seq, kind: 'activation', detail: unactivated.message });
     let facts: DecisionFacts;
     try {
       facts = parseDecisionFacts(entry);
@@ -120,6 +145,7 @@ export class Replayer {
     const base = { seq: f.seq, event: f.event, effect: f.effect };
     const no = (reason: UnreplayableReason, detail: string): ReplayResult => ({ ...base, status: 'unreplayable', reason, detail });
     const input = await loadInput(this.source, f);
+    if ('reason' in input && input.reason === 'payload missing') this.findings.push({ seq: f.seq, kind: 'payload', detail: `${input.detail}, and no erasure entry removed it` });
     if ('reason' in input) return no(input.reason, input.detail);
     const rebuilt = await this.policies.get(f.policy.chain, f.policy.policySet);
     if (!rebuilt.ok) return no(rebuilt.reason, rebuilt.detail);
@@ -131,6 +157,9 @@ export class Replayer {
     const paths: string[] = [];
     if (canonicalOf(rerun.record) !== canonicalOf(f.decision)) paths.push(...diffJson(f.decision, rerun.record, '/decision'));
     if (f.direction !== undefined && f.direction !== rerun.direction) paths.push('/direction');
+    // What ran and whether an authorization interceptor covered it: the same selection as live.
+    if (rerun.ran !== undefined && canonicalOf([...rerun.ran].sort()) !== canonicalOf([...(f.ran ?? [])].sort())) paths.push('/ran');
+    if (f.ran !== undefined && rerun.uncovered !== uncoveredOf(f.state)) paths.push(`/state/${GUARD_STATE_KEY}/${UNCOVERED_KEY}`);
     // The authorized intent: what the chain let through must hash to what the entry recorded.
     const intent = rerun.effect === 'allow' ? digestJson(rerun.chain.finalPayload) : null;
     if (intent !== f.intentDigest) paths.push('/intent');
@@ -175,10 +204,13 @@ export async function replayLog(source: ReplaySource, opts: ReplayOptions = {}):
   const from = opts.from ?? 0;
   const to = Math.min(opts.to ?? size, size);
   const max = opts.maxResults ?? 10_000;
-  const replayer = new Replayer(source, opts.engines);
+  const checkActivation = opts.checkActivation !== false;
+  const replayer = new Replayer(source, opts.engines, { checkActivation });
   const results: ReplayResult[] = [];
   let truncated = false;
   try {
+    // Rules activated before the range count too: learn the policy entries of [0, from).
+    if (replayer.activation && from > 0) await learnPolicies(source.entries(0, from), replayer.activation);
     for await (const { seq, bytes } of source.entries(from, to)) {
       const r = await replayer.replayEntry(seq, bytes);
       if (!r) continue;
@@ -190,7 +222,24 @@ export async function replayLog(source: ReplaySource, opts: ReplayOptions = {}):
   } finally {
     await replayer.close();
   }
-  return { from, to: Math.max(from, to), engines: { ...(opts.engines ?? RUNNING_ENGINES) }, ...replayer.counts, results, truncated };
+  const findings = replayer.findings.slice(0, max);
+  if (replayer.findings.length > max) truncated = true;
+  return { from, to: Math.max(from, to), engines: { ...(opts.engines ?? RUNNING_ENGINES) }, ...replayer.counts, results, truncated, findings, activation: checkActivation ? 'checked' : 'not checked' };
+}
+
+const POLICY_MARK = '"type":"policy"';
+const text = new TextDecoder();
+
+/** Only entries that can be policy entries are parsed (as scanErasures does for erasures). */
+async function learnPolicies(entries: AsyncIterable<{ seq: number; bytes: Uint8Array }>, tracker: ActivationTracker): Promise<void> {
+  for await (const { bytes } of entries) {
+    if (!text.decode(bytes).includes(POLICY_MARK)) continue;
+    try {
+      tracker.learn(readEntry(bytes));
+    } catch {
+      // a broken entry is log verify's finding, not this pass's
+    }
+  }
 }
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);

@@ -5,13 +5,14 @@
 import { bytesEqual, toHex } from '../canonical/index.js';
 import type { PublicKeyEntry } from '../crypto/index.js';
 import { codeOf, publicMessage, type ErrorCode } from '../errors.js';
-import { extendRange, GENESIS_PREV, hashLeaf, parseCheckpoint, parseNote, rangeRoot, verifyNote, type CompactRange, type NoteVerifier } from '../log/index.js';
-import { verifiersFor } from '../receipt/index.js';
+import { extendRange, GENESIS_PREV, hashLeaf, openSignedCheckpoint, parseCheckpoint, parseNote, rangeRoot, type Checkpoint, type CompactRange, type NoteVerifier, type VerifiedSignature } from '../log/index.js';
+import { checkNewerCheckpoint, verifiersFor, type NewerCheckpoint } from '../receipt/index.js';
 import { DocumentCheck, LinkBreaks, uniqueVerifiers } from './_bundle-checks.js';
 import { readBundleKeys } from './_bundle-keys.js';
 import { readEntry } from './_fast-entry.js';
 import { PayloadCursor } from './_payload-cursor.js';
 import { FILES, parseEntryLine, parseManifest, parseRangeFile, type BundleManifest } from './bundle-format.js';
+import { ActivationTracker } from '../log/activation-check.js';
 import { Replayer, type ReplayCounts, type UnreplayableReason } from './replay.js';
 
 export interface BundleReader {
@@ -21,9 +22,11 @@ export interface BundleReader {
   lines(name: string): AsyncIterable<string> | undefined;
   /** A file's bytes by its path in the bundle (documents), or undefined. */
   bytes(path: string): Promise<Uint8Array | undefined>;
+  /** Files in the bundle that the format does not have (node-bundle-read.ts lists them): reported, never read. */
+  unknown?: string[];
 }
 
-export type BundleCheck = 'manifest' | 'keys' | 'checkpoint' | 'signature' | 'trusted-key' | 'range' | 'entry' | 'seq' | 'link' | 'root' | 'document' | 'payload' | 'replay';
+export type BundleCheck = 'manifest' | 'keys' | 'checkpoint' | 'signature' | 'trusted-key' | 'consistency' | 'range' | 'entry' | 'seq' | 'link' | 'root' | 'document' | 'payload' | 'replay' | 'files' | 'activation';
 
 export interface BundleFinding {
   check: BundleCheck;
@@ -40,6 +43,20 @@ export interface BundleReport {
   /** Whose keys the checkpoint signature was checked against. */
   keysFrom: 'bundle' | 'trusted key';
   signedBy: string[];
+  /** Every checkpoint signature that verified: key name, algorithm, key id, and whose key it is. */
+  signatures: (VerifiedSignature & { source: 'bundle key' | 'trusted key' })[];
+  /** Accepted on classical signatures alone (`classicalOk`). */
+  classicalOnly: boolean;
+  /** False when only keys that came inside the bundle vouched for it (no `trusted`). */
+  keysPinned: boolean;
+  /** Checked only against a newer checkpoint that extends the bundle's (`newer`). */
+  truncation: 'checked' | 'not checked';
+  /**
+   * clean: no findings, checkpoint verified under keys the auditor pinned. self-consistent, keys
+   * not pinned: no findings, but anyone can re-sign a bundle with their own keys; `ok` only with
+   * `trustBundleKeys`. findings: something failed.
+   */
+  verdict: BundleVerdict;
   findings: BundleFinding[];
   /** Not failures: decisions that could not be replayed for a reason the bundle is not to blame for. */
   notes: string[];
@@ -47,9 +64,17 @@ export interface BundleReport {
   truncated: boolean;
 }
 
+export type BundleVerdict = 'clean' | 'self-consistent, keys not pinned' | 'findings';
+
 export interface VerifyBundleOptions {
   /** Keys the auditor trusts (vkey or JWKS file): the checkpoint must verify under them too. */
   trusted?: { vkeys: NoteVerifier[]; jwks: PublicKeyEntry[] };
+  /** Without `trusted`: accept the keys inside the bundle (`--trust-bundle-keys`); else not ok. */
+  trustBundleKeys?: boolean;
+  /** Accept checkpoints signed only with classical keys (`--classical-ok`); the report says so. */
+  classicalOk?: boolean;
+  /** A newer checkpoint (and consistency proof) of the same log: checks the bundle was not cut. */
+  newer?: NewerCheckpoint;
   /** Default true: replay every decision whose payload is in the bundle. */
   replay?: boolean;
   engines?: Record<string, string>;
@@ -62,16 +87,19 @@ export interface VerifyBundleOptions {
 const LEAF_GROUP = 1024;
 
 /** Unreplayable reasons that say nothing against the bundle (erased, not exported, older engine). */
-const BENIGN: ReadonlySet<UnreplayableReason> = new Set(['payload erased', 'payload missing', 'input rejected', 'engine version absent', 'remote interceptor']);
+// A payload missing with no erasure recorded for it is a finding (issue 15 item 3), not benign.
+const BENIGN: ReadonlySet<UnreplayableReason> = new Set(['payload erased', 'input rejected', 'engine version absent', 'remote interceptor']);
 
 export async function verifyBundle(reader: BundleReader, opts: VerifyBundleOptions = {}): Promise<BundleReport> {
   const max = opts.maxFindings ?? 1000;
-  const report: BundleReport = { ok: false, entries: 0, keysFrom: opts.trusted ? 'trusted key' : 'bundle', signedBy: [], findings: [], notes: [], truncated: false };
+  const report = emptyBundleReport(opts);
   const add = (check: BundleCheck, code: ErrorCode, message: string, seq?: number) => {
     if (report.findings.length < max) report.findings.push({ check, code, message, ...(seq !== undefined && { seq }) });
     else report.truncated = true;
   };
-  const done = () => ((report.ok = report.findings.length === 0 && !report.truncated), report);
+  const done = () => finish(report, opts);
+
+  for (const f of reader.unknown ?? []) add('files', 'ERR_INPUT', `${f} is not part of the bundle format: not read, and not covered by the checkpoint`);
 
   // 1. manifest
   let m: BundleManifest;
@@ -92,8 +120,10 @@ export async function verifyBundle(reader: BundleReader, opts: VerifyBundleOptio
   // 3. the checkpoint: signature, origin, size and root
   const note = (await reader.text(FILES.checkpoint)) ?? '';
   let signedRoot: Uint8Array | undefined;
+  let signed: Checkpoint | undefined;
   try {
     const cp = parseCheckpoint(parseNote(note).text);
+    signed = cp;
     if (cp.origin !== m.origin) add('checkpoint', 'ERR_VERIFY_CHECKPOINT', `checkpoint is for origin ${JSON.stringify(cp.origin)}, the manifest says ${JSON.stringify(m.origin)}`);
     if (cp.size !== to) add('checkpoint', 'ERR_VERIFY_CHECKPOINT', `checkpoint signs size ${cp.size}, the bundle ends at ${to}`);
     if (toHex(cp.root) !== m.checkpoint.root) add('checkpoint', 'ERR_VERIFY_CHECKPOINT', 'checkpoint root differs from the manifest');
@@ -101,12 +131,24 @@ export async function verifyBundle(reader: BundleReader, opts: VerifyBundleOptio
   } catch (e) {
     add('checkpoint', codeOf(e), `checkpoint: ${publicMessage(e)}`);
   }
+  // The one note rule (log/note.ts): ML-DSA-65 required unless classicalOk, under either key set.
   for (const [check, trust] of [['signature', keys], ['trusted-key', opts.trusted]] as const) {
     if (!trust) continue;
+    const source = check === 'signature' ? 'bundle key' : 'trusted key';
     try {
-      report.signedBy.push(...verifyNote(note, uniqueVerifiers(verifiersFor(trust, note))).verifiedBy.map((n) => `${n} (${check === 'signature' ? 'bundle key' : 'trusted key'})`));
+      const opened = openSignedCheckpoint(note, uniqueVerifiers(verifiersFor(trust, note)), { classicalOk: opts.classicalOk });
+      report.signedBy.push(...[...new Set(opened.signatures.map((x) => x.name))].map((n) => `${n} (${source})`));
+      report.signatures.push(...opened.signatures.map((x) => ({ ...x, source }) as const));
+      if (opened.classicalOnly) report.classicalOnly = true;
     } catch (e) {
       add(check, codeOf(e), `checkpoint signature ${check === 'signature' ? 'under the bundle keys' : 'under the trusted key'}: ${publicMessage(e)}`);
+    }
+  }
+  if (opts.newer) {
+    if (!signed) add('consistency', 'ERR_VERIFY_CHECKPOINT', "the bundle's checkpoint does not parse, so nothing can extend it");
+    else {
+      const n = checkNewerCheckpoint(note, signed, opts.newer, uniqueVerifiers(verifiersFor(opts.trusted ?? keys, opts.newer.note)), { classicalOk: opts.classicalOk });
+      for (const c of n.checks) if (!c.ok) add('consistency', 'ERR_VERIFY_PROOF', `${c.name}: ${c.detail}${n.evidence ? ' (fork evidence: two signed checkpoints that cannot both be true)' : ''}`);
     }
   }
 
@@ -132,6 +174,8 @@ export async function verifyBundle(reader: BundleReader, opts: VerifyBundleOptio
   const byType: Record<string, number> = {};
   const docs = new DocumentCheck(reader);
   const replayer = opts.replay !== false && m.payloads ? new Replayer({ payload: (d, s) => payloads.payload(d, s), erasedAt: (d, s) => payloads.erasedAt(d, s), document: (d) => docs.read(d) }, opts.engines) : undefined;
+  // Issue 15 item 3: every decision's rules activated by an earlier policy entry (needs the log from entry 0).
+  const activation = from === 0 ? new ActivationTracker() : undefined;
   const leafHash = opts.hashLeaf ?? hashLeaf;
   const leaves: Uint8Array[] = [];
   const links = new LinkBreaks(from, (seq, message) => add('link', 'ERR_VERIFY_ENTRY', message, seq));
@@ -170,6 +214,8 @@ export async function verifyBundle(reader: BundleReader, opts: VerifyBundleOptio
         if (e.log !== m.origin) add('entry', 'ERR_VERIFY_ENTRY', `entry names log ${JSON.stringify(e.log)}`, seq);
         if (prev !== undefined && e.prev !== prev) links.broken(seq);
         docs.note(e);
+        const unactivated = activation?.visit(e);
+        if (unactivated) add('activation', 'ERR_VERIFY_ENTRY', unactivated.message, seq);
         byType[e.type] = (byType[e.type] ?? 0) + 1;
         if (replayer) {
           const r = await replayer.replayEntry(seq, bytes, e); // non-decisions are only counted
@@ -212,6 +258,24 @@ export async function verifyBundle(reader: BundleReader, opts: VerifyBundleOptio
   } else {
     report.notes.push(opts.replay === false ? 'replay skipped (--no-replay)' : 'no payloads in the bundle: decisions were not replayed (export with --payloads)');
   }
+  if (!activation) report.notes.push('policy activation not checked: the bundle starts after entry 0');
   if (!opts.trusted) report.notes.push('the checkpoint was verified with keys that came inside the bundle itself: pass --key with a key you trust');
   return done();
+}
+
+/** The report before anything is read (also what a bundle that cannot be opened reports). */
+export function emptyBundleReport(opts: Pick<VerifyBundleOptions, 'trusted'> = {}): BundleReport {
+  return {
+    ok: false, entries: 0, keysFrom: opts.trusted ? 'trusted key' : 'bundle', signedBy: [], signatures: [], classicalOnly: false,
+    keysPinned: opts.trusted !== undefined, truncation: 'not checked', verdict: 'findings', findings: [], notes: [], truncated: false,
+  };
+}
+
+/** The verdict: findings fail; without pinned keys the bundle is only self-consistent. */
+function finish(report: BundleReport, opts: VerifyBundleOptions): BundleReport {
+  const clean = report.findings.length === 0 && !report.truncated;
+  report.verdict = !clean ? 'findings' : report.keysPinned ? 'clean' : 'self-consistent, keys not pinned';
+  report.ok = clean && (report.keysPinned || opts.trustBundleKeys === true);
+  report.truncation = clean && opts.newer ? 'checked' : 'not checked';
+  return report;
 }

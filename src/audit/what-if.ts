@@ -3,7 +3,7 @@
 // before activation. Portable: reads through the same ReplaySource as replay.
 import type { ActivePolicy } from '../decide.js';
 import { publicMessage } from '../errors.js';
-import { selectInterceptors } from '../interceptors/list.js';
+import { runningInterceptors, selectInterceptors } from '../interceptors/list.js';
 import { resourceOf } from '../policy/index.js';
 import { parseDecisionFacts, type DecisionFacts } from './_decision-facts.js';
 import { readEntry } from './_fast-entry.js';
@@ -113,7 +113,7 @@ export async function whatIf(source: ReplaySource, candidate: ActivePolicy, opts
 
 /** Candidate interceptors this message reaches that need recorded state the entry does not hold. */
 function stateNeeded(candidate: ActivePolicy, f: DecisionFacts): string[] {
-  const pool = f.only ? candidate.interceptors.filter((i) => f.only!.includes(i.descriptor.name)) : candidate.interceptors;
+  const pool = f.ran !== undefined ? runningInterceptors(candidate.interceptors, f.only) : f.only ? candidate.interceptors.filter((i) => f.only!.includes(i.descriptor.name)) : candidate.interceptors;
   return selectInterceptors(pool, f.event, f.phase)
     .filter((i) => typeof i.prepare === 'function' && !Object.hasOwn(f.state, i.descriptor.name))
     .map((i) => i.descriptor.name);

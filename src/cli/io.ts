@@ -21,6 +21,8 @@ const EXIT_BY_CODE: Partial<Record<ErrorCode, number>> = {
   ERR_NOT_CANONICAL: EXIT.input,
   ERR_TOO_LARGE: EXIT.input,
   ERR_TOO_DEEP: EXIT.input,
+  ERR_BUNDLE_LIMIT: EXIT.input,
+  ERR_BUNDLE_FILE: EXIT.input,
   ERR_CONFIG: EXIT.input,
   ERR_POLICY: EXIT.input,
   ERR_KEY_FORMAT: EXIT.store,

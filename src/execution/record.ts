@@ -28,6 +28,8 @@ export interface ExecutionInput {
   principal: string;
   /** Who reported the execution (the authenticated caller). */
   caller?: string;
+  /** Whom the caller acted for (delegate role), recorded beside the principal. */
+  onBehalfOf?: string;
   session?: string;
   trace?: string;
   /** The event, when no authorization names it. */
@@ -73,6 +75,7 @@ export async function recordExecution(input: ExecutionInput): Promise<ExecutionO
     tenant: input.tenant,
     principal: input.principal,
     caller: input.caller,
+    onBehalfOf: input.onBehalfOf,
     session: input.session,
     trace: input.trace,
     event: auth.ok ? (auth.entry.event as Json) : input.event,

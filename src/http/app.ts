@@ -1,12 +1,13 @@
 // createApp(deps): the one Hono app behind both entries (Node and Workers). Routes are thin:
 // authenticate, check the role, parse, call the core, map errors through http/errors.ts.
 import { Hono, type Context } from 'hono';
-import { AccessError, codeOf } from '../errors.js';
+import { AccessError, codeOf, publicMessage } from '../errors.js';
 import { DEV_CALLER, requireRole } from './auth.js';
 import { readJsonBody } from './body.js';
 import { DEFAULT_LIMITS, type AppDeps, type Caller, type Role } from './deps.js';
 import { errorJson, httpStatusOf, JSONRPC, rpcCodeOf } from './errors.js';
 import { createMcpEndpoint } from './mcp-endpoint.js';
+import { webGuard } from './web-guard.js';
 import { Metrics } from './metrics.js';
 import { registerRestRoutes } from './routes-rest.js';
 import { registerAuditRoutes } from './routes-audit.js';
@@ -33,8 +34,19 @@ export function createApp(deps: AppDeps, metrics = new Metrics()): VouchApp {
   });
   app.notFound((c) => c.json({ error: { code: 'ERR_NOT_FOUND', message: `no route ${c.req.method} ${c.req.path}` } }, 404));
 
-  app.get('/healthz', (c) => c.json({ ok: true }));
-  app.get('/metrics', (c) => c.text(metrics.render(), 200, { 'content-type': 'text/plain; version=0.0.4' }));
+  /** An error before routing, in the shape the path speaks: JSON-RPC on /mcp, REST elsewhere. */
+  const refuse = (c: Context, e: unknown): Response => {
+    metrics.error(codeOf(e));
+    if (c.req.path === '/mcp') return c.json({ jsonrpc: '2.0', id: null, error: { code: rpcCodeOf(e), message: publicMessage(e), data: { code: codeOf(e) } } }, httpStatusOf(e) as 400);
+    return c.json(errorJson(e), httpStatusOf(e) as 400);
+  };
+  // First on every route: foreign web origins are refused, bodies must be application/json.
+  app.use('*', webGuard(deps.allowOrigins ?? [], refuse));
+
+  app.get('/healthz', (c) => {
+    const h = deps.health?.() ?? { ok: true as const };
+    return h.ok ? c.json({ ok: true }) : c.json({ ok: false, error: { code: h.code, message: h.reason } }, 503);
+  });
   app.get('/.well-known/vouch/keys', (c) => c.json(deps.keys.jwks));
   app.get('/.well-known/vouch/vkeys', (c) => c.text(deps.keys.vkeys.join('\n') + '\n'));
 
@@ -53,6 +65,13 @@ export function createApp(deps: AppDeps, metrics = new Metrics()): VouchApp {
     await next();
   };
 
+  // Operational counters are for operators: a token with the audit or admin role (any in development mode).
+  app.get('/metrics', async (c) => {
+    const caller = await authenticate(c);
+    if (!caller.roles.includes('audit')) requireRole(caller, 'admin');
+    return c.text(metrics.render(), 200, { 'content-type': 'text/plain; version=0.0.4' });
+  });
+
   const precheck = registerExecutionRoutes(app, { deps, limits, metrics, withRole });
   const mcp = createMcpEndpoint();
 
@@ -64,9 +83,7 @@ export function createApp(deps: AppDeps, metrics = new Metrics()): VouchApp {
       requireRole(caller, 'enforce');
       body = await readJsonBody(c.req.raw, limits.bodyBytes);
     } catch (e) {
-      metrics.error(codeOf(e));
-      const status = codeOf(e) === 'ERR_UNAUTHENTICATED' ? 401 : codeOf(e) === 'ERR_FORBIDDEN' ? 403 : codeOf(e) === 'ERR_TOO_LARGE' ? 413 : 400;
-      return c.json({ jsonrpc: '2.0', id: null, error: { code: rpcCodeOf(e), message: (e as Error).message, data: { code: codeOf(e) } } }, status);
+      return refuse(c, e);
     }
     const t0 = deps.clock.monotonic();
     const [log, policy] = await Promise.all([deps.logs(caller.tenant), deps.policy(caller.tenant)]);

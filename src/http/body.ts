@@ -1,15 +1,56 @@
-// Reading untrusted request bodies: size limit, JSON parse, and a nesting limit that protects
-// the process (payloads between the decision limit and this one become deny entries instead).
+// Reading untrusted request bodies: JSON media type only, size limit enforced while streaming
+// (a chunked body with no Content-Length is cut at the limit, never buffered whole), JSON parse,
+// and a nesting limit that protects the process (payloads between the decision limit and this
+// one become deny entries instead).
 import { InputError } from '../errors.js';
 
 /** Envelope nesting accepted at all; the canonical payload limit (64) is enforced in decide. */
 export const MAX_BODY_DEPTH = 100;
 
-export async function readJsonBody(req: Request, maxBytes: number): Promise<unknown> {
+/**
+ * Bodies must be `application/json` (charset, if given, utf-8). A web page can send text/plain,
+ * form or multipart bodies cross-site without a CORS preflight; it cannot send this one.
+ */
+export function requireJsonMediaType(contentType: string | null | undefined): void {
+  const [type, ...params] = (contentType ?? '').split(';').map((p) => p.trim().toLowerCase());
+  const charset = params.find((p) => p.startsWith('charset='))?.slice('charset='.length).replace(/^"|"$/g, '');
+  if (type !== 'application/json' || (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8')) {
+    throw new InputError('ERR_UNSUPPORTED_MEDIA_TYPE', 'request body must be application/json', [{ path: '/content-type', message: `got ${JSON.stringify(contentType ?? '')}` }]);
+  }
+}
+
+/** The body's bytes, read chunk by chunk; throws ERR_TOO_LARGE as soon as more than maxBytes arrive. */
+export async function readBodyBytes(req: Request, maxBytes: number): Promise<Uint8Array> {
+  const tooLarge = () => new InputError('ERR_TOO_LARGE', `request body over ${maxBytes} bytes`);
   const declared = Number(req.headers.get('content-length') ?? NaN);
-  if (Number.isFinite(declared) && declared > maxBytes) throw new InputError('ERR_TOO_LARGE', `request body over ${maxBytes} bytes`);
-  const buf = new Uint8Array(await req.arrayBuffer());
-  if (buf.length > maxBytes) throw new InputError('ERR_TOO_LARGE', `request body over ${maxBytes} bytes`);
+  if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge();
+  if (!req.body) return new Uint8Array(0);
+  const reader = req.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      // Stop reading: the rest is never held. The server drains or drops the connection.
+      void reader.cancel().catch(() => undefined);
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  const buf = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    buf.set(c, at);
+    at += c.byteLength;
+  }
+  return buf;
+}
+
+export async function readJsonBody(req: Request, maxBytes: number): Promise<unknown> {
+  requireJsonMediaType(req.headers.get('content-type'));
+  const buf = await readBodyBytes(req, maxBytes);
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(buf);

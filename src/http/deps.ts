@@ -3,8 +3,8 @@
 import type { Jwks, PublicKeyEntry } from '../crypto/index.js';
 import type { ActivePolicy } from '../decide.js';
 
-export type Role = 'enforce' | 'audit' | 'admin';
-export const ROLES: readonly Role[] = ['enforce', 'audit', 'admin'];
+export type Role = 'enforce' | 'audit' | 'admin' | 'delegate';
+export const ROLES: readonly Role[] = ['enforce', 'audit', 'admin', 'delegate'];
 
 export interface Caller {
   principal: string;
@@ -35,6 +35,10 @@ export interface AppDeps {
   keys: { jwks: Jwks; vkeys: string[]; keyId: string };
   clock: { now(): Date; monotonic(): number };
   limits?: Partial<Limits>;
+  /** Web origins besides the service's own that may call it (CORS); every other Origin gets 403. */
+  allowOrigins?: readonly string[];
+  /** Readiness for /healthz: ok only when decisions can be made (logs opened, checked, signing). Absent: always ok. */
+  health?(): { ok: true } | { ok: false; code: string; reason: string };
   /** Where structured operational log lines go (never payloads, tokens or secrets). */
   logLine?: (line: Record<string, unknown>) => void;
   /** Signs interceptor/invoke results on request (`_meta["io.vouch/sign"]: true`); keyId is the JWKS kid. */

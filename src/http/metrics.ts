@@ -29,6 +29,8 @@ export class Metrics {
   private batches = new Histogram(BATCH_BUCKETS);
   private logSize = new Map<string, number>();
   private errors = new Map<string, number>();
+  private audits = new Map<string, { checked: number; total: number; complete: boolean; failed: boolean }>();
+  private published = new Map<string, number>();
 
   decision(effect: 'allow' | 'deny', ms: number): void {
     this.decisions.set(effect, (this.decisions.get(effect) ?? 0) + 1);
@@ -38,6 +40,16 @@ export class Metrics {
   batch(tenant: string, entries: number, size: number): void {
     this.batches.observe(entries);
     this.logSize.set(tenant, size);
+  }
+
+  /** Progress of a tenant log's background leaf audit (log/leaf-audit.ts). */
+  audit(tenant: string, p: { checked: number; total: number; complete: boolean; failed: boolean }): void {
+    this.audits.set(tenant, { ...p });
+  }
+
+  /** Size of the newest shutdown/idle checkpoint published for a tenant. */
+  checkpointPublished(tenant: string, size: number): void {
+    this.published.set(tenant, size);
   }
 
   error(code: string): void {
@@ -52,6 +64,16 @@ export class Metrics {
     l.push('# HELP vouch_batch_entries Entries per group-commit batch (one signature each).', '# TYPE vouch_batch_entries histogram', ...this.batches.lines('vouch_batch_entries'));
     l.push('# HELP vouch_log_entries Entries in each tenant log.', '# TYPE vouch_log_entries gauge');
     for (const [t, n] of this.logSize) l.push(`vouch_log_entries{tenant="${t}"} ${n}`);
+    l.push('# HELP vouch_audit_entries_checked Entries whose bytes, leaf hash and tree nodes the background audit has checked.', '# TYPE vouch_audit_entries_checked gauge');
+    for (const [t, a] of this.audits) l.push(`vouch_audit_entries_checked{tenant="${t}"} ${a.checked}`);
+    l.push('# HELP vouch_audit_entries_total Entries the background audit checks (the signed tree size at start).', '# TYPE vouch_audit_entries_total gauge');
+    for (const [t, a] of this.audits) l.push(`vouch_audit_entries_total{tenant="${t}"} ${a.total}`);
+    l.push('# HELP vouch_audit_complete 1 once the background audit has checked every entry and found them consistent.', '# TYPE vouch_audit_complete gauge');
+    for (const [t, a] of this.audits) l.push(`vouch_audit_complete{tenant="${t}"} ${a.complete ? 1 : 0}`);
+    l.push('# HELP vouch_audit_failed 1 if the background audit found a mismatch (signing stopped).', '# TYPE vouch_audit_failed gauge');
+    for (const [t, a] of this.audits) l.push(`vouch_audit_failed{tenant="${t}"} ${a.failed ? 1 : 0}`);
+    l.push('# HELP vouch_checkpoint_published_size Tree size of the newest shutdown or idle checkpoint published.', '# TYPE vouch_checkpoint_published_size gauge');
+    for (const [t, n] of this.published) l.push(`vouch_checkpoint_published_size{tenant="${t}"} ${n}`);
     l.push('# HELP vouch_errors_total Errors answered, by code.', '# TYPE vouch_errors_total counter');
     for (const [c, n] of this.errors) l.push(`vouch_errors_total{code="${c}"} ${n}`);
     return l.join('\n') + '\n';

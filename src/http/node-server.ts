@@ -5,22 +5,21 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { activatePolicy, type Activated } from '../activate.js';
-import { canonicalBytes, parseJson, utf8, type Digest } from '../canonical/index.js';
 import { parseCallerKeys } from '../receipt/index.js';
 import { ConfigError } from '../errors.js';
-import { createMemoryStateStores, type StateStores } from '../interceptors/builtin/index.js';
-import type { Json } from '../interceptors/types.js';
-import { resolveConfigDocument } from '../policy/index.js';
-import type { LogStore } from '../store/index.js';
+import { createMemoryStateStores } from '../interceptors/builtin/index.js';
+import { loadPinnedPolicy, recordActivation } from '../audit/policy-in-force.js';
 import { loadConfigFile } from '../policy/load-config.js';
 import { logPortOf, type LogPort } from '../store/log-port.js';
-import { initDataDir, openDataDir, type DataDir } from '../store/node.js';
+import { initDataDir, listTenants, openDataDir, type DataDir } from '../store/node.js';
+import { createLogLifecycle } from './log-lifecycle.js';
 import { systemClock } from '../clock.js';
 import { createApp } from './app.js';
 import type { AuditAppDeps, PolicyAdmin } from './routes-audit.js';
 import { createAuthenticator, type AuthConfig } from './auth.js';
 import type { Limits } from './deps.js';
 import { Metrics } from './metrics.js';
+import { parseAllowedOrigins } from './web-guard.js';
 
 export const EXAMPLE_CONFIG = new URL('../../fixtures/config/vouch.example.yaml', import.meta.url);
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|localhost|::1)$/;
@@ -36,7 +35,13 @@ export interface ServeOptions {
   keyName?: string;
   /** Caller co-signing keys, `{tenant: JWKS}` (vouch serve --callers FILE); none when absent. */
   callers?: unknown;
+  /** Web origins besides the service's own that may call it (`--allow-origin`, repeated); auth's `allowOrigins` add to them. */
+  allowOrigins?: string[];
   logLine?: (line: Record<string, unknown>) => void;
+  /** Sign and publish a checkpoint after a log has been idle this long with new entries (default 60 s; 0: never). Also signed on clean shutdown. */
+  idleCheckpointMs?: number;
+  /** Entries per page of the background leaf audit (default 2048). */
+  auditPage?: number;
 }
 
 export interface RunningServer {
@@ -53,34 +58,12 @@ export function defaultConfigPath(data: string): string {
   return existsSync(own) ? own : EXAMPLE_CONFIG.pathname;
 }
 
-/** Record the policy in force in a tenant's log: documents by digest, and a `policy` entry when it changed. */
-export async function recordActivation(port: LogPort, store: { meta(k: string): string | undefined; setMeta(k: string, v: string): void }, policy: Activated, time: string): Promise<void> {
-  await port.putDocument('chain', policy.chainDigest, canonicalBytes(policy.resolved.resolved));
-  await port.putDocument('policy', policy.policyDigest, canonicalBytes(policy.resolved.policySource));
-  const current = `${policy.chainDigest} ${policy.policyDigest}`;
-  if (store.meta('policy.active') === current) return;
-  await port.append({ type: 'policy', time, chain: policy.chainDigest, policySet: policy.policyDigest, engines: policy.engines, action: 'activate' });
-  store.setMeta('policy.active', current);
-}
-
 /**
- * Explicit activations (`vouch policy activate` on a stopped data dir, POST /v1/policy on a
- * running service) pin the tenant's policy: at start it wins over the config file, until
- * `vouch policy unpin`. Meta value: "<chain digest> <policy digest>".
+ * The policy in force is the log's newest `policy` entry (audit/policy-in-force.ts): explicit
+ * activations (`vouch policy activate`, POST /v1/policy) record it pinned, so at start it wins
+ * over the config file until `vouch policy unpin`; meta holds no pointer the service trusts.
  */
-export const PIN_META = 'policy.pinned';
-
-/** The tenant's pinned policy, rebuilt from its stored chain document; undefined when none is pinned. */
-export async function loadPinnedPolicy(store: Pick<LogStore, 'meta' | 'document'>, state: StateStores, remote: 'connect' | 'offline' = 'connect'): Promise<Activated | undefined> {
-  const pin = store.meta(PIN_META);
-  if (!pin) return undefined;
-  const [chain, policySet] = pin.split(' ') as [Digest, Digest];
-  const doc = store.document(chain);
-  if (!doc) throw new ConfigError('ERR_CONFIG', `the tenant's pinned chain ${chain} is not stored: activate a policy again, or \`vouch policy unpin\``);
-  const resolved = resolveConfigDocument(parseJson(utf8.decode(doc.bytes)) as Json);
-  if (resolved.chainDigest !== chain || resolved.policyDigest !== policySet) throw new ConfigError('ERR_CONFIG', `the stored chain document does not rebuild to the pinned ${chain}`);
-  return activatePolicy(resolved, { state, remote });
-}
+export { loadPinnedPolicy, recordActivation } from '../audit/policy-in-force.js';
 
 export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const host = opts.host ?? '127.0.0.1';
@@ -88,9 +71,22 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     throw new ConfigError('ERR_CONFIG', `refusing to listen on ${host} without auth: development mode (no tokens) binds to loopback only; configure --auth to serve other hosts`);
   }
   const callers = opts.callers === undefined ? {} : parseCallerKeys(opts.callers); // before anything is opened
+  const allowOrigins = [...parseAllowedOrigins(opts.allowOrigins, '/allowOrigins'), ...parseAllowedOrigins(opts.auth?.allowOrigins, '/auth/allowOrigins')];
   initDataDir(opts.data); // first run: keys generated; existing keys are kept
   const metrics = new Metrics();
-  const dataDir = await openDataDir(opts.data, { thread: true, logThread: true, keyName: opts.keyName, monotonic: systemClock.monotonic, onBatch: (t, s) => metrics.batch(t, s.entries, s.size) });
+  const dataDir = await openDataDir(opts.data, {
+    thread: true,
+    logThread: true,
+    keyName: opts.keyName,
+    monotonic: systemClock.monotonic,
+    onBatch: (t, s) => metrics.batch(t, s.entries, s.size),
+    auditPage: opts.auditPage,
+    onAudit: (t, p) => {
+      metrics.audit(t, { ...p, failed: !!p.error });
+      if (p.error) opts.logLine?.({ level: 'error', msg: 'log audit found a mismatch: signing stopped', tenant: t, code: p.error.code, error: p.error.message });
+    },
+  });
+  const lifecycle = createLogLifecycle({ data: opts.data, dataDir, metrics, logLine: opts.logLine, idleCheckpointMs: opts.idleCheckpointMs ?? 60_000 });
   let policy: Activated;
   // One set of live state stores for every policy: a hot swap keeps rate counters and taint.
   const state = createMemoryStateStores();
@@ -118,6 +114,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       })();
       p.catch(() => ports.delete(tenant));
       ports.set(tenant, p);
+      lifecycle.track(tenant, p.then(() => dataDir.log(tenant)));
     }
     return p;
   };
@@ -137,8 +134,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     const next = await activatePolicy(resolved, { state, remote: 'connect' });
     try {
       const t = dataDir.log(tenant);
-      await recordActivation(logPortOf(t.origin, t.store, t.appender), t.store, next, systemClock.isoNow());
-      t.store.setMeta(PIN_META, `${next.chainDigest} ${next.policyDigest}`);
+      await recordActivation(logPortOf(t.origin, t.store, t.appender), t.store, next, systemClock.isoNow(), { pinned: true });
     } catch (e) {
       await next.close();
       throw e;
@@ -148,6 +144,12 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     if (old) retired.push(old); // closed at shutdown: in-flight requests may still hold it
     return { chain: next.chainDigest, policySet: next.policyDigest, interceptors: next.interceptors.length };
   };
+  // Open the logs already in the data directory now (each checked in O(log n) against its newest
+  // signed checkpoint, then audited in the background): /healthz is ready once they all are.
+  for (const tenant of listTenants(opts.data)) {
+    logs(tenant).catch((e) => opts.logLine?.({ level: 'error', msg: 'log refused: not signing', tenant, code: (e as { code?: string }).code, error: (e as Error).message }));
+  }
+  lifecycle.start();
   const appDeps: AuditAppDeps = {
     logs,
     policy: async (tenant) => {
@@ -159,7 +161,9 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     keys: { jwks: dataDir.jwks(), vkeys: dataDir.keys.map((k) => k.vkey), keyId: dataDir.keys[0].keyId },
     clock: systemClock,
     limits: opts.limits,
+    allowOrigins,
     logLine: opts.logLine,
+    health: () => lifecycle.health(),
     // The checkpoint key (ML-DSA-65) signs invoke results too; its JWKS kid names it. JCS bytes hold
     // no newline, so a signed result can never pass for a checkpoint note (which needs three lines).
     signResult: async (bytes) => ({ alg: dataDir.signers[0].alg, keyId: dataDir.keys[0].keyId, signature: await dataDir.signers[0].sign(bytes) }),
@@ -192,6 +196,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
           server.close(() => resolve());
           (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
         });
+        await lifecycle.shutdown(); // after the batches in flight: a checkpoint over everything committed
         await dataDir.close(); // finishes queued and in-flight batches first
         await policy.close();
         for (const p of [...tenantPolicy.values(), ...retired]) await p.close();

@@ -101,7 +101,7 @@ export function registerAuditRoutes(app: Hono<Env>, rc: RestContext): void {
     const source = sourcesOf(await deps.logs(c.get('caller').tenant)).replay;
     if (req.policy === undefined) {
       const report = await replayLog(source, { from: req.from, to: req.to, includeMatches: req.all });
-      return c.json({ ok: report.mismatch === 0, ...report });
+      return c.json({ ok: report.mismatch === 0 && report.findings.length === 0, ...report });
     }
     const resolved = parsePolicyBody(req.policy, '/policy');
     const candidate = await activatePolicy(resolved, { state: createMemoryStateStores(), remote: 'offline' });

@@ -10,6 +10,7 @@ import type { Env } from './app.js';
 import { readJsonBody } from './body.js';
 import type { AppDeps, Caller, TenantLogPort } from './deps.js';
 import type { RestContext } from './routes-rest.js';
+import { onBehalfOf } from '../mcp/decide-params.js';
 
 export type PrecheckFn = (caller: Caller, log: TenantLogPort, policy: ActivePolicy, req: PrecheckRequest) => Promise<Precheck>;
 
@@ -18,7 +19,7 @@ interface ExecutionBody {
   executed: unknown;
   resultDigest?: Digest;
   event?: string;
-  context?: { sessionId?: string; traceId?: string; principal?: string };
+  context?: { sessionId?: string; traceId?: string; principal?: string; onBehalfOf?: string };
 }
 
 const driftCache = new WeakMap<object, DriftRules>();
@@ -55,7 +56,7 @@ export function parseExecutionBody(input: unknown): ExecutionBody {
     const c = o.context as Record<string, unknown>;
     if (typeof c !== 'object' || c === null || Array.isArray(c)) issues.push({ path: '/context', message: 'must be an object' });
     else
-      for (const k of ['sessionId', 'traceId', 'principal'] as const) {
+      for (const k of ['sessionId', 'traceId', 'principal', 'onBehalfOf'] as const) {
         if (c[k] === undefined) continue;
         if (typeof c[k] !== 'string' || (c[k] as string).length === 0 || (c[k] as string).length > 256) issues.push({ path: `/context/${k}`, message: 'must be a non-empty string of at most 256 characters' });
         else context[k] = c[k] as string;
@@ -82,7 +83,9 @@ export function registerExecutionRoutes(app: Hono<Env>, rc: Omit<RestContext, 'p
       resultDigest: body.resultDigest,
       time: deps.clock.now().toISOString(),
       tenant: caller.tenant,
-      principal: body.context?.principal ?? caller.principal,
+      // The principal is the credential's; acting for another needs the delegate role (403 otherwise).
+      principal: caller.principal,
+      onBehalfOf: onBehalfOf(body.context, caller),
       caller: caller.principal,
       session: body.context?.sessionId,
       trace: body.context?.traceId,

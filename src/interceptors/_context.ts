@@ -8,6 +8,8 @@ export interface ChainContext {
   sessionId?: string;
   traceId?: string;
   principal?: string;
+  /** Who the principal acts for (delegate role), recorded; never the principal itself. */
+  onBehalfOf?: string;
   tenant?: string;
   roles?: string[];
   server?: string;
@@ -22,6 +24,7 @@ export function baseContext(ctx: ChainContext, event: string, phase: Phase, dire
   if (ctx.sessionId !== undefined) out.sessionId = ctx.sessionId;
   if (ctx.traceId !== undefined) out.traceId = ctx.traceId;
   if (ctx.principal !== undefined) out.principal = ctx.principal;
+  if (ctx.onBehalfOf !== undefined) out.onBehalfOf = ctx.onBehalfOf;
   if (ctx.tenant !== undefined) out.tenant = ctx.tenant;
   if (ctx.roles !== undefined) out.roles = [...ctx.roles];
   if (ctx.server !== undefined) out.server = ctx.server;

@@ -40,3 +40,38 @@ export function compareInterceptors(phase: Phase): (a: Interceptor, b: Intercept
 export function orderInterceptors(interceptors: Interceptor[], phase: Phase): Interceptor[] {
   return [...interceptors].sort(compareInterceptors(phase));
 }
+
+/**
+ * The interceptors that run for a call: every mandatory one, always, plus the optional ones the
+ * caller's `interceptors` list names (all of them when it names none). A caller selects among the
+ * optional interceptors only; nothing it sends skips, reorders or re-modes a mandatory one.
+ */
+export function runningInterceptors(interceptors: Interceptor[], only: readonly string[] | undefined): Interceptor[] {
+  if (only === undefined) return interceptors;
+  return interceptors.filter((i) => !i.optional || only.includes(i.descriptor.name));
+}
+
+/** A config's `uncovered` rule: traffic no authorization interceptor covers that is allowed anyway. */
+export interface UncoveredRule {
+  events: string[];
+  phase: Phase | 'both';
+}
+
+export type Coverage = { covered: true } | { covered: false; allow: boolean; reason: string };
+
+/**
+ * Whether an active authorization interceptor of `running` hooks (event, phase). When none does,
+ * the message is denied unless an `uncovered` rule names its event (or `*`) and phase.
+ */
+export function coverageOf(running: Interceptor[], event: string, phase: Phase, uncovered: readonly UncoveredRule[] = []): Coverage {
+  if (running.some((i) => i.authorizes === true && i.descriptor.mode !== 'audit' && hooksEvent(i.descriptor, event, phase))) return { covered: true };
+  const allow = uncovered.some((r) => (r.phase === 'both' || r.phase === phase) && (r.events.includes(event) || r.events.includes('*')));
+  return { covered: false, allow, reason: `no authorization interceptor covers ${event} ${phase}` };
+}
+
+/** The config declaration's `optional` / `authorizes` on the built interceptor (a remote authorizes only when declared to). */
+export function withDeclaration<T extends Interceptor>(ic: T, d: { optional?: boolean; authorizes?: boolean }): T {
+  if (d.optional !== undefined) ic.optional = d.optional;
+  if (d.authorizes !== undefined) ic.authorizes = d.authorizes;
+  return ic;
+}

@@ -110,6 +110,8 @@ export interface InterceptorContext {
   sessionId?: string;
   traceId?: string;
   principal?: string;
+  /** Who the authenticated principal acts for (needs the delegate role); never replaces `principal`. */
+  onBehalfOf?: string;
   tenant?: string;
   roles?: string[];
   /** Which MCP server this message belongs to (see interceptors/server-of.ts). */
@@ -132,6 +134,13 @@ export type Outcome = ValidationOutcome | MutationOutcome | ObservabilityOutcome
  */
 export interface Interceptor {
   readonly descriptor: InterceptorDescriptor;
+  /**
+   * Counts as an authorization interceptor: while active it covers the (event, phase) it hooks, so
+   * that traffic is not default-denied as uncovered (see decide.ts). Built-ins that authorize set it.
+   */
+  authorizes?: boolean;
+  /** The config marked it `optional: true`: a caller's `interceptors` list may leave it out. Else it always runs. */
+  optional?: boolean;
   prepare?(payload: unknown, ctx: Omit<InterceptorContext, 'state'>): Promise<Json>;
   run(payload: unknown, ctx: InterceptorContext): Promise<Outcome> | Outcome;
   /** Live-only follow-up after the decision is durable (e.g. record taint from a response). */

@@ -3,12 +3,13 @@
 // in it gets its inclusion proof to that checkpoint. Under light load a batch is one entry. Up to
 // `maxInFlight` batches are signed at once and commit strictly in order (measured: signing
 // latency, not CPU, capped HTTP throughput with one batch at a time). No I/O of its own.
-import { bytesEqual, toHex } from '../canonical/index.js';
+import { toHex } from '../canonical/index.js';
 import { StoreError, VouchError } from '../errors.js';
 import { signCheckpoint } from './checkpoint.js';
-import { encodeEntry, GENESIS_PREV, type EntryBody } from './entry.js';
-import { appendLeaf, emptyRange, extendRange, hashLeaf, inclusionProof, rangeRoot, type CompactRange, type Hash, type NodeReader, type TreeNode } from './merkle.js';
-import type { NoteSigner } from './note.js';
+import { encodeEntry, type EntryBody } from './entry.js';
+import { appendLeaf, hashLeaf, inclusionProof, rangeRoot, type CompactRange, type Hash, type NodeReader, type TreeNode } from './merkle.js';
+import type { NoteSigner, NoteVerifier } from './note.js';
+import { checkSignedTree } from './open-check.js';
 import type { Attachment, LogStorage, StoredEntry } from './storage.js';
 
 export interface Appended {
@@ -28,7 +29,22 @@ export interface LogAppender {
   /** Entries committed. */
   readonly size: number;
   append(body: EntryBody, attachments?: Attachment[]): Promise<Appended>;
+  /** Sign a fresh checkpoint over everything committed (after what is queued): shutdown and idle checkpoints. */
+  checkpointNow?(): Promise<SignedTree>;
+  /** Whether it can sign now, and how far the background audit of its stored leaves has got. */
+  health?(): LogHealth;
   close(): Promise<void>;
+}
+
+export interface LogHealth {
+  /** Why it refuses to sign (every append fails with this). */
+  halted?: VouchError;
+  audit?: { checked: number; total: number; complete: boolean };
+}
+
+export interface SignedTree {
+  size: number;
+  note: string;
 }
 
 export interface BatchStats {
@@ -42,6 +58,11 @@ export interface AppenderOptions {
   storage: LogStorage;
   /** Checkpoint signers: the ML-DSA-65 key first, optionally an Ed25519 co-signer. */
   signers: NoteSigner[];
+  /**
+   * The log's own public keys (every key in `signers`): the newest stored checkpoint note must
+   * verify with all of them before anything is signed. Without them a non-empty log is refused.
+   */
+  verifiers?: NoteVerifier[];
   /** Largest batch: bounds the latency one batch adds and the memory it holds. */
   maxBatch?: number;
   /**
@@ -82,10 +103,15 @@ export class Appender implements LogAppender {
   private last: { at: number; size: number } | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private closed = false;
+  /** Set once the log was found inconsistent after open (background audit): every append fails with it. */
+  private haltedBy: StoreError | undefined;
+  /** The signed tree the store reproduced at open (what the background audit checks leaves against). */
+  readonly opened: { size: number; root: Hash };
   private readonly maxBatch: number;
   private readonly maxInFlight: number;
 
-  private constructor(private readonly opts: AppenderOptions, range: CompactRange, prev: string) {
+  private constructor(private readonly opts: AppenderOptions, range: CompactRange, prev: string, root: Hash) {
+    this.opened = { size: range.size, root };
     this.range = range;
     this.prev = prev;
     this.tip = { range, prev };
@@ -94,32 +120,38 @@ export class Appender implements LogAppender {
   }
 
   /**
-   * Recompute the tree from every stored leaf and compare it with the last signed checkpoint
-   * before signing anything: a store that was cut back, rewritten or half-written must never
-   * make us sign a checkpoint inconsistent with one already published.
+   * Check the store against the newest signed checkpoint before signing anything, in O(log n)
+   * reads (open-check.ts): a store that was cut back, rewritten or half-written must never make
+   * us sign a checkpoint over a tree our keys did not sign. Leaf bytes are audited afterwards,
+   * in the background (leaf-audit.ts), which halts this appender on a mismatch.
    */
   static open(opts: AppenderOptions): Appender {
-    const { storage } = opts;
-    const size = storage.size();
-    const last = storage.latestCheckpoint();
-    let prevLeaf = GENESIS_PREV;
-    let range = emptyRange();
-    for (const e of storage.entries(0, size)) {
-      if (e.seq !== range.size) throw inconsistent(`entry seq ${e.seq} found where ${range.size} was expected`);
-      if (!bytesEqual(hashLeaf(e.bytes), e.leaf)) throw inconsistent(`stored leaf hash of entry ${e.seq} does not match its bytes`);
-      range = extendRange(range, [e.leaf]);
-      prevLeaf = toHex(e.leaf);
-    }
-    if (size === 0 && last) throw inconsistent(`log is empty but a checkpoint of size ${last.size} exists`);
-    if (last) {
-      if (last.size !== size) throw inconsistent(`log holds ${size} entries but the last checkpoint signs ${last.size}`);
-      if (!bytesEqual(rangeRoot(range), last.root)) {
-        throw inconsistent(`root recomputed from ${size} stored leaves differs from the last signed checkpoint`);
-      }
-    } else if (size !== 0) {
-      throw inconsistent(`log holds ${size} entries but no signed checkpoint`);
-    }
-    return new Appender(opts, range, prevLeaf);
+    const { range, prev, root } = checkSignedTree(opts.storage, opts.origin, opts.verifiers);
+    return new Appender(opts, range, prev, root);
+  }
+
+  /** Why this appender refuses to sign, if it does. */
+  get halted(): StoreError | undefined {
+    return this.haltedBy;
+  }
+
+  health(): LogHealth {
+    return { halted: this.haltedBy };
+  }
+
+  /** Stop signing for good: queued appends and every later one fail with `why`; nothing more commits. */
+  halt(why: StoreError): void {
+    this.haltedBy ??= why;
+    this.pump(); // rejects what is queued; batches in flight fail at commit
+  }
+
+  /** Sign the committed tree again once the queue is drained (shutdown and idle checkpoints). */
+  async checkpointNow(): Promise<SignedTree> {
+    while (this.queue.length > 0 || this.inflight.length > 0) await new Promise<void>((r) => this.idleWaiters.push(r));
+    if (this.haltedBy) throw this.haltedBy;
+    const size = this.range.size;
+    const note = await signCheckpoint({ origin: this.opts.origin, size, root: rangeRoot(this.range), extensions: [] }, this.opts.signers);
+    return { size, note };
   }
 
   get size(): number {
@@ -133,6 +165,7 @@ export class Appender implements LogAppender {
   /** Append one entry; `attachments` (payloads it names by digest) commit in the same transaction. */
   append(body: EntryBody, attachments: Attachment[] = []): Promise<Appended> {
     if (this.closed) return Promise.reject(new StoreError('ERR_STORE_CLOSED', 'log is closed'));
+    if (this.haltedBy) return Promise.reject(this.haltedBy);
     return new Promise((resolve, reject) => {
       this.queue.push({ body, attachments, resolve, reject });
       this.pump();
@@ -151,6 +184,7 @@ export class Appender implements LogAppender {
    * order, so a signature never covers a tree that does not extend the last committed one.
    */
   private pump(): void {
+    if (this.haltedBy) for (const item of this.queue.splice(0)) item.reject(this.haltedBy);
     while (this.queue.length > 0 && this.inflight.length < this.maxInFlight) {
       const now = this.opts.monotonic?.();
       const wait = this.waitBeforeBatch(now);
@@ -226,6 +260,10 @@ export class Appender implements LogAppender {
   private settle(): void {
     while (this.inflight.length > 0 && this.inflight[0].state !== 'signing') {
       const batch = this.inflight.shift()!;
+      if (batch.state === 'signed' && this.haltedBy) {
+        batch.error = this.haltedBy;
+        batch.state = 'failed';
+      }
       if (batch.state === 'signed') {
         try {
           this.opts.storage.appendBatch({ entries: batch.entries, nodes: batch.nodes, checkpoint: { size: batch.range.size, root: batch.root, note: batch.note! }, payloads: batch.payloads });
@@ -287,10 +325,6 @@ interface InFlight {
 
 /** A batch this large means callers are arriving concurrently: see `minIntervalMs`. */
 const LOADED_BATCH = 4;
-
-function inconsistent(why: string): StoreError {
-  return new StoreError('ERR_STORE_INCONSISTENT', `refusing to sign: ${why}`);
-}
 
 /** Proofs for a fresh batch read mostly its own nodes: look there before the store. */
 function overlay(created: TreeNode[], storage: NodeReader): NodeReader {

@@ -2,7 +2,7 @@
 // a signed note. Portable.
 import { fromBase64, toBase64 } from '../canonical/index.js';
 import { InputError, type Issue } from '../errors.js';
-import { signNote, verifyNote, type NoteSigner, type NoteVerifier } from './note.js';
+import { signNote, verifyNote, type NoteSigner, type NoteVerifier, type OpenNoteOptions, type VerifiedSignature } from './note.js';
 
 export interface Checkpoint {
   origin: string;
@@ -64,10 +64,25 @@ export async function signCheckpoint(c: Checkpoint, signers: NoteSigner[]): Prom
   return signNote(formatCheckpoint(c), signers);
 }
 
+export interface OpenedCheckpoint {
+  checkpoint: Checkpoint;
+  /** Every signature that verified: key name, algorithm, key id (hex). */
+  signatures: VerifiedSignature[];
+  /** Accepted on classical signatures alone (only with `classicalOk`). */
+  classicalOnly: boolean;
+}
+
 /**
- * Verifies the note, then parses its text. The key name need not equal the origin (the spec
- * only says SHOULD), so it is not enforced here; callers pin the origin they expect.
+ * Verifies the note under the one rule of verifyNote (an ML-DSA-65 signature is required unless
+ * `classicalOk`), then parses its text. The key name need not equal the origin (the spec only
+ * says SHOULD), so it is not enforced here; callers pin the origin they expect.
  */
-export function openCheckpoint(noteText: string, verifiers: NoteVerifier[], opts: { strict?: boolean } = {}): Checkpoint {
-  return parseCheckpoint(verifyNote(noteText, verifiers, opts).text);
+export function openSignedCheckpoint(noteText: string, verifiers: NoteVerifier[], opts: OpenNoteOptions = {}): OpenedCheckpoint {
+  const opened = verifyNote(noteText, verifiers, opts);
+  return { checkpoint: parseCheckpoint(opened.text), signatures: opened.signatures, classicalOnly: opened.classicalOnly };
+}
+
+/** openSignedCheckpoint, for callers that need only the checkpoint (the same rule applies). */
+export function openCheckpoint(noteText: string, verifiers: NoteVerifier[], opts: OpenNoteOptions = {}): Checkpoint {
+  return openSignedCheckpoint(noteText, verifiers, opts).checkpoint;
 }

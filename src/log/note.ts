@@ -130,16 +130,49 @@ export async function signNote(text: string, signers: NoteSigner[]): Promise<str
   return `${text}\n${lines.join('')}`;
 }
 
+/** A signature that verified: which key (name, algorithm, key id in hex). */
+export interface VerifiedSignature {
+  name: string;
+  alg: SignatureAlg;
+  keyId: string;
+}
+export interface OpenedNote {
+  /** The note text exactly as signed. */
+  text: string;
+  /** Names of the trusted keys whose signatures verified (one each). */
+  verifiedBy: string[];
+  /** Every signature that verified, in note order: name, algorithm and key id. */
+  signatures: VerifiedSignature[];
+  /** True when no ML-DSA-65 signature verified and `classicalOk` accepted classical ones alone. */
+  classicalOnly: boolean;
+}
+export interface OpenNoteOptions {
+  /**
+   * A log's own fsck, where every key that signs is known: a signature line by a key we do not
+   * hold is an alteration, and every given key must have signed.
+   */
+  strict?: boolean;
+  /** Accept a note whose only verified signatures are classical (Ed25519); the result says so. */
+  classicalOk?: boolean;
+}
+
+export const POST_QUANTUM_ALG: SignatureAlg = 'ML-DSA-65';
+
+/** "vouch.local (ML-DSA-65 1a2b3c4d)": how verdicts name a verified key. */
+export function describeSignature(s: VerifiedSignature): string {
+  return `${s.name} (${s.alg} ${s.keyId})`;
+}
+
 /**
- * signed-note "Signatures": signatures from unknown keys (name and key id not both matching)
- * are ignored; a known key's signature that fails rejects the whole note; at least one known
- * key must verify. Returns the text exactly as signed and the names of the keys that verified.
+ * The one note-opening rule every verifier uses (receipts, newer checkpoints, bundles, log fsck,
+ * the browser console). Signed-note "Signatures": a line from an unknown key (name and key id
+ * not both matching) is ignored; a known key's signature that fails rejects the whole note; at
+ * least one known key must verify. Then vouch's rule: post-quantum is not optional. At least one
+ * verified signature must be ML-DSA-65: a note that verifies only under classical keys (say its
+ * ML-DSA-65 line was deleted, or it was made by someone holding only the Ed25519 key) is
+ * rejected unless `classicalOk` is given, and then `classicalOnly` says so.
  */
-/**
- * `strict` (for a log's own fsck, where every key that signs is known): a signature line by a key
- * we do not hold is an alteration, not an ignorable co-signature.
- */
-export function verifyNote(noteText: string, verifiers: NoteVerifier[], opts: { strict?: boolean } = {}): { text: string; verifiedBy: string[] } {
+export function verifyNote(noteText: string, verifiers: NoteVerifier[], opts: OpenNoteOptions = {}): OpenedNote {
   const known = new Map<string, NoteVerifier>();
   for (const v of verifiers) {
     const label = keyLabel(v.name, v.keyId);
@@ -149,6 +182,7 @@ export function verifyNote(noteText: string, verifiers: NoteVerifier[], opts: { 
   const { text, signatures } = parseNote(noteText);
   const msg = utf8.encode(text);
   const verifiedBy: string[] = [];
+  const verified: VerifiedSignature[] = [];
   for (const sig of signatures) {
     const label = keyLabel(sig.name, sig.keyId);
     const v = known.get(label);
@@ -160,6 +194,7 @@ export function verifyNote(noteText: string, verifiers: NoteVerifier[], opts: { 
       throw new VerificationError('ERR_VERIFY_NOTE', `signature by known key ${label} does not verify; note rejected`);
     }
     if (!verifiedBy.includes(v.name)) verifiedBy.push(v.name);
+    if (!verified.some((x) => x.keyId === toHex(v.keyId) && x.name === v.name)) verified.push({ name: v.name, alg: v.alg, keyId: toHex(v.keyId) });
   }
   if (opts.strict) {
     // Every key of the log signs every checkpoint: a missing line (say, the ML-DSA-65 one deleted,
@@ -168,10 +203,19 @@ export function verifyNote(noteText: string, verifiers: NoteVerifier[], opts: { 
     const missing = [...known.keys()].filter((label) => !signed.has(label));
     if (missing.length) throw new VerificationError('ERR_VERIFY_NOTE', `no signature line by ${missing.join(', ')}: every key of this log signs every checkpoint`);
   }
-  if (verifiedBy.length === 0) {
+  if (verified.length === 0) {
     const seen = signatures.map((s) => keyLabel(s.name, s.keyId)).join(', ');
     const trusted = [...known.keys()].join(', ') || 'none';
     throw new VerificationError('ERR_VERIFY_NOTE', `no signature from a trusted key (signed by: ${seen}; trusted: ${trusted})`);
   }
-  return { text, verifiedBy };
+  const classicalOnly = !verified.some((s) => s.alg === POST_QUANTUM_ALG);
+  if (classicalOnly && !opts.classicalOk) {
+    const pq = [...known.values()].filter((v) => v.alg === POST_QUANTUM_ALG).map((v) => keyLabel(v.name, v.keyId));
+    throw new VerificationError(
+      'ERR_VERIFY_NOTE',
+      `no valid ${POST_QUANTUM_ALG} signature${pq.length ? ` by trusted key ${pq.join(', ')}` : ' (no ML-DSA-65 key is trusted)'}: ` +
+        `the note verifies only under classical key(s) ${verified.map(describeSignature).join(', ')}, which is not accepted without --classical-ok`,
+    );
+  }
+  return { text, verifiedBy, signatures: verified, classicalOnly };
 }

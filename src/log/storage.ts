@@ -37,6 +37,8 @@ export interface LogStorage extends NodeReader {
   entry(seq: number): StoredEntry | undefined;
   /** Entries with from <= seq < to, in order, streamed. */
   entries(from: number, to: number): Iterable<StoredEntry>;
+  /** Stored nodes of one level with lo <= index <= hi, in index order (optional: one read instead of many). */
+  nodeRange?(level: number, lo: number, hi: number): Iterable<TreeNode>;
   /** The newest checkpoint, or undefined for an empty log. */
   latestCheckpoint(): StoredCheckpoint | undefined;
   /** The checkpoint signed for exactly this tree size, if one was. */

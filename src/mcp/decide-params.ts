@@ -1,13 +1,18 @@
 // One decision from executeChain-shaped params, for both entry points (/mcp executeChain and
-// REST /v1/authorize): the unknown-interceptor check, the per-call timeout (recorded, since it
+// REST /v1/authorize): the event and unknown-interceptor checks, the caller's own principal (acting
+// for someone else needs the delegate role: onBehalfOf), the per-call timeout (recorded, since it
 // shapes the decision), vouch's prechecks (co-signature, authorization link, drift), decide,
 // and the receipt with the caller's signature when it verified.
 import { decide, type ActivePolicy, type DecisionOutcome, type LogWriter } from '../decide.js';
-import { VouchError } from '../errors.js';
+import { AccessError, InputError, VouchError } from '../errors.js';
+import { assertKnownEvent } from '../interceptors/events.js';
 import type { Precheck, PrecheckRequest } from '../execution/index.js';
 import type { Json } from '../interceptors/types.js';
 import type { Receipt } from '../receipt/index.js';
-import type { ExecuteChainParams } from './params.js';
+import type { ChainContextParams, ExecuteChainParams } from './params.js';
+
+/** The role that lets a caller act on behalf of another principal (recorded as onBehalfOf). */
+export const DELEGATE_ROLE = 'delegate';
 
 export interface Asker {
   principal: string;
@@ -31,9 +36,27 @@ export function assertKnownInterceptors(policy: ActivePolicy, names: string[] | 
   if (unknown.length) throw new VouchError('ERR_UNKNOWN_INTERCEPTOR', `unknown interceptor(s): ${unknown.map((n) => JSON.stringify(n)).join(', ')}`);
 }
 
+/**
+ * Whom the caller acts for, if anyone else: `context.onBehalfOf`, or a legacy `context.principal`
+ * that is not the caller's. The principal itself is always the authenticated caller; acting for
+ * another needs the delegate role (403 ERR_FORBIDDEN otherwise, before anything is decided or logged).
+ */
+export function onBehalfOf(ctx: ChainContextParams | undefined, who: Asker): string | undefined {
+  const legacy = ctx?.principal !== undefined && ctx.principal !== who.principal ? ctx.principal : undefined;
+  if (legacy !== undefined && ctx?.onBehalfOf !== undefined && legacy !== ctx.onBehalfOf) {
+    throw new InputError('ERR_INPUT', 'context.principal and context.onBehalfOf name different principals', [{ path: '/context/principal', message: 'differs from onBehalfOf' }]);
+  }
+  const other = ctx?.onBehalfOf ?? legacy;
+  if (other === undefined || other === who.principal) return undefined;
+  if (!who.roles.includes(DELEGATE_ROLE)) throw new AccessError('ERR_FORBIDDEN', `acting on behalf of another principal needs the ${DELEGATE_ROLE} role`);
+  return other;
+}
+
 export async function decideParams(p: ExecuteChainParams, who: Asker, deps: DecideParamsDeps): Promise<{ outcome: DecisionOutcome; receipt: Receipt }> {
   const { policy } = deps;
+  assertKnownEvent(p.event, policy.events);
   assertKnownInterceptors(policy, p.interceptors);
+  const delegateFor = onBehalfOf(p.context, who);
   const extra: Record<string, Json> = { caller: who.principal };
   if (p.timeoutMs !== undefined) extra.timeoutMs = p.timeoutMs;
   const pre = deps.precheck
@@ -50,7 +73,8 @@ export async function decideParams(p: ExecuteChainParams, who: Asker, deps: Deci
       context: {
         time: deps.now().toISOString(),
         tenant: who.tenant,
-        principal: p.context?.principal ?? who.principal,
+        principal: who.principal,
+        onBehalfOf: delegateFor,
         roles: who.roles,
         sessionId: p.context?.sessionId,
         traceId: p.context?.traceId,

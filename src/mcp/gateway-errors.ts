@@ -17,12 +17,15 @@ export class GatewayError extends Error {
   }
 }
 
-/** The deny as the caller sees it: which interceptor, why, and the signed receipt of the decision. */
-export function deniedError(outcome: DecisionOutcome): GatewayError {
+/**
+ * The deny as the caller sees it: which interceptor, why, and (for the client) the signed receipt of
+ * the decision. The upstream gets no receipt and no sequence number: the evidence is not its.
+ */
+export function deniedError(outcome: DecisionOutcome, opts: { receipt?: boolean } = {}): GatewayError {
   const { chain } = outcome;
   const at = chain.abortedAt;
   const why = at ? `${at.interceptor}: ${at.reason}` : `chain status ${chain.status}`;
-  const data: Record<string, unknown> = { code: 'ERR_FORBIDDEN', seq: outcome.appended.seq, receipt: outcome.receipt };
+  const data: Record<string, unknown> = opts.receipt === false ? { code: 'ERR_FORBIDDEN' } : { code: 'ERR_FORBIDDEN', seq: outcome.appended.seq, receipt: outcome.receipt };
   if (at) Object.assign(data, { interceptor: at.interceptor, reason: at.reason });
   return new GatewayError(JSONRPC.unauthorized, `denied by vouch (${chain.event}, ${chain.phase}): ${why}`, data);
 }

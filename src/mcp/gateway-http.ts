@@ -7,6 +7,8 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { ConfigError } from '../errors.js';
 import { JSONRPC } from '../http/errors.js';
+import { requireJsonMediaType } from '../http/body.js';
+import { isOwnOrigin } from '../http/web-guard.js';
 import type { Gateway } from './gateway.js';
 import type { GatewayRuntime } from './gateway-node.js';
 
@@ -62,6 +64,16 @@ export async function listenGateway(rt: GatewayRuntime, opts: ListenOptions = {}
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (new URL(req.url ?? '/', 'http://x').pathname !== GATEWAY_PATH) return reply(res, 404, JSONRPC.methodNotFound, `not found: the gateway serves ${GATEWAY_PATH}`);
+    // Web pages cannot drive it (http/web-guard.ts): a foreign Origin is refused, bodies are JSON only.
+    const origin = req.headers.origin;
+    if (origin !== undefined && !allowedHosts.some((h) => isOwnOrigin(origin, h))) return reply(res, 403, JSONRPC.unauthorized, 'cross-origin requests are refused: the gateway is not for web pages');
+    if (req.method === 'POST' || req.method === 'PUT' || req.method === 'PATCH') {
+      try {
+        requireJsonMediaType(req.headers['content-type']);
+      } catch (e) {
+        return reply(res, 415, JSONRPC.invalidRequest, (e as Error).message);
+      }
+    }
     const sid = req.headers['mcp-session-id'];
     if (typeof sid === 'string') {
       const s = sessions.get(sid);

@@ -88,7 +88,8 @@ export async function openGateway(opts: GatewayRunOptions): Promise<GatewayRunti
     policies = await activateGatewayPolicies(resolved, { state: createMemoryStateStores(), remote: 'connect' });
     const t = dataDir.log(tenant);
     log = logPortOf(t.origin, t.store, t.appender);
-    await recordActivation(log, t.store, policies.clientToServer, systemClock.isoNow());
+    // Both chains in one `policy` entry (the mirror as `mirror`), so server-request decisions name activated rules too.
+    await recordActivation(log, t.store, policies.clientToServer, systemClock.isoNow(), { mirror: policies.serverToClient });
     // The mirror's document, so server-request decisions replay from the log (and go into bundles).
     const mirror = policies.serverToClient;
     await log.putDocument('chain', mirror.chainDigest, canonicalBytes(mirror.resolved.resolved));

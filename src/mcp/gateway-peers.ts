@@ -32,12 +32,21 @@ export interface Wire {
  * the SDK handles notifications a microtask late, so the last progress of a request that
  * arrives with its response would otherwise be dropped as an unknown token.
  */
-export function tapWire(transport: Transport): Wire {
+export function tapWire(transport: Transport, gateOutgoing?: Gate): Wire {
   let hook: ((m: JSONRPCMessage) => void) | undefined;
   const progress = new Map<unknown, (p: Progress) => void>();
   const send = transport.send.bind(transport);
   transport.send = (message, options) => {
     hook?.(message);
+    // The SDK writes notifications/cancelled itself (from the other side's cancellation): its reason
+    // is the other side's text, so it is decided like any notification. Denied, the cancellation
+    // still goes (stopping work is always safe), without the reason.
+    if (gateOutgoing && 'method' in message && !('id' in message) && message.method === 'notifications/cancelled') {
+      const { requestId } = (message.params ?? {}) as Rec;
+      let sent: Promise<void> | undefined;
+      const go = (params: Rec | undefined) => (sent ??= send({ ...message, params: params ?? { requestId } } as JSONRPCMessage, options));
+      return gateOutgoing(message.method, message.params, go).then(go);
+    }
     return send(message, options);
   };
   transport.onmessage = (m) => {
@@ -74,21 +83,24 @@ export function isLateProgress(e: Error): boolean {
  * The caller's progress token is replaced by the SDK's own on the next hop; progress that comes
  * back is re-keyed to the caller's token and sent on the caller's request.
  */
-function progressRoute(params: Rec, extra: HandlerExtra, onError: (e: unknown) => void): { params: Rec; forward?: (p: Progress) => void } {
+function progressRoute(params: Rec, extra: HandlerExtra, deps: PeerDeps): { params: Rec; forward?: (p: Progress) => void } {
+  const onError = deps.onError;
   const meta = params._meta as Rec | undefined;
   if (!meta || !('progressToken' in meta)) return { params };
   const { progressToken: token, ...rest } = meta;
   const { _meta: _drop, ...body } = params;
   const out = Object.keys(rest).length ? { ...body, _meta: rest } : body;
+  // Progress is a message like any other (its `message` is the far side's text): decided, then forwarded.
   const forward = (p: Progress) => {
-    extra.sendNotification({ method: 'notifications/progress', params: { ...p, progressToken: token } }).catch(onError);
+    deps.gate('notifications/progress', p, (out) => extra.sendNotification({ method: 'notifications/progress', params: { ...out, progressToken: token } })).catch(onError);
   };
   return { params: out, forward };
 }
 
 /** Send through `wire`, asking the SDK for a progress token when the caller gave one, and route it. */
-function sendRouted(wire: Wire, method: string, params: Rec, extra: HandlerExtra, onError: (e: unknown) => void, request: (params: Rec, onprogress?: () => void) => Promise<unknown>): Forwarded {
-  const route = progressRoute(params, extra, onError);
+function sendRouted(deps: PeerDeps, method: string, params: Rec, extra: HandlerExtra, request: (params: Rec, onprogress?: () => void) => Promise<unknown>): Forwarded {
+  const wire = deps.wire;
+  const route = progressRoute(params, extra, deps);
   // onprogress (a no-op: the tap forwards) makes the SDK add its token and reset the timeout on progress.
   const sent = wire.capture(method, () => request(route.params, route.forward && (() => undefined)));
   const token = (sent.wire?._meta as Rec | undefined)?.progressToken;
@@ -99,17 +111,22 @@ function sendRouted(wire: Wire, method: string, params: Rec, extra: HandlerExtra
   return sent;
 }
 
+/** Decide a notification arriving from this peer: the params to forward, or undefined (not forwarded). */
+export type Gate = (method: string, params: unknown, deliver?: (params: Rec) => Promise<unknown>) => Promise<Rec | undefined>;
+
 export interface PeerDeps {
   wire: Wire;
   timeoutMs: number;
   onError: (e: unknown) => void;
+  /** Decides notifications that arrive from this peer (progress on a relayed request). */
+  gate: Gate;
 }
 
 export function upstreamPeer(client: Client, serverName: string, method: string, extra: HandlerExtra, deps: PeerDeps): Peer {
   return {
     name: `upstream server "${serverName}"`,
     send(params) {
-      return sendRouted(deps.wire, method, params, extra, deps.onError, (p, onprogress) =>
+      return sendRouted(deps, method, params, extra, (p, onprogress) =>
         client.request({ method, params: p } as never, ResultSchema, {
           signal: extra.signal, // the client's cancellation becomes notifications/cancelled upstream
           timeout: deps.timeoutMs,
@@ -131,7 +148,7 @@ export function clientPeer(server: Server, method: string, capability: ClientCap
       if (!server.getClientCapabilities()?.[capability]) {
         throw new GatewayError(JSONRPC.methodNotFound, `the client did not declare the ${capability} capability; ${method} was not forwarded`);
       }
-      return sendRouted(deps.wire, method, params, extra, deps.onError, (p, onprogress) =>
+      return sendRouted(deps, method, params, extra, (p, onprogress) =>
         server.request({ method, params: p } as never, ResultSchema, {
           signal: extra.signal,
           timeout: deps.timeoutMs,

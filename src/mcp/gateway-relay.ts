@@ -1,6 +1,8 @@
 // One request across the gateway, either way: request-phase decision (durable before anything is
-// sent) -> forward what was authorized -> response-phase decision -> the answer with its receipts
-// in _meta, or a coded error; then the execution entry (what went on the wire, what came back, drift).
+// sent) -> forward what was authorized -> response-phase decision -> the answer, or a coded error;
+// then the execution entry (what went on the wire, what came back, drift). Receipts go to the party
+// that asked for the decision (the client), never back to the upstream. Notifications and the
+// upstream's initialize answer are decided in gateway-notify.ts.
 import { digestJson } from '../canonical/index.js';
 import type { Clock } from '../clock.js';
 import { decide, type ActivePolicy, type DecisionOutcome, type DecisionRequest, type Guard } from '../decide.js';
@@ -38,6 +40,10 @@ export interface RelaySession {
    * it (shutdown waits for it) and reports its failure. Absent: the answer waits for it.
    */
   background?: (what: string, p: Promise<unknown>) => void;
+  /** Decisions the upstream asked for (their receipts stay on this side): seqs, for diagnostics. */
+  onDecided?: (d: { method: string; flow: Flow; request?: number; response?: number; denied?: boolean; error?: string }) => void;
+  /** The tail of each way's notification decisions (gateNotification keeps their order). */
+  notificationQueues?: Partial<Record<Flow, Promise<unknown>>>;
 }
 
 /** The far side of one request: `wire` is the params as handed to its transport. */
@@ -74,9 +80,14 @@ function withProgress(payload: Rec, token: unknown): Rec {
 
 export async function relayRequest(s: RelaySession, flow: Flow, method: string, params: unknown, peer: Peer): Promise<Rec> {
   const policy = flow === 'client-to-server' ? s.policy : s.serverPolicy;
+  const toUpstream = flow === 'server-to-client';
   const { payload, token } = splitProgress(params);
   const request = await decideOrThrow(s, policy, { event: method, phase: 'request', payload, context: contextOf(s), extra: { flow } });
-  if (request.effect === 'deny') throw deniedError(request);
+  // The upstream asked for a server request (sampling...); the decision's receipt is the client side's, not its.
+  if (request.effect === 'deny') {
+    if (toUpstream) s.onDecided?.({ method, flow, request: request.appended.seq, denied: true });
+    throw deniedError(request, { receipt: !toUpstream });
+  }
   const intent = request.finalPayload;
   if (!isRec(intent)) throw new GatewayError(JSONRPC.internalError, `the chain left ${method} params that are not an object; nothing was forwarded`, { seq: request.appended.seq });
 
@@ -89,15 +100,24 @@ export async function relayRequest(s: RelaySession, flow: Flow, method: string, 
     if (e instanceof GatewayError) throw e; // raised before sending (e.g. the client lacks the capability): nothing went out
     const err = peerError(peer.name, e, s.timeoutMs);
     await settle(s, execute(s, request, forwarded?.wire ?? intent, errorRecord(err))).catch(() => undefined); // the peer's error is the answer
-    throw new GatewayError(err.code, err.message, { ...err.data, seq: request.appended.seq });
+    throw new GatewayError(err.code, err.message, toUpstream ? err.data : { ...err.data, seq: request.appended.seq });
   }
   const wire = forwarded.wire ?? intent;
+  // Progress and log messages the peer sent before its answer reach the caller before it.
+  await s.notificationQueues?.[toUpstream ? 'client-to-server' : 'server-to-client'];
   const response = await decideOrThrow(s, policy, { event: method, phase: 'response', payload: result, context: contextOf(s), extra: { flow, authorization: request.appended.seq }, guards: driftGuard(s, request, intent, wire) });
   // The execution entry is appended after the response decision (the answer's own evidence),
   // so the answer waits for one signed batch after the peer answered, not two.
   await settle(s, execute(s, request, wire, result));
-  if (response.effect === 'deny') throw deniedError(response);
+  if (response.effect === 'deny') {
+    if (toUpstream) s.onDecided?.({ method, flow, request: request.appended.seq, response: response.appended.seq, denied: true });
+    throw deniedError(response, { receipt: !toUpstream });
+  }
   if (!isRec(response.finalPayload)) throw new GatewayError(JSONRPC.internalError, `the chain left a ${method} result that is not an object`, { seq: response.appended.seq });
+  if (toUpstream) {
+    s.onDecided?.({ method, flow, request: request.appended.seq, response: response.appended.seq });
+    return response.finalPayload;
+  }
   return withReceipts(response.finalPayload, request, response);
 }
 
@@ -107,11 +127,11 @@ async function settle(s: RelaySession, p: Promise<unknown>): Promise<void> {
   else await p;
 }
 
-function contextOf(s: RelaySession): DecisionRequest['context'] {
+export function contextOf(s: RelaySession): DecisionRequest['context'] {
   return { time: s.clock.isoNow(), tenant: s.tenant, principal: s.principal, roles: s.roles, sessionId: s.sessionId, server: s.server };
 }
 
-async function decideOrThrow(s: RelaySession, policy: ActivePolicy, req: DecisionRequest): Promise<DecisionOutcome> {
+export async function decideOrThrow(s: RelaySession, policy: ActivePolicy, req: DecisionRequest): Promise<DecisionOutcome> {
   try {
     return await decide(req, { policy, log: s.log, clock: s.clock, onHookError: s.onHookError });
   } catch (e) {
@@ -163,3 +183,4 @@ function withReceipts(result: Rec, request: DecisionOutcome, response: DecisionO
     },
   };
 }
+

@@ -1,6 +1,7 @@
 // The MCP gateway over any SDK transports: an SDK Client to the upstream server, an SDK Server for
-// the client, every request either way relayed through the chain and signed (gateway-relay.ts);
-// notifications, progress, cancellation and pagination pass through unchanged.
+// the client. Every message that crosses, either way, goes through the chain of its way and is
+// signed: requests and their answers (gateway-relay.ts), notifications, progress and cancellation
+// (gateway-notify.ts), and the upstream's initialize answer (its name and instructions).
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -9,8 +10,9 @@ import { z } from 'zod';
 import { systemClock, type Clock } from '../clock.js';
 import { VOUCH_ENGINE_VERSION, type ActivePolicy } from '../decide.js';
 import type { DriftRules, ExecutionLog } from '../execution/index.js';
-import { unavailableError } from './gateway-errors.js';
 import { clientPeer, isLateProgress, tapWire, upstreamPeer, type ClientCapability, type HandlerExtra, type PeerDeps } from './gateway-peers.js';
+import { unavailableError } from './gateway-errors.js';
+import { decideInitialize, gateNotification } from './gateway-notify.js';
 import { relayRequest, type RelaySession } from './gateway-relay.js';
 
 export const DEFAULT_GATEWAY_TIMEOUT_MS = 300_000;
@@ -55,14 +57,14 @@ export interface Gateway {
 }
 
 /** Client requests forwarded for each upstream capability; anything else the gateway does not relay. */
-const FORWARDED: [Exclude<keyof ServerCapabilities, 'tasks'>, string[]][] = [
+export const FORWARDED: [Exclude<keyof ServerCapabilities, 'tasks'>, string[]][] = [
   ['tools', ['tools/list', 'tools/call']],
   ['prompts', ['prompts/list', 'prompts/get']],
   ['resources', ['resources/list', 'resources/templates/list', 'resources/read']],
   ['completions', ['completion/complete']],
   ['logging', ['logging/setLevel']],
 ];
-const SERVER_REQUESTS: [string, ClientCapability][] = [
+export const SERVER_REQUESTS: [string, ClientCapability][] = [
   ['sampling/createMessage', 'sampling'],
   ['elicitation/create', 'elicitation'],
   ['roots/list', 'roots'],
@@ -96,7 +98,13 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     timeoutMs,
     onHookError: (name, e) => line({ msg: 'commit hook failed', interceptor: name, error: String(e) }),
     background: (what, p) => void track(p).catch((e) => line({ msg: `${what} could not be recorded`, error: String(e) })),
+    // Decisions the upstream asked for: the receipts stay here (in the log), the operator sees the seqs.
+    onDecided: (d) => line({ msg: d.denied ? 'denied, not forwarded' : 'decided for the upstream', ...d }),
   };
+  const gate =
+    (flow: 'client-to-server' | 'server-to-client') =>
+    (method: string, params: unknown, deliver?: (params: Record<string, unknown>) => Promise<unknown>) =>
+      track(gateNotification(session, flow, method, params, deliver));
   const onError = (e: unknown) => line({ msg: 'gateway notification failed', error: String(e) });
 
   // ---- upstream: the gateway is its client, offering what a client can (forwarded only if the real client can)
@@ -105,8 +113,9 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   let clientInitialized!: () => void;
   const initialized = new Promise<void>((r) => (clientInitialized = r));
   let server: Server | undefined;
-  const upDeps: PeerDeps = { wire: tapWire(opts.upstream), timeoutMs, onError };
-  const downDeps: PeerDeps = { wire: tapWire(opts.downstream), timeoutMs, onError };
+  // Upstream side: what it sends comes down (server-to-client); what we send it goes up. Client side: the reverse.
+  const upDeps: PeerDeps = { wire: tapWire(opts.upstream, gate('client-to-server')), timeoutMs, onError, gate: gate('server-to-client') };
+  const downDeps: PeerDeps = { wire: tapWire(opts.downstream, gate('server-to-client')), timeoutMs, onError, gate: gate('client-to-server') };
   const related = () => (clientRequests.size === 1 ? [...clientRequests][0] : undefined);
 
   for (const [method, capability] of SERVER_REQUESTS) {
@@ -132,13 +141,22 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     throw unavailableError(`upstream server "${opts.serverName}"`, `cannot connect: ${(e as Error).message}`);
   }
 
+  // ---- the upstream's initialize answer crosses too: its name and instructions (text the client's
+  // model reads) are decided and redacted like any answer, before the client sees them.
+  let welcome: { capabilities: ServerCapabilities; serverInfo?: Implementation; instructions?: string };
+  try {
+    welcome = await decideInitialize(session, { capabilities: client.getServerCapabilities(), serverInfo: client.getServerVersion(), instructions: client.getInstructions() });
+  } catch (e) {
+    await client.close().catch(() => undefined);
+    throw e;
+  }
   // ---- downstream: the upstream's own capabilities, name and instructions, minus what is not relayed
-  const { tasks: _tasks, ...capabilities } = client.getServerCapabilities() ?? {};
-  const upstreamInfo = client.getServerVersion();
+  const { tasks: _tasks, ...capabilities } = welcome.capabilities;
+  const upstreamInfo = welcome.serverInfo;
   const name = upstreamInfo?.name ?? opts.serverName;
   server = new Server(
     { name, version: upstreamInfo?.version ?? '0.0.0', title: `${upstreamInfo?.title ?? name} (via vouch gateway)` },
-    { capabilities, instructions: client.getInstructions() },
+    { capabilities, instructions: welcome.instructions },
   );
   const methods = FORWARDED.flatMap(([cap, ms]) => (capabilities[cap] ? ms : []));
   if (capabilities.resources?.subscribe) methods.push('resources/subscribe', 'resources/unsubscribe');
@@ -151,12 +169,18 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     });
   }
   server.oninitialized = () => clientInitialized();
-  // Notifications are relayed as they are (logging, list_changed, resources/updated, roots/list_changed).
+  // Notifications (logging, list_changed, resources/updated, roots/list_changed) are decided on the
+  // chain of their way and forwarded as the chain left them; a denied one is dropped (and recorded).
+  const toClient = gate('server-to-client');
+  const toUpstream = gate('client-to-server');
   client.fallbackNotificationHandler = async (n) => {
-    await server!.notification(n as never, { relatedRequestId: related() }).catch(onError);
+    const relatedRequestId = related();
+    await toClient(n.method, n.params, (params) => server!.notification({ method: n.method, params } as never, { relatedRequestId }).catch(onError));
   };
   server.fallbackNotificationHandler = async (n) => {
-    if (upstreamOpen) await client.notification(n as never).catch(onError);
+    await toUpstream(n.method, n.params, async (params) => {
+      if (upstreamOpen) await client.notification({ method: n.method, params } as never).catch(onError);
+    });
   };
 
   let resolveClosed!: () => void;

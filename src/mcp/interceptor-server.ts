@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { canonicalBytes, toBase64 } from '../canonical/index.js';
 import { directionOf, VOUCH_ENGINE_VERSION, type ActivePolicy, type DecisionOutcome, type LogWriter } from '../decide.js';
 import { VouchError, codeOf, publicMessage } from '../errors.js';
+import { assertKnownEvent, MCP_EVENTS, SEP_EVENTS } from '../interceptors/events.js';
 import { invokeInterceptor } from '../interceptors/invoke.js';
 import { listInterceptors } from '../interceptors/list.js';
 import type { Precheck, PrecheckRequest } from '../execution/index.js';
@@ -16,10 +17,8 @@ import { parseExecuteChainParams, parseInvokeParams, parseListParams } from './p
 
 export const INTERCEPTORS_EXTENSION = 'io.modelcontextprotocol/interceptors';
 export const RECEIPT_META = 'io.vouch/receipt';
-export const SUPPORTED_EVENTS = [
-  'tools/list', 'tools/call', 'prompts/list', 'prompts/get', 'resources/list', 'resources/read', 'resources/subscribe',
-  'sampling/createMessage', 'elicitation/create', 'roots/list', 'llm/completion', '*',
-];
+/** Every event a decision can be asked for (interceptors/events.ts), plus custom events a config declares. */
+export const SUPPORTED_EVENTS = [...MCP_EVENTS, ...SEP_EVENTS, '*'];
 
 export interface InterceptorSession {
   principal: string;
@@ -100,6 +99,7 @@ export function createInterceptorServer(who: InterceptorSession | SessionOf): Se
       const session = sessionOf(extra);
       const { policy } = session;
       const p = parseInvokeParams(req.params);
+      assertKnownEvent(p.event, policy.events);
       const ic = policy.interceptors.find((i) => i.descriptor.name === p.name);
       if (!ic) throw new VouchError('ERR_UNKNOWN_INTERCEPTOR', `unknown interceptor ${JSON.stringify(p.name)}`);
       const ctx = { time: session.now().toISOString(), principal: session.principal, tenant: session.tenant, roles: session.roles };

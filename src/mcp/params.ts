@@ -5,11 +5,15 @@ import type { Phase } from '../interceptors/types.js';
 
 export const EVENT_RE = /^(\*|[a-z][A-Za-z0-9_-]*(\/[A-Za-z0-9_.-]+)+)$/;
 const MAX_NAMES = 256;
+const CONTEXT_KEYS = ['sessionId', 'traceId', 'principal', 'onBehalfOf', 'server'] as const;
 
 export interface ChainContextParams {
   sessionId?: string;
   traceId?: string;
+  /** Legacy: a principal other than the caller's is read as onBehalfOf (delegate role), never as the principal. */
   principal?: string;
+  /** Whom the authenticated caller acts for: needs the delegate role; recorded and given to Cedar as context.onBehalfOf. */
+  onBehalfOf?: string;
   server?: string;
 }
 
@@ -69,7 +73,8 @@ function fail(what: string, issues: Issue[]): never {
 export function parseExecuteChainParams(input: unknown): ExecuteChainParams {
   const issues: Issue[] = [];
   const o = obj(input, '', issues);
-  const event = str(o, 'event', '', issues, { required: true, max: 200, re: EVENT_RE })!;
+  // Any string: whether it names an event a decision can be asked for is decide's check (ERR_UNKNOWN_EVENT).
+  const event = str(o, 'event', '', issues, { required: true, max: 200 })!;
   const ph = phase(o, issues);
   if (!('payload' in o)) issues.push({ path: '/payload', message: 'required' });
   let interceptors: string[] | undefined;
@@ -89,7 +94,8 @@ export function parseExecuteChainParams(input: unknown): ExecuteChainParams {
   if (o.context !== undefined && o.context !== null) {
     const c = obj(o.context, '/context', issues);
     context = {};
-    for (const k of ['sessionId', 'traceId', 'principal', 'server'] as const) {
+    for (const k of Object.keys(c)) if (!CONTEXT_KEYS.includes(k as never)) issues.push({ path: `/context/${k}`, message: `unknown field (expected one of: ${CONTEXT_KEYS.join(', ')})` });
+    for (const k of CONTEXT_KEYS) {
       const v = str(c, k, '/context', issues, { max: 256 });
       if (v !== undefined) context[k] = v;
     }

@@ -1,23 +1,20 @@
 // One `interceptors[i]` entry of the config: a builtin (`use`) or a remote interceptor server
 // (`remote`), plus overrides, normalized to hooks (flat events/phase accepted, per the SEP-1763 seed).
+import { isKnownEvent } from '../interceptors/events.js';
 import type { Hook, InterceptorDescriptor, Phase, PriorityHint } from '../interceptors/types.js';
 import { Issues, isObj, pointer } from './_issues.js';
 import type { DeclarationOverrides, InterceptorDeclaration } from './config-types.js';
 
-const KNOWN_EVENTS = new Set([
-  '*', 'tools/list', 'tools/call', 'prompts/list', 'prompts/get', 'resources/list', 'resources/read',
-  'resources/subscribe', 'sampling/createMessage', 'elicitation/create', 'roots/list', 'llm/completion',
-]);
-/** Custom events are `namespace/operation`. */
-const CUSTOM_EVENT = /^[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)+$/;
+/** Custom events are `namespace/operation` (and must be declared in the config's `events`: config.ts). */
+export const CUSTOM_EVENT = /^[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)+$/;
 /** Instance names appear in results and entries; printable, no spaces. */
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$/;
-const OVERRIDE_KEYS = ['events', 'phase', 'hooks', 'mode', 'failOpen', 'priorityHint', 'description'] as const;
+const OVERRIDE_KEYS = ['events', 'phase', 'hooks', 'mode', 'failOpen', 'priorityHint', 'description', 'optional', 'authorizes'] as const;
 
 function parseEvents(is: Issues, v: unknown, path: string): string[] | undefined {
   const events = is.strArray(v, path, { nonEmpty: true });
   events?.forEach((e, i) => {
-    if (!KNOWN_EVENTS.has(e) && !CUSTOM_EVENT.test(e)) is.add(pointer(path, i), `unknown event "${e}" (custom events are namespace/operation)`);
+    if (e !== '*' && !isKnownEvent(e) && !CUSTOM_EVENT.test(e)) is.add(pointer(path, i), `unknown event "${e}" (custom events are namespace/operation)`);
   });
   return events;
 }
@@ -63,6 +60,8 @@ function parseOverrides(is: Issues, o: Record<string, unknown>, path: string): D
   if (o.failOpen !== undefined) out.failOpen = is.bool(o.failOpen, pointer(path, 'failOpen'));
   if (o.priorityHint !== undefined) out.priorityHint = parsePriority(is, o.priorityHint, pointer(path, 'priorityHint'));
   if (o.description !== undefined) out.description = is.str(o.description, pointer(path, 'description'));
+  if (o.optional !== undefined) out.optional = is.bool(o.optional, pointer(path, 'optional'));
+  if (o.authorizes !== undefined) out.authorizes = is.bool(o.authorizes, pointer(path, 'authorizes'));
   return out;
 }
 

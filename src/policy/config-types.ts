@@ -12,6 +12,10 @@ export interface DeclarationOverrides {
   failOpen?: boolean;
   priorityHint?: PriorityHint;
   description?: string;
+  /** `optional: true`: a caller's `interceptors` list may leave it out. Default false: it always runs. */
+  optional?: boolean;
+  /** Whether it counts as an authorization interceptor (default: the built-in's own flag; remotes false). */
+  authorizes?: boolean;
 }
 
 export interface BuiltinDeclaration extends DeclarationOverrides {
@@ -45,6 +49,16 @@ export interface VouchConfig {
   servers?: { toolMap?: Record<string, string> };
   /** Drift classification rules: opaque here, read by the execution side. */
   drift?: Json;
+  /** Custom event names this config declares, beyond the MCP and SEP events (interceptors/events.ts). */
+  events?: string[];
+  /** Traffic that no active authorization interceptor covers and that is allowed anyway (recorded). */
+  uncovered?: UncoveredRule[];
+}
+
+/** `uncovered[i]`: these events (or `*`), in this phase, may pass without an authorization interceptor. */
+export interface UncoveredRule {
+  events: string[];
+  phase: 'request' | 'response' | 'both';
 }
 
 export function isRemoteDeclaration(d: InterceptorDeclaration): d is RemoteDeclaration {

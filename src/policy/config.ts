@@ -4,9 +4,10 @@ import { ConfigError } from '../errors.js';
 import type { Direction, Json } from '../interceptors/types.js';
 import { Issues, pointer } from './_issues.js';
 import { parseDeclaration } from './config-declaration.js';
+import { checkHookedEvents, parseDeclaredEvents, parseUncovered } from './config-events.js';
 import type { InterceptorDeclaration, PolicyConfig, VouchConfig } from './config-types.js';
 
-const TOP_KEYS = ['version', 'directions', 'timeouts', 'policies', 'interceptors', 'servers', 'drift'];
+const TOP_KEYS = ['version', 'directions', 'timeouts', 'policies', 'interceptors', 'servers', 'drift', 'events', 'uncovered'];
 const MAX_TIMEOUT_MS = 600_000;
 const POLICY_USERS = ['cedar-policy', 'discovery-filter'];
 
@@ -97,8 +98,12 @@ export function parseConfig(input: unknown): VouchConfig {
   if (o.directions !== undefined) config.directions = parseDirections(is, o.directions);
   if (o.timeouts !== undefined) config.timeouts = parseTimeouts(is, o.timeouts);
   if (o.policies !== undefined) config.policies = parsePolicies(is, o.policies);
+  if (o.events !== undefined) config.events = parseDeclaredEvents(is, o.events);
+  const declared = config.events ?? [];
   if (o.interceptors === undefined) is.add('/interceptors', 'required');
   else config.interceptors = parseInterceptors(is, o.interceptors);
+  if (Array.isArray(o.interceptors)) checkHookedEvents(is, config.interceptors, o.interceptors, declared);
+  if (o.uncovered !== undefined) config.uncovered = parseUncovered(is, o.uncovered, declared);
   // A Cedar interceptor without policies would deny everything: almost surely a missing section.
   config.interceptors.forEach((d, i) => {
     if ('use' in d && POLICY_USERS.includes(d.use) && o.policies === undefined) is.add(`/interceptors/${i}/use`, `${d.use} needs a policies section`);

@@ -1,7 +1,8 @@
 // How an MCP message becomes a Cedar request: principal User::"<id>" in Role::"<role>",
 // action Action::"<event>", resource by event (Tool, Prompt, Resource, Sampling, Elicitation,
 // Server) with attribute `name` (`uri` for Resource), context {arguments, server, sessionId,
-// time, roles, tenant}. See fixtures/config/README.md.
+// time, roles, tenant}, plus one request per path-like argument with `context.path` (wherever it
+// sits: nested, in arrays). See fixtures/config/README.md.
 import type { Json } from '../interceptors/types.js';
 import type { AuthzRequest, EntityRef } from './types.js';
 
@@ -12,6 +13,8 @@ export interface RequestFacts {
   tenant?: string;
   server?: string;
   sessionId?: string;
+  /** Who the principal acts for (delegate role): context.onBehalfOf, only when set. */
+  onBehalfOf?: string;
   time: string;
 }
 
@@ -41,6 +44,13 @@ export function resourceOf(event: string, payload: unknown, server: string | und
     case 'resources/subscribe':
     case 'resources/unsubscribe':
       return named('Resource', 'uri');
+    case 'completion/complete': {
+      // What is being completed: a prompt's argument (ref/prompt) or a resource template's (ref/resource).
+      const ref = field(payload, 'ref');
+      if (isRecord(ref) && ref.type === 'ref/prompt' && typeof ref.name === 'string') return { ok: true, resource: { type: 'Prompt', id: ref.name } };
+      if (isRecord(ref) && ref.type === 'ref/resource' && typeof ref.uri === 'string') return { ok: true, resource: { type: 'Resource', id: ref.uri } };
+      return { ok: false, reason: `payload has no ref/prompt name or ref/resource uri for ${event}` };
+    }
     case 'sampling/createMessage':
       return { ok: true, resource: { type: 'Sampling', id: server ?? '' } };
     case 'elicitation/create':
@@ -60,14 +70,68 @@ export function argumentsOf(event: string, payload: unknown): Json {
   return (payload ?? {}) as Json;
 }
 
-/** The Cedar request for (event, resource, arguments) by the caller in `facts`; undefined principal -> undefined. */
-export function buildAuthzRequest(event: string, resource: EntityRef, args: Json, facts: RequestFacts): AuthzRequest | undefined {
+/** The events whose arguments are searched for path-like values (each judged as `context.path`). */
+export const PATH_CHECKED_EVENTS: ReadonlySet<string> = new Set(['tools/call', 'prompts/get']);
+
+/** Argument names (last word of a camelCase / snake_case / kebab-case key) that name files. */
+const PATH_WORDS = new Set([
+  'path', 'paths', 'file', 'files', 'filename', 'filenames', 'filepath', 'filepaths', 'dir', 'dirs', 'directory',
+  'directories', 'folder', 'folders', 'source', 'sources', 'destination', 'destinations', 'dest', 'cwd',
+]);
+
+export function isPathKey(key: string): boolean {
+  const words = key.replace(/([a-z0-9])([A-Z])/g, '$1 $2').split(/[\s_.-]+/).filter(Boolean);
+  const last = words.at(-1)?.toLowerCase();
+  return last !== undefined && PATH_WORDS.has(last);
+}
+
+/**
+ * Every value of a path-like argument, at any depth (objects, arrays): strings are paths; a
+ * path-like argument that is null, a number, a boolean or holds one is not a path, and the message
+ * is refused (a policy cannot judge what it cannot see). Sorted, duplicates merged.
+ */
+export function pathArgumentsOf(args: unknown): { ok: true; paths: string[] } | { ok: false; reason: string } {
+  const paths = new Set<string>();
+  let bad: string | undefined;
+  const pointer = (path: (string | number)[]) => `/${path.map((p) => String(p).replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`;
+  const take = (v: unknown, at: (string | number)[]): void => {
+    if (bad) return;
+    if (typeof v === 'string') paths.add(v);
+    else if (Array.isArray(v)) v.forEach((x, i) => take(x, [...at, i]));
+    else if (isRecord(v)) {
+      const before = paths.size;
+      walk(v, at);
+      // `{"path": {"toString": "/etc/shadow"}}`: an object where a path belongs must name its paths.
+      if (!bad && paths.size === before && !Object.keys(v).some(isPathKey)) bad = `path-like argument ${pointer(at)} is an object without a path-like key, not a path`;
+    } else bad = `path-like argument ${pointer(at)} is ${v === null ? 'null' : typeof v}, not a path`;
+  };
+  const walk = (v: unknown, at: (string | number)[]): void => {
+    if (bad) return;
+    if (Array.isArray(v)) v.forEach((x, i) => walk(x, [...at, i]));
+    else if (isRecord(v)) {
+      for (const k of Object.keys(v)) {
+        if (isPathKey(k)) take(v[k], [...at, k]);
+        else walk(v[k], [...at, k]);
+      }
+    }
+  };
+  walk(args, []);
+  return bad ? { ok: false, reason: bad } : { ok: true, paths: [...paths].sort() };
+}
+
+/**
+ * The Cedar request for (event, resource, arguments) by the caller in `facts`; undefined principal
+ * -> undefined. With `path`, the request judges that one path-like argument as `context.path`.
+ */
+export function buildAuthzRequest(event: string, resource: EntityRef, args: Json, facts: RequestFacts, path?: string): AuthzRequest | undefined {
   if (facts.principal === undefined || facts.principal === '') return undefined;
   const roles = [...new Set(facts.roles ?? [])].sort();
   const context: { [k: string]: Json } = { arguments: args, time: facts.time, roles };
+  if (path !== undefined) context.path = path;
   if (facts.server !== undefined) context.server = facts.server;
   if (facts.sessionId !== undefined) context.sessionId = facts.sessionId;
   if (facts.tenant !== undefined) context.tenant = facts.tenant;
+  if (facts.onBehalfOf !== undefined) context.onBehalfOf = facts.onBehalfOf;
   return {
     principal: { type: 'User', id: facts.principal },
     action: { type: 'Action', id: event },

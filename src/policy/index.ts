@@ -6,7 +6,7 @@ export { cedarVersion, cedarLangVersion } from './cedar-engine.js';
 export { loadPolicySet } from './policy-set.js';
 export { PolicyLoadError } from './policy-error.js';
 export { toCedarValue, toCedarRecord, type CedarValue } from './cedar-values.js';
-export { resourceOf, argumentsOf, buildAuthzRequest, LIST_TO_CALL, type RequestFacts } from './entity-model.js';
+export { resourceOf, argumentsOf, buildAuthzRequest, isPathKey, LIST_TO_CALL, PATH_CHECKED_EVENTS, pathArgumentsOf, type RequestFacts } from './entity-model.js';
 export { parseConfig } from './config.js';
 export { parseConfigText, formatOf, type ConfigFormat } from './config-text.js';
 export { resolveConfigDocument, buildResolvedDocument, type ResolvedConfig } from './config-resolve.js';

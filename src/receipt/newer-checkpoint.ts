@@ -4,9 +4,9 @@
 // showed different histories to different readers (a fork) is caught by whoever holds both.
 import { fromHex } from '../canonical/index.js';
 import { InputError } from '../errors.js';
-import { openCheckpoint, type Checkpoint } from '../log/checkpoint.js';
+import { openSignedCheckpoint, type Checkpoint } from '../log/checkpoint.js';
 import { checkExtends } from '../log/consistency.js';
-import type { NoteVerifier } from '../log/index.js';
+import { describeSignature, type NoteVerifier, type OpenNoteOptions } from '../log/note.js';
 
 /** What `GET /v1/proofs/consistency?from=<size>` returns, or a bare signed checkpoint note. */
 export interface NewerCheckpoint {
@@ -52,12 +52,15 @@ export function parseNewerCheckpoint(text: string): NewerCheckpoint {
 }
 
 /** `older` must be the receipt's checkpoint, already verified; `verifiers` are those trusted for `newer.note`. */
-export function checkNewerCheckpoint(olderNote: string, older: Checkpoint, newer: NewerCheckpoint, verifiers: NoteVerifier[]): { checks: NewerCheck[]; evidence?: ForkEvidence } {
+export function checkNewerCheckpoint(olderNote: string, older: Checkpoint, newer: NewerCheckpoint, verifiers: NoteVerifier[], opts: Pick<OpenNoteOptions, 'classicalOk'> = {}): { checks: NewerCheck[]; evidence?: ForkEvidence } {
   const checks: NewerCheck[] = [];
   let cp: Checkpoint;
   try {
-    cp = openCheckpoint(newer.note, verifiers);
-    checks.push({ name: 'newer-checkpoint', ok: true, detail: `newer checkpoint ${cp.origin} size ${cp.size} signed by a trusted key` });
+    // The same note rule as the receipt's own checkpoint: ML-DSA-65 required unless classicalOk.
+    const opened = openSignedCheckpoint(newer.note, verifiers, { classicalOk: opts.classicalOk });
+    cp = opened.checkpoint;
+    const by = opened.signatures.map(describeSignature).join(', ');
+    checks.push({ name: 'newer-checkpoint', ok: true, detail: `newer checkpoint ${cp.origin} size ${cp.size} signed by ${by}${opened.classicalOnly ? ' (classical signatures only, accepted by --classical-ok)' : ''}` });
   } catch (e) {
     // An unsigned or foreign checkpoint proves nothing about this log, either way.
     checks.push({ name: 'newer-checkpoint', ok: false, detail: (e as Error).message });

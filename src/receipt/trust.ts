@@ -1,8 +1,8 @@
 // Trusted keys for offline verification, from vkey text (C2SP) or a JWKS. A JWKS has no key
-// names, so a JWKS key is bound to the names on a note's signature lines whose key id it
-// reproduces: the key id hashes the name with the key, so no other name can match.
-import { createVerifier, noteKeyId, parseJwks, type PublicKeyEntry } from '../crypto/index.js';
-import { bytesEqual } from '../canonical/index.js';
+// names, so a JWKS key is bound to the names on a note's signature lines: the key id hashes the
+// name with the key, so a line verifies only under the key (and name) that really signed it.
+import { createVerifier, parseJwks, type PublicKeyEntry } from '../crypto/index.js';
+import { toHex } from '../canonical/index.js';
 import { InputError } from '../errors.js';
 import { noteVerifierFor, parseNote, parseVkey, type NoteVerifier } from '../log/index.js';
 
@@ -23,21 +23,29 @@ export function parseTrust(text: string): { vkeys: NoteVerifier[]; jwks: PublicK
   return { vkeys: lines.map((l) => parseVkey(l)), jwks: [] };
 }
 
-/** Verifiers for one signed note: every vkey, plus each JWKS key bound to the note's matching signer names. */
+/**
+ * Verifiers for one signed note: every vkey, plus each JWKS key bound to every key name on the
+ * note's signature lines. A JWKS key bound to a name whose line it did not sign is never used to
+ * accept anything; it is there so the note rule sees that an ML-DSA-65 key is trusted even when
+ * the note's ML-DSA-65 line was removed. Duplicates (a key given twice) are dropped.
+ */
 export function verifiersFor(trust: { vkeys: NoteVerifier[]; jwks: PublicKeyEntry[] }, noteText: string): NoteVerifier[] {
-  const out = [...trust.vkeys];
+  const out: NoteVerifier[] = [];
+  const seen = new Set<string>();
+  const add = (v: NoteVerifier) => {
+    const label = `${v.name}+${toHex(v.keyId)}`;
+    if (!seen.has(label)) (seen.add(label), out.push(v));
+  };
+  trust.vkeys.forEach(add);
   if (trust.jwks.length === 0) return out;
-  let sigs: { name: string; keyId: Uint8Array }[];
+  let names: string[];
   try {
-    sigs = parseNote(noteText).signatures;
+    names = [...new Set(parseNote(noteText).signatures.map((s) => s.name))];
   } catch {
     return out; // the note check itself will report the parse failure
   }
   for (const k of trust.jwks) {
-    for (const s of sigs) {
-      if (!bytesEqual(s.keyId, noteKeyId(s.name, k.alg, k.publicKey))) continue;
-      out.push(noteVerifierFor(s.name, createVerifier(k.alg, k.publicKey)));
-    }
+    for (const name of names) add(noteVerifierFor(name, createVerifier(k.alg, k.publicKey)));
   }
   return out;
 }

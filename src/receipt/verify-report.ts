@@ -1,9 +1,9 @@
 // Everything `vouch verify RECEIPT` checks, as one portable function over already-read inputs
 // (receipt, trusted keys, caller keys, a newer checkpoint), and the checklist as text. The CLI
 // only reads files; a browser page can run the same checks on pasted text.
-import type { PublicKeyEntry } from '../crypto/index.js';
+import { ED25519_SIGNATURE_BYTES, MLDSA65_SIGNATURE_BYTES, type PublicKeyEntry, type SignatureAlg } from '../crypto/index.js';
 import { toHex } from '../canonical/index.js';
-import { parseNote, type Entry, type NoteVerifier } from '../log/index.js';
+import { describeSignature, parseNote, POST_QUANTUM_ALG, type Entry, type NoteVerifier, type VerifiedSignature } from '../log/index.js';
 import { callerVerifier } from './caller-signature.js';
 import { checkNewerCheckpoint, type ForkEvidence, type NewerCheck, type NewerCheckpoint } from './newer-checkpoint.js';
 import { verifiersFor } from './trust.js';
@@ -17,6 +17,15 @@ export interface FullReport {
   entry?: Entry;
   /** Two trusted checkpoints of one log that cannot both be true. */
   evidence?: ForkEvidence;
+  /** The receipt checkpoint's signatures that verified: key name, algorithm, key id. */
+  signatures: VerifiedSignature[];
+  /** Accepted on classical signatures alone (`--classical-ok`). */
+  classicalOnly: boolean;
+  /**
+   * Whether a cut of the log's end could have been seen: only a newer checkpoint that extends
+   * the receipt's (`--checkpoint`) shows the receipt's entry was not dropped and re-issued later.
+   */
+  truncation: 'checked' | 'not checked';
 }
 
 export interface FullVerifyInput {
@@ -26,6 +35,8 @@ export interface FullVerifyInput {
   /** When given, the receipt must carry a caller signature by one of these keys. */
   callerKeys?: PublicKeyEntry[];
   newer?: NewerCheckpoint;
+  /** Accept checkpoints signed only with classical keys (`--classical-ok`); the report says so. */
+  classicalOk?: boolean;
 }
 
 export function verifyReceiptFully(input: FullVerifyInput): FullReport {
@@ -35,6 +46,7 @@ export function verifyReceiptFully(input: FullVerifyInput): FullReport {
     verifiers: verifiersFor(input.trust, note),
     origin: input.origin,
     verifyCaller: input.callerKeys ? callerVerifier(input.callerKeys) : undefined,
+    classicalOk: input.classicalOk,
   });
   const checks: ReportCheck[] = [...base.checks];
   if (base.checkpoint) checks.push(checkSigners(note, input.trust));
@@ -45,12 +57,27 @@ export function verifyReceiptFully(input: FullVerifyInput): FullReport {
   if (input.newer) {
     if (!base.checkpoint) checks.push({ name: 'consistency', ok: false, detail: "the receipt's own checkpoint did not verify, so nothing can extend it" });
     else {
-      const n = checkNewerCheckpoint(note, base.checkpoint, input.newer, verifiersFor(input.trust, input.newer.note));
+      const n = checkNewerCheckpoint(note, base.checkpoint, input.newer, verifiersFor(input.trust, input.newer.note), { classicalOk: input.classicalOk });
       checks.push(...n.checks);
       evidence = n.evidence;
     }
   }
-  return { ok: checks.length > 0 && checks.every((c) => c.ok), checks, entry: base.entry, evidence };
+  const ok = checks.length > 0 && checks.every((c) => c.ok);
+  return { ok, checks, entry: base.entry, evidence, signatures: base.signatures, classicalOnly: base.classicalOnly, truncation: input.newer && ok ? 'checked' : 'not checked' };
+}
+
+/** The verdict line: VALID or INVALID, what signed, and what was not checked. */
+export function verdictOf(report: FullReport): string {
+  const failed = report.checks.filter((c) => !c.ok);
+  if (!report.ok) return `INVALID: ${failed.length} check(s) failed: ${failed.map((c) => c.name).join(', ')}`;
+  const algs = [...new Set(report.signatures.map((s) => s.alg))].join(' + ');
+  const classical = report.classicalOnly ? `, classical signatures only (no ${POST_QUANTUM_ALG}), accepted by --classical-ok` : '';
+  return `VALID (${algs}${classical}; truncation: ${report.truncation})`;
+}
+
+/** What the JSON verdicts (CLI --json, the console) carry beside the checks. */
+export function verdictFields(report: FullReport): { ok: boolean; verdict: string; signatures: VerifiedSignature[]; classicalOnly: boolean; truncation: FullReport['truncation'] } {
+  return { ok: report.ok, verdict: verdictOf(report), signatures: report.signatures, classicalOnly: report.classicalOnly, truncation: report.truncation };
 }
 
 /** One line per check (✓ / ✗, name, detail), then the verdict; fork evidence printed in full. */
@@ -58,26 +85,41 @@ export function formatChecklist(report: FullReport, label: string): string[] {
   const e = report.entry;
   const lines = [`${label}${e ? `: ${e.type} #${e.seq} of ${e.log}${typeof e.event === 'string' ? `, ${e.event}` : ''}${effectOf(e)}` : ''}`];
   for (const c of report.checks) lines.push(`  ${c.ok ? '\u2713' : '\u2717'} ${c.name.padEnd(20)} ${c.detail}`);
-  const failed = report.checks.filter((c) => !c.ok);
   if (report.evidence) {
     lines.push('', `FORK EVIDENCE: ${report.evidence.reason}`, '--- checkpoint in the receipt ---', report.evidence.older.replace(/\n$/, ''), '--- newer checkpoint ---', report.evidence.newer.replace(/\n$/, ''), '---');
   }
-  lines.push(report.ok ? 'VALID' : `INVALID: ${failed.length} check(s) failed: ${failed.map((c) => c.name).join(', ')}`);
+  if (report.ok) {
+    lines.push(`  signed by: ${report.signatures.map(describeSignature).join(', ')}`);
+    if (report.truncation === 'not checked') lines.push('  truncation: not checked (no newer checkpoint: give --checkpoint to prove the log still holds this entry)');
+  }
+  lines.push(verdictOf(report));
   return lines;
 }
 
 /**
- * The signed-note rules skip a signature line from an unknown key, so a line whose key name or
- * key id was altered would pass unnoticed beside another valid line. vouch's checkpoints carry
- * only the log's own signatures, so here every line must come from a trusted key: an unknown
- * line means the note was altered, or KEYFILE lacks one of the log's keys.
+ * The signed-note rules skip a signature line from an unknown key. vouch's checkpoints carry only
+ * the log's own signatures, so a line no trusted key made is reported. It fails when KEYFILE
+ * holds a key of the line's algorithm (told by the signature's length): that key should have
+ * made it, so its name or key id was altered. A line of an algorithm KEYFILE holds no key of
+ * (KEYFILE holds only the ML-DSA-65 key: the Ed25519 line) is named and not relied on; whether
+ * what did verify is enough is the note rule's business (checkpoint-signature).
  */
 function checkSigners(note: string, trust: FullVerifyInput['trust']): ReportCheck {
-  const known = new Set(verifiersFor(trust, note).map((v) => `${v.name}+${toHex(v.keyId)}`));
-  const lines = parseNote(note).signatures.map((s) => `${s.name}+${toHex(s.keyId)}`);
-  const unknown = lines.filter((l) => !known.has(l));
-  if (unknown.length) return { name: 'checkpoint-signers', ok: false, detail: `signature line(s) from no trusted key: ${unknown.join(', ')} (the note was altered, or KEYFILE lacks one of the log's keys)` };
-  return { name: 'checkpoint-signers', ok: true, detail: `all ${lines.length} signature line(s) are by trusted keys` };
+  const trusted = verifiersFor(trust, note);
+  const known = new Set(trusted.map((v) => `${v.name}+${toHex(v.keyId)}`));
+  const held = new Set(trusted.map((v) => v.alg));
+  const lines = parseNote(note).signatures.map((s) => ({ label: `${s.name}+${toHex(s.keyId)}`, alg: algOfLength(s.signature.length) }));
+  const unknown = lines.filter((l) => !known.has(l.label));
+  if (unknown.length === 0) return { name: 'checkpoint-signers', ok: true, detail: `all ${lines.length} signature line(s) are by trusted keys` };
+  const altered = unknown.filter((l) => l.alg === undefined || held.has(l.alg));
+  if (altered.length === 0) {
+    return { name: 'checkpoint-signers', ok: true, detail: `${lines.length - unknown.length} of ${lines.length} signature line(s) by trusted keys; not relied on (KEYFILE holds no ${[...new Set(unknown.map((l) => l.alg))].join('/')} key): ${unknown.map((l) => l.label).join(', ')}` };
+  }
+  return { name: 'checkpoint-signers', ok: false, detail: `signature line(s) from no trusted key: ${altered.map((l) => l.label).join(', ')} (the note was altered, or KEYFILE lacks one of the log's keys)` };
+}
+
+function algOfLength(n: number): SignatureAlg | undefined {
+  return n === ED25519_SIGNATURE_BYTES ? 'Ed25519' : n === MLDSA65_SIGNATURE_BYTES ? 'ML-DSA-65' : undefined;
 }
 
 function effectOf(e: Entry): string {

@@ -2,10 +2,10 @@
 // and a receipt is valid only when every step passed. No I/O, no Node-only imports: the same
 // module runs in the CLI, the service and the browser.
 import { bytesEqual, fromBase64, fromHex, toHex } from '../canonical/index.js';
-import { openCheckpoint, type Checkpoint } from '../log/checkpoint.js';
+import { openSignedCheckpoint, type Checkpoint } from '../log/checkpoint.js';
 import { decodeEntry, type Entry } from '../log/entry.js';
 import { hashLeaf, verifyInclusion } from '../log/merkle.js';
-import type { NoteVerifier } from '../log/note.js';
+import { describeSignature, type NoteVerifier, type VerifiedSignature } from '../log/note.js';
 import { parseReceipt, type Receipt } from './format.js';
 
 export type CheckName = 'format' | 'entry' | 'leaf-hash' | 'index' | 'checkpoint-signature' | 'origin' | 'inclusion' | 'caller-signature';
@@ -23,6 +23,10 @@ export interface ReceiptReport {
   checkpoint?: Checkpoint;
   /** Names of the trusted keys whose signatures verified. */
   verifiedBy: string[];
+  /** The checkpoint signatures that verified: key name, algorithm, key id. */
+  signatures: VerifiedSignature[];
+  /** Accepted on classical signatures alone (only with `classicalOk`). */
+  classicalOnly: boolean;
 }
 
 export interface VerifyReceiptOptions {
@@ -32,13 +36,15 @@ export interface VerifyReceiptOptions {
   origin?: string;
   /** Checks the caller's co-signature, when the receipt carries one (see caller-signature.ts). */
   verifyCaller?: (receipt: Receipt, entry: Entry) => Check;
+  /** Accept a checkpoint whose only valid signatures are classical (`--classical-ok`); the report says so. */
+  classicalOk?: boolean;
 }
 
 export function verifyReceipt(input: unknown, opts: VerifyReceiptOptions): ReceiptReport {
   const checks: Check[] = [];
   const pass = (name: CheckName, detail: string) => checks.push({ name, ok: true, detail });
   const fail = (name: CheckName, detail: string) => checks.push({ name, ok: false, detail });
-  const report = (extra: Partial<ReceiptReport> = {}): ReceiptReport => ({ ok: checks.length > 0 && checks.every((c) => c.ok), checks, verifiedBy: [], ...extra });
+  const report = (extra: Partial<ReceiptReport> = {}): ReceiptReport => ({ ok: checks.length > 0 && checks.every((c) => c.ok), checks, verifiedBy: [], signatures: [], classicalOnly: false, ...extra });
 
   let r: Receipt;
   try {
@@ -64,11 +70,12 @@ export function verifyReceipt(input: unknown, opts: VerifyReceiptOptions): Recei
     else fail('index', `index ${r.index} but the entry says seq ${entry.seq}`);
   }
   let checkpoint: Checkpoint | undefined;
-  let verifiedBy: string[] = [];
+  let signatures: VerifiedSignature[] = [];
+  let classicalOnly = false;
   try {
-    checkpoint = openCheckpoint(r.checkpoint, opts.verifiers);
-    verifiedBy = opts.verifiers.filter((v) => r.checkpoint.includes(`\u2014 ${v.name} `)).map((v) => v.name);
-    pass('checkpoint-signature', `checkpoint ${checkpoint.origin} size ${checkpoint.size} signed by a trusted key`);
+    ({ checkpoint, signatures, classicalOnly } = openSignedCheckpoint(r.checkpoint, opts.verifiers, { classicalOk: opts.classicalOk }));
+    const by = signatures.map(describeSignature).join(', ');
+    pass('checkpoint-signature', `checkpoint ${checkpoint.origin} size ${checkpoint.size} signed by ${by}${classicalOnly ? ' (classical signatures only, accepted by --classical-ok)' : ''}`);
   } catch (e) {
     fail('checkpoint-signature', (e as Error).message);
   }
@@ -85,7 +92,7 @@ export function verifyReceipt(input: unknown, opts: VerifyReceiptOptions): Recei
   if (r.callerSignature && entry) {
     checks.push(opts.verifyCaller ? opts.verifyCaller(r, entry) : { name: 'caller-signature', ok: false, detail: 'receipt carries a caller signature but no caller key was given to check it' });
   }
-  return report({ entry, checkpoint, verifiedBy });
+  return report({ entry, checkpoint, verifiedBy: [...new Set(signatures.map((x) => x.name))], signatures, classicalOnly });
 }
 
 /** True when two checkpoints of one log claim the same size with different roots. */

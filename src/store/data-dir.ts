@@ -1,6 +1,7 @@
-// The data directory (Node only): the signing keys (0600 files) and one SQLite log per tenant.
-// `vouch init` creates it; `serve` and the CLI open it. Keys are never overwritten.
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+// The data directory (Node only, 0700): the signing keys (0600 files) and one SQLite log per tenant
+// (0600 files, store/sqlite.ts). `vouch init` creates it; `serve` and the CLI open it. Keys are
+// never overwritten.
+import { chmodSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { toHex } from '../canonical/index.js';
 import { createEd25519Verifier, createMldsaVerifier, ed25519PublicKeyFromSeed, mldsaKeyFromSeed, noteKeyId, toJwks, type Jwks, type Signer } from '../crypto/index.js';
@@ -8,7 +9,7 @@ import { createNodeEd25519Signer, createSignerFromSeed, generateSeed, readKeyFil
 import { ConfigError, StoreError } from '../errors.js';
 import { Appender, formatVkey, noteSignerFor, noteVerifierFor, type BatchStats, type LogAppender, type NoteSigner, type NoteVerifier } from '../log/index.js';
 import { acquireLogLock, type LogLock } from './lock.js';
-import { startLogThread, type LogThread } from './log-thread.js';
+import { startLogThread, type LogThread, type LogThreadOptions } from './log-thread.js';
 import type { LogStore } from './port.js';
 import { openSqliteStore } from './sqlite.js';
 
@@ -61,8 +62,16 @@ export function keyPaths(dir: string) {
 /** Create keys where missing; existing keys are kept, never overwritten. */
 export function initDataDir(dir: string, opts: { ed25519?: boolean } = {}): InitResult {
   const out: InitResult = { created: [], kept: [] };
-  mkdirSync(join(dir, 'keys'), { recursive: true, mode: 0o700 });
-  mkdirSync(join(dir, 'logs'), { recursive: true, mode: 0o700 });
+  // The directory itself only when vouch creates it (it may be one the operator made for more);
+  // keys/ and logs/ are vouch's own: 0700 whatever they were.
+  if (!existsSync(dir)) {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    chmodSync(dir, 0o700);
+  }
+  for (const sub of ['keys', 'logs']) {
+    mkdirSync(join(dir, sub), { recursive: true, mode: 0o700 });
+    chmodSync(join(dir, sub), 0o700);
+  }
   const paths = keyPaths(dir);
   const want: [string, 'ML-DSA-65' | 'Ed25519'][] = [[paths.mldsa, 'ML-DSA-65']];
   if (opts.ed25519 !== false) want.push([paths.ed25519, 'Ed25519']);
@@ -86,6 +95,10 @@ export interface OpenOptions {
    */
   logThread?: boolean;
   onBatch?: (tenant: string, stats: BatchStats) => void;
+  /** With a log thread: progress of each log's background leaf audit. */
+  onAudit?: LogThreadOptions['onAudit'];
+  /** With a log thread: entries per page of that audit. */
+  auditPage?: number;
   monotonic?: () => number;
   maxBatch?: number;
 }
@@ -101,7 +114,7 @@ export async function openDataDir(dir: string, opts: OpenOptions = {}): Promise<
   let thread: LogThread | undefined;
   if (opts.logThread) {
     try {
-      thread = await startLogThread({ keyName, mldsaSeed: loaded.mldsaSeed, ed25519Seed: loaded.ed25519Seed, maxBatch: opts.maxBatch, onBatch: opts.onBatch });
+      thread = await startLogThread({ keyName, mldsaSeed: loaded.mldsaSeed, ed25519Seed: loaded.ed25519Seed, maxBatch: opts.maxBatch, onBatch: opts.onBatch, onAudit: opts.onAudit, auditPage: opts.auditPage });
     } catch (e) {
       await mldsaSigner.close?.();
       throw e;
@@ -154,6 +167,7 @@ export async function openDataDir(dir: string, opts: OpenOptions = {}): Promise<
           origin,
           storage: store,
           signers: noteSigners,
+          verifiers,
           maxBatch: opts.maxBatch,
           monotonic: opts.monotonic,
           onBatch: opts.onBatch && ((s) => opts.onBatch!(tenant, s)),

@@ -4,7 +4,7 @@
 import type { Digest } from '../canonical/index.js';
 import { StoreError } from '../errors.js';
 import type { Hash } from '../log/merkle.js';
-import { applyMigrations, type Migration } from './migrations.js';
+import { applyMigrations, POLICY_ENTRY_SQL, type Migration } from './migrations.js';
 import type { Batch, DocumentKind, LogStore, StoredCheckpoint, StoredEntry } from './port.js';
 
 /** The slice of the Workers SQL storage API this store uses (DurableObjectStorage). */
@@ -129,6 +129,13 @@ class DurableObjectStore implements LogStore {
 
   erasePayload(digest: Digest): boolean {
     return this.guard('erase payload', () => this.rows('DELETE FROM payloads WHERE digest = ? RETURNING digest', digest).length > 0);
+  }
+
+  latestPolicyEntry(): StoredEntry | undefined {
+    return this.guard('read policy entry', () => {
+      const [r] = this.rows(`SELECT seq, bytes, leaf FROM entries WHERE ${POLICY_ENTRY_SQL} ORDER BY seq DESC LIMIT 1`);
+      return r && toEntry(r);
+    });
   }
 
   putDocument(kind: DocumentKind, digest: Digest, bytes: Uint8Array): void {

@@ -8,7 +8,7 @@
 // and every later append fails with ERR_STORE: nothing is answered as appended that was not.
 import { Worker } from 'node:worker_threads';
 import { StoreError, VouchError, type ErrorCode } from '../errors.js';
-import type { Appended, Attachment, BatchStats, EntryBody, LogAppender } from '../log/index.js';
+import type { Appended, Attachment, AuditProgress, BatchStats, EntryBody, LogAppender, LogHealth, SignedTree } from '../log/index.js';
 
 export interface LogThreadOptions {
   keyName: string;
@@ -18,13 +18,19 @@ export interface LogThreadOptions {
   /** The appenders' `minIntervalMs` (default 25: measured best for throughput at 64 callers). */
   minIntervalMs?: number;
   onBatch?: (tenant: string, stats: BatchStats) => void;
+  /** Entries per page of the background audit (default 2048). */
+  auditPage?: number;
+  /** Progress of each log's background audit of its stored leaves (leaf-audit.ts). */
+  onAudit?: (tenant: string, progress: Omit<AuditProgress, 'error'> & { error?: VouchError }) => void;
   /** The host script; defaults to log-thread-worker.mjs next to this file. */
   workerUrl?: URL;
 }
 
 export interface ThreadedLog extends LogAppender {
-  /** Resolves once the writer has opened the log and checked it (the root recomputed from every leaf). */
+  /** Resolves once the writer has opened the log and checked it against its newest signed checkpoint (open-check.ts). */
   ready: Promise<void>;
+  checkpointNow(): Promise<SignedTree>;
+  health(): LogHealth;
 }
 
 export interface LogThread {
@@ -45,11 +51,15 @@ export type HostMessage =
   | { t: 'openFailed'; tenant: string; error: WireError }
   | { t: 'done'; notes: string[]; ok: [number, number, Uint8Array, Uint8Array, number, Uint8Array[], number][]; failed: [number, WireError][] }
   | { t: 'batch'; tenant: string; stats: BatchStats }
+  | { t: 'audit'; tenant: string; checked: number; total: number; complete: boolean; error?: WireError }
+  | { t: 'signed'; id: number; size: number; note: string }
+  | { t: 'signFailed'; id: number; error: WireError }
   | { t: 'closed' };
 
 export type MainMessage =
   | { t: 'open'; tenant: string; path: string; origin: string }
   | { t: 'append'; tenant: string; id: number; body: EntryBody; attachments: Attachment[] }
+  | { t: 'checkpoint'; tenant: string; id: number }
   | { t: 'close' };
 
 export function toWireError(e: unknown): WireError {
@@ -68,10 +78,12 @@ interface Owed {
 
 export async function startLogThread(opts: LogThreadOptions): Promise<LogThread> {
   const worker = new Worker(opts.workerUrl ?? new URL('./log-thread-worker.mjs', import.meta.url), {
-    workerData: { keyName: opts.keyName, mldsaSeed: opts.mldsaSeed.slice(), ed25519Seed: opts.ed25519Seed?.slice(), maxBatch: opts.maxBatch, minIntervalMs: opts.minIntervalMs ?? 25 },
+    workerData: { keyName: opts.keyName, mldsaSeed: opts.mldsaSeed.slice(), ed25519Seed: opts.ed25519Seed?.slice(), maxBatch: opts.maxBatch, minIntervalMs: opts.minIntervalMs ?? 25, auditPage: opts.auditPage },
   });
   const owed = new Map<number, Owed>();
   const opening = new Map<string, { resolve: () => void; reject: (e: unknown) => void }>();
+  const signing = new Map<number, { resolve: (s: SignedTree) => void; reject: (e: unknown) => void }>();
+  const health = new Map<string, LogHealth>();
   let nextId = 1;
   let failure: StoreError | undefined;
   let closing: Promise<void> | undefined;
@@ -83,6 +95,8 @@ export async function startLogThread(opts: LogThreadOptions): Promise<LogThread>
     owed.clear();
     for (const o of opening.values()) o.reject(failure);
     opening.clear();
+    for (const o of signing.values()) o.reject(failure);
+    signing.clear();
   };
 
   await new Promise<void>((resolve, reject) => {
@@ -111,6 +125,20 @@ export async function startLogThread(opts: LogThreadOptions): Promise<LogThread>
           return;
         case 'batch':
           return opts.onBatch?.(m.tenant, m.stats);
+        case 'audit': {
+          const error = m.error && fromWireError(m.error);
+          const h = health.get(m.tenant) ?? {};
+          h.audit = { checked: m.checked, total: m.total, complete: m.complete };
+          if (error) h.halted ??= error;
+          health.set(m.tenant, h);
+          return opts.onAudit?.(m.tenant, { checked: m.checked, total: m.total, complete: m.complete, error });
+        }
+        case 'signed':
+          signing.get(m.id)?.resolve({ size: m.size, note: m.note });
+          return void signing.delete(m.id);
+        case 'signFailed':
+          signing.get(m.id)?.reject(fromWireError(m.error));
+          return void signing.delete(m.id);
         case 'closed':
           return onClosed?.();
       }
@@ -145,12 +173,23 @@ export async function startLogThread(opts: LogThreadOptions): Promise<LogThread>
         append(body, attachments = []) {
           if (closing) return Promise.reject(new StoreError('ERR_STORE_CLOSED', 'log is closed'));
           if (failure) return Promise.reject(failure);
+          const halted = health.get(tenant)?.halted;
+          if (halted) return Promise.reject(halted);
           return new Promise<Appended>((resolve, reject) => {
             const id = nextId++;
             owed.set(id, { resolve, reject, log });
             post({ t: 'append', tenant, id, body, attachments });
           });
         },
+        checkpointNow() {
+          if (failure) return Promise.reject(failure);
+          return new Promise<SignedTree>((resolve, reject) => {
+            const id = nextId++;
+            signing.set(id, { resolve, reject });
+            post({ t: 'checkpoint', tenant, id });
+          });
+        },
+        health: () => ({ ...health.get(tenant), ...(failure ? { halted: failure } : {}) }),
         // The thread closes every log at once (LogThread.close); one tenant's close only stops its appends.
         close: async () => undefined,
       };

@@ -17,6 +17,13 @@ export interface MigrationTarget {
   transaction(fn: () => void): void;
 }
 
+/**
+ * Which entries are `policy` entries, in SQL: exactly the WHERE of migration 0003's partial
+ * index `entries_policy`, so a query with it walks that index (SQLite uses a partial index only
+ * when the query repeats its terms). Stores find the newest policy entry with it.
+ */
+export const POLICY_ENTRY_SQL = `instr(bytes, CAST('"type":"policy"' AS BLOB)) > 0 AND json_valid(CAST(bytes AS TEXT)) AND json_extract(CAST(bytes AS TEXT), '$.type') = 'policy'`;
+
 export const MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS schema_migrations (
   version INTEGER PRIMARY KEY, name TEXT NOT NULL)`;
 

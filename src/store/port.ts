@@ -2,7 +2,7 @@
 // Durable Object on Workers implement it; both are synchronous (their SQL APIs are), and the
 // same conformance suite (test/store/conformance.ts) runs against each.
 import type { Digest } from '../canonical/index.js';
-import type { LogStorage } from '../log/storage.js';
+import type { LogStorage, StoredEntry } from '../log/storage.js';
 
 export type { Batch, LogStorage, StoredCheckpoint, StoredEntry } from '../log/storage.js';
 
@@ -18,7 +18,10 @@ export interface LogStore extends LogStorage {
   putDocument(kind: DocumentKind, digest: Digest, bytes: Uint8Array): void;
   document(digest: Digest): { kind: DocumentKind; bytes: Uint8Array } | undefined;
 
-  /** Small key/value facts about the log (origin, active policy digests). */
+  /** The newest `policy` entry (the rules in force come from it, never from meta); optional: else found by a scan. */
+  latestPolicyEntry?(): StoredEntry | undefined;
+
+  /** Small key/value facts about the log, each set once (origin; legacy policy pins are read only). */
   meta(key: string): string | undefined;
   setMeta(key: string, value: string): void;
 

@@ -1,11 +1,11 @@
 // SQLite store (Node only): better-sqlite3, WAL with synchronous=FULL so a committed batch
 // survives kill -9 and power loss; one transaction per batch.
 import Database from 'better-sqlite3';
-import { readdirSync, readFileSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import type { Digest } from '../canonical/index.js';
 import { StoreError } from '../errors.js';
-import type { Hash } from '../log/merkle.js';
-import { applyMigrations, orderMigrations, type Migration } from './migrations.js';
+import type { Hash, TreeNode } from '../log/merkle.js';
+import { applyMigrations, orderMigrations, POLICY_ENTRY_SQL, type Migration } from './migrations.js';
 import type { Batch, DocumentKind, LogStore, StoredCheckpoint, StoredEntry } from './port.js';
 
 const MIGRATIONS_DIR = new URL('../../migrations/', import.meta.url);
@@ -21,9 +21,19 @@ export interface SqliteStoreOptions {
   readonly?: boolean;
 }
 
+/**
+ * Log files are private to the service's user: the database is made 0600 before SQLite opens it,
+ * and SQLite gives its -wal and -shm files the database's mode (existing ones are tightened too).
+ */
+function makePrivate(path: string): void {
+  closeSync(openSync(path, 'a', 0o600));
+  for (const p of [path, `${path}-wal`, `${path}-shm`]) if (existsSync(p)) chmodSync(p, 0o600);
+}
+
 export function openSqliteStore(path: string, opts: SqliteStoreOptions = {}): LogStore {
   let db: Database.Database;
   try {
+    if (!opts.readonly) makePrivate(path);
     db = new Database(path, { readonly: opts.readonly ?? false, fileMustExist: opts.readonly ?? false });
   } catch (cause) {
     throw new StoreError('ERR_STORE', `cannot open database ${path}: ${(cause as Error).message}`, { cause });
@@ -32,6 +42,8 @@ export function openSqliteStore(path: string, opts: SqliteStoreOptions = {}): Lo
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');
     db.pragma('foreign_keys = ON');
+    // Erasure erases: deleted content is overwritten with zeros, not just unlinked (erasePayload).
+    db.pragma('secure_delete = ON');
     applyMigrations(
       {
         exec: (sql) => db.exec(sql),
@@ -55,6 +67,7 @@ class SqliteStore implements LogStore {
       entry: db.prepare('SELECT seq, bytes, leaf FROM entries WHERE seq = ?'),
       range: db.prepare('SELECT seq, bytes, leaf FROM entries WHERE seq >= ? AND seq < ? ORDER BY seq'),
       node: db.prepare('SELECT hash FROM nodes WHERE level = ? AND idx = ?').pluck(),
+      nodeRange: db.prepare('SELECT idx, hash FROM nodes WHERE level = ? AND idx >= ? AND idx <= ? ORDER BY idx'),
       latest: db.prepare('SELECT size, root, note FROM checkpoints ORDER BY size DESC LIMIT 1'),
       checkpointAt: db.prepare('SELECT size, root, note FROM checkpoints WHERE size = ?'),
       checkpoints: db.prepare('SELECT size, root, note FROM checkpoints ORDER BY size'),
@@ -64,6 +77,7 @@ class SqliteStore implements LogStore {
       putPayload: db.prepare('INSERT OR IGNORE INTO payloads (digest, bytes) VALUES (?, ?)'),
       payload: db.prepare('SELECT bytes FROM payloads WHERE digest = ?').pluck(),
       erase: db.prepare('DELETE FROM payloads WHERE digest = ?'),
+      latestPolicy: db.prepare(`SELECT seq, bytes, leaf FROM entries WHERE ${POLICY_ENTRY_SQL} ORDER BY seq DESC LIMIT 1`),
       putDocument: db.prepare('INSERT OR IGNORE INTO documents (digest, kind, bytes) VALUES (?, ?, ?)'),
       document: db.prepare('SELECT kind, bytes FROM documents WHERE digest = ?'),
       meta: db.prepare('SELECT value FROM meta WHERE key = ?').pluck(),
@@ -105,6 +119,10 @@ class SqliteStore implements LogStore {
     return u8(h);
   }
 
+  nodeRange(level: number, lo: number, hi: number): TreeNode[] {
+    return this.guard('read nodes', () => (this.q.nodeRange.all(level, lo, hi) as { idx: number; hash: Buffer }[]).map((r) => ({ level, index: r.idx, hash: u8(r.hash) })));
+  }
+
   latestCheckpoint(): StoredCheckpoint | undefined {
     return this.guard('read checkpoint', () => toCheckpoint(this.q.latest.get()));
   }
@@ -141,7 +159,32 @@ class SqliteStore implements LogStore {
   }
 
   erasePayload(digest: Digest): boolean {
-    return this.guard('erase payload', () => this.q.erase.run(digest).changes > 0);
+    return this.guard('erase payload', () => {
+      const erased = this.q.erase.run(digest).changes > 0;
+      if (erased) this.purgeWal();
+      return erased;
+    });
+  }
+
+  /**
+   * secure_delete zeroed the erased bytes in the pages this delete wrote, but older WAL frames
+   * (the insert, from the writer thread's connection) still hold them: copy the newest pages back
+   * and truncate the WAL before the erasure returns. TRUNCATE waits (busy timeout) for a commit in
+   * flight and for readers on older snapshots; if it cannot finish, the erasure fails loudly.
+   */
+  private purgeWal(): void {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const [r] = this.db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
+      if (!r || r.busy === 0) return;
+    }
+    throw new StoreError('ERR_STORE', 'payload deleted, but the WAL could not be checkpointed (a reader or writer kept it busy): erased bytes may remain in the -wal file until the next checkpoint');
+  }
+
+  latestPolicyEntry(): StoredEntry | undefined {
+    return this.guard('read policy entry', () => {
+      const r = this.q.latestPolicy.get() as { seq: number; bytes: Buffer; leaf: Buffer } | undefined;
+      return r && { seq: r.seq, bytes: u8(r.bytes), leaf: u8(r.leaf) };
+    });
   }
 
   putDocument(kind: DocumentKind, digest: Digest, bytes: Uint8Array): void {

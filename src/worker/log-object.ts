@@ -4,12 +4,13 @@
 import { DurableObject } from 'cloudflare:workers';
 import { digestBytes, type Digest } from '../canonical/index.js';
 import { StoreError } from '../errors.js';
-import { Appender, type Appended, type Attachment, type EntryBody, type Hash, type NoteSigner, type StoredCheckpoint } from '../log/index.js';
+import { Appender, parseVkey, type Appended, type Attachment, type EntryBody, type Hash, type NoteSigner, type StoredCheckpoint } from '../log/index.js';
+import { recordPolicyEntry } from '../audit/policy-record.js';
 import { logPortOf, type LogPort } from '../store/log-port.js';
 import { openDurableObjectStore } from '../store/durable-object.js';
 import type { DocumentKind, LogStore } from '../store/port.js';
 import { keyNameOf, originOf, type WorkerEnv } from './env.js';
-import { readNoteSigners } from './keys.js';
+import { readNoteSigners, readPublicKeys } from './keys.js';
 import { WORKER_MIGRATIONS } from './migrations.js';
 import { toResult, type RpcResult } from './rpc-result.js';
 
@@ -85,7 +86,9 @@ export class VouchLog extends DurableObject<WorkerEnv> implements LogObjectRpc {
     if (recorded === undefined) store.setMeta('origin', origin);
     else if (recorded !== origin) throw new StoreError('ERR_STORE_INCONSISTENT', `log object was created for origin ${recorded}, not ${origin}`);
     const signers = readNoteSigners(this.env);
-    const appender = Appender.open({ origin, storage: store, signers: [yieldingSigner(signers[0]), ...signers.slice(1)] });
+    // The newest stored checkpoint must verify with the deployment's own keys before anything is signed.
+    const verifiers = readPublicKeys(this.env).vkeys.map(parseVkey);
+    const appender = Appender.open({ origin, storage: store, signers: [yieldingSigner(signers[0]), ...signers.slice(1)], verifiers });
     this.open = { tenant, store, port: logPortOf(origin, store, appender) };
     return this.open;
   }
@@ -100,11 +103,9 @@ export class VouchLog extends DurableObject<WorkerEnv> implements LogObjectRpc {
         }
         await port.putDocument('chain', a.chain, a.chainBytes);
         await port.putDocument('policy', a.policySet, a.policyBytes);
-        const current = `${a.chain} ${a.policySet}`;
-        if (store.meta('policy.active') === current) return { origin: port.origin, appended: false };
-        await port.append({ type: 'policy', time: a.time, chain: a.chain, policySet: a.policySet, engines: a.engines, action: 'activate' });
-        store.setMeta('policy.active', current);
-        return { origin: port.origin, appended: true };
+        // The newest policy entry is the record of the rules in force (meta holds no pointer).
+        const seq = await recordPolicyEntry(port, store, { chain: a.chain, policySet: a.policySet, engines: a.engines }, a.time);
+        return { origin: port.origin, appended: seq !== undefined };
       }),
     );
     this.activating = run;

@@ -3,11 +3,13 @@
 // migrations/ directory, so a new migration cannot be left out of the Worker.
 import m0001 from '../../migrations/0001_log.sql';
 import m0002 from '../../migrations/0002_payloads.sql';
+import m0003 from '../../migrations/0003_rules_by_entry.sql';
 import { orderMigrations, type Migration } from '../store/migrations.js';
 
-export const WORKER_MIGRATION_FILES: readonly string[] = ['0001_log.sql', '0002_payloads.sql'];
+export const WORKER_MIGRATION_FILES: readonly string[] = ['0001_log.sql', '0002_payloads.sql', '0003_rules_by_entry.sql'];
 
 export const WORKER_MIGRATIONS: Migration[] = orderMigrations([
   { file: '0001_log.sql', sql: m0001 },
   { file: '0002_payloads.sql', sql: m0002 },
+  { file: '0003_rules_by_entry.sql', sql: m0003 },
 ]);

@@ -10,7 +10,9 @@ import { exportBundle, RUNNING_ENGINES, verifyBundle, type BundleReader, type Bu
 import { decodeBase64, encodeBase64 } from '../../src/audit/_base64.js';
 import { createDirSink, openBundleDir, storeExportSource } from '../../src/audit/node-bundle.js';
 import { toJwks } from '../../src/crypto/index.js';
-import { decodeEntry } from '../../src/log/index.js';
+import { keyRecordsOf } from '../../src/audit/export.js';
+import { decodeEntry, formatVkey, parseNote, signNote } from '../../src/log/index.js';
+import { testKeys } from '../helpers/keys.js';
 import { recordExecution } from '../../src/execution/index.js';
 import { parseTrust } from '../../src/receipt/index.js';
 import { logPortOf } from '../../src/store/log-port.js';
@@ -105,11 +107,51 @@ describe('a bundle of 1,000 varied decisions', () => {
     expect(JSON.parse(lines[5])).toEqual({ seq: 5, entry: expect.any(String) });
   });
 
-  it('without a trusted key says the keys came with the bundle', async () => {
+  it('names the algorithms and key ids that verified, and says truncation was not checked', () => {
+    expect(report.verdict).toBe('clean');
+    expect(report.keysPinned).toBe(true);
+    expect(report.truncation).toBe('not checked');
+    expect(report.classicalOnly).toBe(false);
+    const ids = loadKeys(dir).keys.map((k) => `${k.alg} ${k.keyId}`);
+    expect(report.signatures.filter((x) => x.source === 'trusted key').map((x) => `${x.alg} ${x.keyId}`)).toEqual(ids);
+    expect(report.signatures.filter((x) => x.source === 'bundle key').map((x) => `${x.alg} ${x.keyId}`)).toEqual(ids);
+  });
+
+  it('without a trusted key: "self-consistent, keys not pinned", not ok unless the bundle keys are trusted explicitly', async () => {
     const r = await verifyBundle(openBundleDir(bundle), { replay: false });
-    expect(r.ok).toBe(true);
-    expect(r.keysFrom).toBe('bundle');
+    expect(r).toMatchObject({ ok: false, verdict: 'self-consistent, keys not pinned', keysPinned: false, keysFrom: 'bundle', findings: [] });
     expect(r.notes.join('\n')).toContain('keys that came inside the bundle itself');
+    const accepted = await verifyBundle(openBundleDir(bundle), { replay: false, trustBundleKeys: true });
+    expect(accepted).toMatchObject({ ok: true, verdict: 'self-consistent, keys not pinned', truncation: 'not checked' });
+  });
+
+  it('re-signed by an attacker with their own keys: never "clean"; against the pinned key, a finding', async () => {
+    const attacker = testKeys('vouch.local', 90);
+    const vkeys = attacker.verifiers.map((v) => formatVkey(v.name, v.alg, v.publicKey));
+    const m = JSON.parse(readFileSync(join(bundle, 'manifest.json'), 'utf8'));
+    m.keys = keyRecordsOf(vkeys);
+    const note = readFileSync(join(bundle, 'checkpoint'), 'utf8');
+    const resigned = await signNote(parseNote(note).text, attacker.signers);
+    const jwks = toJwks(attacker.verifiers.map((v) => ({ alg: v.alg, publicKey: v.publicKey, kid: v.alg })));
+    const texts = { 'manifest.json': JSON.stringify(m), 'keys.json': JSON.stringify({ vkeys, jwks }), checkpoint: resigned };
+    const unpinned = await verifyBundle(tampered(bundle, { texts }), { replay: false });
+    expect(unpinned).toMatchObject({ ok: false, verdict: 'self-consistent, keys not pinned', findings: [] });
+    const pinned = await verifyBundle(tampered(bundle, { texts }), { trusted, replay: false });
+    expect(pinned).toMatchObject({ ok: false, verdict: 'findings' });
+    expect(pinned.findings.map((f) => f.check)).toEqual(['trusted-key']);
+  });
+
+  it('the checkpoint with its ML-DSA-65 line removed: a finding under the bundle keys and the pinned key, unless classicalOk', async () => {
+    const note = readFileSync(join(bundle, 'checkpoint'), 'utf8');
+    const l = note.split('\n');
+    const stripped = [...l.slice(0, -3), l[l.length - 2], ''].join('\n');
+    expect(parseNote(stripped).signatures).toHaveLength(1);
+    const r = await verifyBundle(tampered(bundle, { texts: { checkpoint: stripped } }), { trusted, replay: false });
+    expect(r.findings.map((f) => f.check)).toEqual(['signature', 'trusted-key']);
+    expect(r.findings[1].message).toMatch(/no valid ML-DSA-65 signature/);
+    const classical = await verifyBundle(tampered(bundle, { texts: { checkpoint: stripped } }), { trusted, replay: false, classicalOk: true });
+    expect(classical).toMatchObject({ ok: true, verdict: 'clean', classicalOnly: true });
+    expect(classical.signatures.map((x) => x.alg)).toEqual(['Ed25519', 'Ed25519']);
   });
 
   it('fails against a key that did not sign it', async () => {

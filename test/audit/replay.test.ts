@@ -170,3 +170,75 @@ describe('remote interceptors', () => {
     }
   });
 });
+
+// Issue 14: the selection (mandatory + the optional ones asked for), the coverage fact and
+// onBehalfOf are inputs of the decision: replay reproduces them, and a rewritten one mismatches.
+describe('mandatory chains, coverage and onBehalfOf under replay', () => {
+  const CONFIG = {
+    version: 1,
+    policies: {
+      inline: {
+        policies: [
+          'permit(principal, action == Action::"tools/call", resource == Tool::"echo");',
+          'permit(principal, action == Action::"tools/call", resource == Tool::"deploy") when { context has onBehalfOf && context.onBehalfOf == "release-team" };',
+        ].join('\n'),
+      },
+    },
+    uncovered: [{ events: ['tools/call'], phase: 'response' }],
+    interceptors: [
+      { name: 'pii', use: 'pii-redactor', optional: true },
+      { name: 'secrets', use: 'secret-redactor', events: ['tools/call'], phase: 'both' },
+      { name: 'authz', use: 'cedar-policy' },
+    ],
+  };
+  const ctx = { time: '2026-03-01T09:00:00Z', principal: 'alice', tenant: 'default' };
+  const call = (name: string, args: Record<string, unknown> = {}) => ({ event: 'tools/call', phase: 'request' as const, payload: { name, arguments: args }, context: ctx });
+
+  it('replays each to match; a rewritten selection, onBehalfOf or coverage fact mismatches', async () => {
+    const d = mkdtempSync(join(tmpdir(), 'vouch-mandatory-'));
+    initDataDir(d);
+    const dd = await openDataDir(d, { thread: false });
+    const t = dd.log('default');
+    const policy = await activatePolicy(resolveConfigDocument(CONFIG as never), { state: createMemoryStateStores(), remote: 'offline' });
+    const port = logPortOf(t.origin, t.store, t.appender);
+    await recordActivation(port, t.store, policy, '2026-03-01T08:00:00Z');
+    const outs = [
+      await decide({ ...call('echo', { to: 'a@example.com' }), only: [] }, { policy, log: port }),
+      await decide({ ...call('echo', { to: 'a@example.com' }), only: ['pii'] }, { policy, log: port }),
+      await decide({ ...call('deploy'), context: { ...ctx, onBehalfOf: 'release-team' } }, { policy, log: port }),
+      await decide(call('deploy'), { policy, log: port }),
+      await decide({ ...call('echo'), phase: 'response', payload: { content: [] } }, { policy, log: port }),
+      await decide({ event: 'ping', phase: 'request', payload: {}, context: ctx }, { policy, log: port }),
+    ];
+    expect(outs.map((o) => o.effect)).toEqual(['allow', 'allow', 'allow', 'deny', 'allow', 'deny']);
+    const bodies = outs.map((o) => decodeEntry(o.appended.bytes) as Record<string, any>);
+    // No list: the whole chain, optional interceptors included. A list: the mandatory ones plus those named.
+    const all = ['pii', 'secrets', 'authz'];
+    expect(bodies.map((b) => b.ran)).toEqual([['secrets', 'authz'], all, all, all, ['pii', 'secrets'], []]);
+    expect(bodies[4].state['(vouch)']).toEqual({ uncovered: 'allow' });
+    expect(bodies[5].decision.abortedAt.reason).toBe('no authorization interceptor covers ping request');
+    // Forgeries, validly signed into the log: each changes one recorded input of a decision.
+    const forge = async (b: Record<string, any>, change: (x: Record<string, any>) => void) => {
+      const f = structuredClone(b);
+      for (const k of ['v', 'log', 'seq', 'prev']) delete f[k];
+      change(f);
+      return (await t.appender.append(f as never)).seq;
+    };
+    const moreOnly = await forge(bodies[0], (f) => (f.only = ['pii']));
+    const noDelegate = await forge(bodies[2], (f) => delete f.onBehalfOf);
+    const covered = await forge(bodies[4], (f) => (f.state = {}));
+    await dd.close();
+    await policy.close();
+    const s = openSqliteStore(logPath(d, 'default'), { readonly: true });
+    try {
+      const r = await replayLog(storeReplaySource(s));
+      expect(r.match).toBe(6);
+      const paths = Object.fromEntries(r.results.map((x) => [x.seq, x.paths]));
+      expect(paths[moreOnly]).toContain('/ran');
+      expect(paths[noDelegate]).toContain('/decision/effect');
+      expect(paths[covered]).toEqual(['/state/(vouch)/uncovered']);
+    } finally {
+      s.close();
+    }
+  });
+});

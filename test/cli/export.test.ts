@@ -50,7 +50,10 @@ describe('vouch export', () => {
     expect((await vouch('export', '--data', data, '--payloads', '--from', '20', '-o', out)).code).toBe(0);
     const listed = execFileSync('tar', ['-tzf', out], { encoding: 'utf8' }).split('\n').filter(Boolean);
     expect(listed).toEqual(expect.arrayContaining(['manifest.json', 'README.md', 'keys.json', 'checkpoint', 'range.json', 'entries.jsonl', 'payloads.jsonl', 'chains/', 'policies/']));
-    const v = await vouch('verify', out, '--json');
+    const unpinned = await vouch('verify', out, '--json');
+    expect(unpinned.code).toBe(1); // keys not pinned: not a pass without --key or --trust-bundle-keys
+    expect(JSON.parse(unpinned.out)).toMatchObject({ ok: false, verdict: 'self-consistent, keys not pinned', findings: [] });
+    const v = await vouch('verify', out, '--trust-bundle-keys', '--json');
     expect(v.code).toBe(0);
     const r = JSON.parse(v.out);
     expect(r).toMatchObject({ ok: true, keysFrom: 'bundle', range: { from: 20, to: 151 }, replay: { match: 131 } });

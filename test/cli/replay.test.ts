@@ -93,7 +93,7 @@ describe('vouch payload erase', () => {
     const out = join(d, 'bundle');
     expect((await vouch('export', '--data', d, '--payloads', '--to', '121', '-o', out)).code).toBe(0);
     expect(JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')).counts.erased).toBe(users);
-    const v = await vouch('verify', out, '--json');
+    const v = await vouch('verify', out, '--trust-bundle-keys', '--json');
     expect(JSON.parse(v.out)).toMatchObject({ ok: true, replay: { byReason: { 'payload erased': users } }, notes: expect.arrayContaining([`${users} decision(s) not replayed: payload erased`]) });
     // A second erase of the same digest: nothing left to erase.
     expect((await vouch('payload', 'erase', victim, '--data', d)).code).toBe(3);

@@ -1,10 +1,16 @@
 // `vouch serve` as a user runs it: first run creates keys and the database, one ready line with
-// the URL and key id, and SIGTERM shuts down cleanly (in-flight decisions finish, log is clean).
+// the URL and key id, and SIGTERM shuts down cleanly (in-flight decisions finish, log is clean,
+// a checkpoint over it published); idle checkpoints (issue 15 item 4) once per change.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { toHex } from '../../src/canonical/index.js';
+import { publishedCheckpointPath } from '../../src/http/log-lifecycle.js';
+import { startServer } from '../../src/http/node-server.js';
+import { openCheckpoint } from '../../src/log/index.js';
+import { loadKeys } from '../../src/store/node.js';
 
 const BIN = new URL('../../bin/vouch.js', import.meta.url).pathname;
 
@@ -45,5 +51,44 @@ describe('vouch serve', () => {
     // one policy entry, the first decision, and every decision that was answered 200
     expect(report.logs[0].entries).toBeGreaterThanOrEqual(2 + answered);
     expect(report.logs[0].findings).toEqual([]);
+    // Clean shutdown signed a checkpoint over everything committed and published it.
+    const published = readFileSync(publishedCheckpointPath(data, 'default'), 'utf8');
+    const cp = openCheckpoint(published, loadKeys(data).verifiers, { strict: true });
+    expect(cp).toMatchObject({ origin: 'vouch.local/default', size: report.logs[0].entries });
+    expect(toHex(cp.root)).toBe(report.logs[0].root);
+    const line = stderr.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l)).find((l) => l.msg === 'checkpoint');
+    expect(line).toMatchObject({ reason: 'shutdown', tenant: 'default', size: cp.size, note: published });
   }, 60_000);
+
+  it('signs and publishes a checkpoint after an idle interval, once per change', async () => {
+    const data = join(mkdtempSync(join(tmpdir(), 'vouch-idle-')), 'data');
+    const lines: Record<string, any>[] = [];
+    const s = await startServer({ data, port: 0, idleCheckpointMs: 150, logLine: (l) => lines.push(l) });
+    const checkpoints = () => lines.filter((l) => l.msg === 'checkpoint');
+    const until = async (ok: () => boolean) => {
+      for (let i = 0; i < 100 && !ok(); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(ok()).toBe(true);
+    };
+    const send = () => fetch(`${s.url}/v1/authorize`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ event: 'tools/call', phase: 'request', payload: { name: 'echo', arguments: { text: 'hi' } } }) });
+    try {
+      await send();
+      const size1 = s.dataDir.log('default').appender.size;
+      await until(() => checkpoints().length === 1);
+      expect(checkpoints()[0]).toMatchObject({ reason: 'idle', tenant: 'default', size: size1 });
+      // Idle and unchanged: nothing more is signed.
+      await new Promise((r) => setTimeout(r, 600));
+      expect(checkpoints().map((l) => [l.reason, l.size])).toEqual([["idle", size1]]);
+      await send();
+      await until(() => checkpoints().length === 2);
+      expect(checkpoints()[1]).toMatchObject({ reason: 'idle', size: size1 + 1 });
+      const note = readFileSync(publishedCheckpointPath(data, 'default'), 'utf8');
+      expect(note).toBe(checkpoints()[1].note);
+      expect(openCheckpoint(note, s.dataDir.verifiers, { strict: true }).size).toBe(size1 + 1);
+      expect((await (await fetch(`${s.url}/metrics`)).text())).toMatch(new RegExp(`^vouch_checkpoint_published_size\\{tenant="default"\\} ${size1 + 1}$`, 'm'));
+    } finally {
+      await s.close();
+    }
+    // ...and the shutdown one (same tree: nothing appended since) is published too.
+    expect(checkpoints().at(-1)).toMatchObject({ reason: 'shutdown', size: checkpoints()[1].size });
+  }, 30_000);
 });

@@ -44,15 +44,22 @@ export interface FixtureOutcome {
 /** The behaviors the upstream suite binds to an implementation's own interceptors. */
 const BUILTIN_BEHAVIORS: Record<string, string> = { 'cross-boundary-guard': 'cross-boundary-guard', 'secretless-redactor': 'secret-redactor' };
 
+/**
+ * The fixture's chain as a vouch config. The WG fixtures test the SEP's executeChain selection
+ * (`interceptors`) and chains with no authorization interceptor, so this is the one config that
+ * marks its interceptors optional and lets uncovered traffic through (recorded as such).
+ */
 export function configFor(f: Fixture): unknown {
   return {
     version: 1,
+    uncovered: [{ events: ['*'], phase: 'both' }],
     interceptors: f.interceptors.map((i) => {
       const phases = i.phases === 'both' ? ['request', 'response'] : [i.phases];
       const decl: Record<string, unknown> = {
         name: i.name,
         use: BUILTIN_BEHAVIORS[i.behavior] ?? `conformance/${i.behavior}`,
         hooks: phases.map((phase) => ({ events: i.events, phase })),
+        optional: true,
       };
       if (i.mode === 'audit') decl.mode = 'audit';
       if (i.failOpen) decl.failOpen = true;

@@ -18,9 +18,10 @@ export function testLog() {
   return Object.assign(port, { close: async () => (await appender.close(), store.close()) });
 }
 
-/** No interceptors: every well-formed request is allowed, so the tests see vouch's own checks only. */
+/** No interceptors, uncovered traffic allowed: every well-formed request is allowed, so the tests see vouch's own checks only. */
 export const EMPTY_POLICY: ActivePolicy = {
   interceptors: [],
+  uncovered: [{ events: ['*'], phase: 'both' }],
   chainDigest: `sha256:${'1'.repeat(64)}`,
   policyDigest: `sha256:${'2'.repeat(64)}`,
   engines: { vouch: 'test' },

@@ -61,7 +61,7 @@ describe('response-phase link and drift', () => {
     // No request seen for this trace, and no executed parameters: the entry says nothing of links.
     const none = await response(undefined, { recent }, 't-never');
     expect(none.entry.authorization).toBeUndefined();
-    expect(none.entry.state[GUARD_STATE_KEY]).toBeUndefined();
+    expect(none.entry.state[GUARD_STATE_KEY]).toEqual({ uncovered: 'allow' }); // no execution guard; EMPTY_POLICY passes uncovered traffic
   });
 
   it('records the drift of reported executed parameters; lenient rules allow', async () => {
@@ -137,7 +137,7 @@ describe('decide with guards', () => {
   it('records guard state under (vouch) and leaves the chain state alone', async () => {
     const d = await decide({ event: 'tools/call', phase: 'request', payload: call, context: ctx, guards: [{ name: 'check', record: { ok: true } }] }, { policy: EMPTY_POLICY, log });
     expect(d.effect).toBe('allow');
-    expect(entryOf(d.appended.bytes).state).toEqual({ [GUARD_STATE_KEY]: { check: { ok: true } } });
+    expect(entryOf(d.appended.bytes).state).toEqual({ [GUARD_STATE_KEY]: { check: { ok: true }, uncovered: 'allow' } });
   });
 
   it('joins the reasons of several denying guards in name order', () => {

@@ -59,6 +59,8 @@ describe('POST /v1/replay', () => {
   it('runs a what-if against a candidate document', async () => {
     const candidate = structuredClone(document);
     candidate.interceptors.find((i: any) => i.name === 'authz').mode = 'audit';
+    // An audit-mode authz covers nothing: the candidate must also let uncovered traffic through.
+    candidate.uncovered = [{ events: ['*'], phase: 'both' }];
     const r = await call('POST', '/v1/replay', 'audit', { policy: { document: candidate } });
     expect(r.status).toBe(200);
     expect(r.json.denyToAllow).toBeGreaterThan(0);

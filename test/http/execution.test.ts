@@ -34,7 +34,8 @@ const verifies = (receipt: { checkpoint: string }) => {
 beforeAll(async () => {
   const issuer = await testIssuer();
   const dir = mkdtempSync(join(tmpdir(), 'vouch-exec-http-'));
-  const config = writeConfig(dir, { version: 1, interceptors: [{ name: 'pii', use: 'pii-redactor' }], drift: { failOnCritical: true, rules: [{ pattern: '/arguments/subject', severity: 'benign' }] } });
+  // No authorization interceptor: this file is about linking and drift, so tools/call passes as configured uncovered traffic.
+  const config = writeConfig(dir, { version: 1, uncovered: [{ events: ['tools/call'], phase: 'both' }], interceptors: [{ name: 'pii', use: 'pii-redactor' }], drift: { failOnCritical: true, rules: [{ pattern: '/arguments/subject', severity: 'benign' }] } });
   s = await testServer({ auth: issuer.auth, config });
   const bearer = async (claims: Record<string, unknown>) => ({ authorization: `Bearer ${await issuer.token(claims)}` });
   acme = await bearer({ sub: 'app-1', tenant: 'acme', roles: ['enforce', 'audit'] });

@@ -16,7 +16,7 @@ const body = (i: number): EntryBody => ({ type: 'decision', time: '2026-11-30T12
 
 function open(path: string, onBatch?: (n: number) => void) {
   const store = openSqliteStore(path);
-  const appender = Appender.open({ origin: ORIGIN, storage: store, signers: keys.signers, onBatch: onBatch && ((s) => onBatch(s.entries)) });
+  const appender = Appender.open({ origin: ORIGIN, storage: store, signers: keys.signers, verifiers: keys.verifiers, onBatch: onBatch && ((s) => onBatch(s.entries)) });
   return { store, appender };
 }
 
@@ -135,7 +135,7 @@ describe('Appender', () => {
     db.prepare('UPDATE entries SET bytes = ? WHERE seq = 1').run(Buffer.from('{"forged":true}'));
     db.close();
     const s2 = openSqliteStore(bad);
-    expect(() => Appender.open({ origin: ORIGIN, storage: s2, signers: keys.signers })).toThrow(expect.objectContaining({ code: 'ERR_STORE_INCONSISTENT' }));
+    expect(() => Appender.open({ origin: ORIGIN, storage: s2, signers: keys.signers, verifiers: keys.verifiers })).toThrow(expect.objectContaining({ code: 'ERR_STORE_INCONSISTENT' }));
     s2.close();
   });
 

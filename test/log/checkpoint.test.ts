@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { toBase64, toHex } from '../../src/canonical/index.js';
 import { createEd25519Signer, createMldsaSigner } from '../../src/crypto/index.js';
 import {
-  formatCheckpoint, openCheckpoint, parseCheckpoint, signCheckpoint, type Checkpoint,
+  formatCheckpoint, openCheckpoint, openSignedCheckpoint, parseCheckpoint, signCheckpoint, type Checkpoint,
 } from '../../src/log/checkpoint.js';
 import { noteSignerFor, parseNote, signNote } from '../../src/log/note.js';
 import { formatVkey, parseVkey } from '../../src/log/vkey.js';
@@ -73,11 +73,28 @@ describe('signed checkpoints', () => {
   const edVerifier = parseVkey(formatVkey(origin, 'Ed25519', ed.publicKey));
   const cp: Checkpoint = { origin, size: 42, root: new Uint8Array(32).fill(0xab), extensions: [] };
 
-  it('signs with ML-DSA-65 and Ed25519 lines and opens under either key', async () => {
+  it('signs with ML-DSA-65 and Ed25519 lines; opens under the ML-DSA-65 key, under Ed25519 alone only with classicalOk', async () => {
     const note = await signCheckpoint(cp, signers);
     expect(parseNote(note).signatures.map((s) => toHex(s.keyId))).toEqual(signers.map((s) => toHex(s.keyId)));
     expect(openCheckpoint(note, [mlVerifier])).toEqual(cp);
-    expect(openCheckpoint(note, [edVerifier])).toEqual(cp);
+    expect(openCheckpoint(note, [mlVerifier, edVerifier])).toEqual(cp);
+    expect(() => openCheckpoint(note, [edVerifier])).toThrow(expect.objectContaining({ code: 'ERR_VERIFY_NOTE' }));
+    expect(openCheckpoint(note, [edVerifier], { classicalOk: true })).toEqual(cp);
+    const opened = openSignedCheckpoint(note, [mlVerifier, edVerifier]);
+    expect(opened).toEqual({
+      checkpoint: cp,
+      classicalOnly: false,
+      signatures: [{ name: origin, alg: 'ML-DSA-65', keyId: toHex(mlVerifier.keyId) }, { name: origin, alg: 'Ed25519', keyId: toHex(edVerifier.keyId) }],
+    });
+  });
+
+  it('refuses a checkpoint whose ML-DSA-65 line was removed, unless classical signatures are accepted (and then says so)', async () => {
+    const note = await signCheckpoint(cp, signers);
+    const stripped = note.slice(0, note.lastIndexOf('\n\n') + 2) + note.split('\n').slice(-2).join('\n');
+    expect(parseNote(stripped).signatures.map((x) => toHex(x.keyId))).toEqual([toHex(edVerifier.keyId)]);
+    expect(() => openCheckpoint(stripped, [mlVerifier, edVerifier])).toThrow(expect.objectContaining({ code: 'ERR_VERIFY_NOTE', message: expect.stringMatching(/ML-DSA-65/) }));
+    expect(() => openCheckpoint(stripped, [mlVerifier])).toThrow(expect.objectContaining({ code: 'ERR_VERIFY_NOTE' }));
+    expect(openSignedCheckpoint(stripped, [mlVerifier, edVerifier], { classicalOk: true })).toMatchObject({ checkpoint: cp, classicalOnly: true });
   });
 
   it('refuses a checkpoint under the wrong key, or with a changed size', async () => {
@@ -91,6 +108,6 @@ describe('signed checkpoints', () => {
 
   it('opens only after verifying, then refuses a signed text that is no checkpoint', async () => {
     const note = await signNote('log.example/tenant-a\n042\n' + toBase64(cp.root) + '\n', [signers[1]]);
-    expect(() => openCheckpoint(note, [edVerifier])).toThrow(BAD_CHECKPOINT);
+    expect(() => openCheckpoint(note, [edVerifier], { classicalOk: true })).toThrow(BAD_CHECKPOINT);
   });
 });

@@ -25,7 +25,7 @@ interface Log {
 
 function openLog(path = tmp()): Log {
   const store = openSqliteStore(path);
-  return { path, store, appender: Appender.open({ origin: ORIGIN, storage: store, signers: keys.signers }) };
+  return { path, store, appender: Appender.open({ origin: ORIGIN, storage: store, signers: keys.signers, verifiers: keys.verifiers }) };
 }
 
 /** Append bodies one at a time, so every size along the way has its own signed checkpoint. */
@@ -86,7 +86,7 @@ describe('checkExtends on real logs', () => {
 
     // Entries cut, checkpoints left: the start-up check refuses to sign anything.
     const careless = openSqliteStore(cutBack(log, 6, { checkpoints: false }));
-    expect(() => Appender.open({ origin: ORIGIN, storage: careless, signers: keys.signers })).toThrow(expect.objectContaining({ code: 'ERR_STORE_INCONSISTENT' }));
+    expect(() => Appender.open({ origin: ORIGIN, storage: careless, signers: keys.signers, verifiers: keys.verifiers })).toThrow(expect.objectContaining({ code: 'ERR_STORE_INCONSISTENT' }));
     careless.close();
 
     // Entries and checkpoints cut together: the store is self-consistent again and goes on

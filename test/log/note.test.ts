@@ -1,5 +1,6 @@
 // C2SP signed notes: the spec's examples (fixtures/vectors/c2sp), the unknown/known-key rules,
-// strict parsing, and ML-DSA-65 notes with byte-flip tamper checks.
+// strict parsing, ML-DSA-65 notes with byte-flip tamper checks, and vouch's note rule: an
+// ML-DSA-65 signature is required; classical (Ed25519) signatures alone only with classicalOk.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { toBase64, toHex, utf8 } from '../../src/canonical/index.js';
@@ -7,7 +8,7 @@ import {
   createEd25519Signer, createEd25519Verifier, createMldsaSigner, createMldsaVerifier,
 } from '../../src/crypto/index.js';
 import {
-  noteSignerFor, noteVerifierFor, parseNote, signNote, verifyNote, type NoteVerifier,
+  noteSignerFor, noteVerifierFor, parseNote, signNote, verifyNote, type NoteVerifier, type OpenNoteOptions,
 } from '../../src/log/note.js';
 import { formatVkey, parseVkey } from '../../src/log/vkey.js';
 
@@ -18,15 +19,17 @@ const vector = (name: string): string =>
 const exampleNote = vector('signed-note-example.note.txt');
 const exampleVkey = vector('signed-note-example.vkey.txt');
 const VERIFY_NOTE = expect.objectContaining({ code: 'ERR_VERIFY_NOTE' });
+/** The C2SP examples are Ed25519 only: classical signatures accepted explicitly. */
+const CLASSICAL = { classicalOk: true };
 
 /** Every single-byte change of `note` (XOR mask) must fail to parse, decode or verify. */
-function expectEveryFlipRejected(note: string, verifiers: NoteVerifier[], from = 0, mask = 0x01): number {
+function expectEveryFlipRejected(note: string, verifiers: NoteVerifier[], from = 0, mask = 0x01, opts: OpenNoteOptions = {}): number {
   const bytes = utf8.encode(note);
   let n = 0;
   for (let i = from; i < bytes.length; i++) {
     const b = bytes.slice();
     b[i] ^= mask;
-    expect(() => verifyNote(utf8.decode(b), verifiers), `byte ${i}`).toThrow();
+    expect(() => verifyNote(utf8.decode(b), verifiers, opts), `byte ${i}`).toThrow();
     n++;
   }
   return n;
@@ -47,13 +50,16 @@ describe('C2SP signed-note examples', () => {
     expect(formatVkey(foo.name, foo.alg, foo.publicKey)).toBe(exampleVkey.trimEnd());
   });
 
-  it('verifies the example note under the example vkey', () => {
-    expect(verifyNote(exampleNote, [foo])).toEqual({ text: 'This is an example message.\n', verifiedBy: ['example.com/foo'] });
+  it('verifies the example note under the example vkey, only when classical signatures are accepted', () => {
+    expect(verifyNote(exampleNote, [foo], CLASSICAL)).toEqual({
+      text: 'This is an example message.\n', verifiedBy: ['example.com/foo'], signatures: [{ name: 'example.com/foo', alg: 'Ed25519', keyId: '530d903a' }], classicalOnly: true,
+    });
+    expect(() => verifyNote(exampleNote, [foo])).toThrow(expect.objectContaining({ code: 'ERR_VERIFY_NOTE', message: expect.stringMatching(/no valid ML-DSA-65 signature.*--classical-ok/) }));
   });
 
   it('rejects the example note with any single byte flipped (every byte, two masks)', () => {
-    const n = expectEveryFlipRejected(exampleNote, [foo], 0, 0x01);
-    expectEveryFlipRejected(exampleNote, [foo], 0, 0x80);
+    const n = expectEveryFlipRejected(exampleNote, [foo], 0, 0x01, CLASSICAL);
+    expectEveryFlipRejected(exampleNote, [foo], 0, 0x80, CLASSICAL);
     expect(n).toBe(utf8.encode(exampleNote).length);
   });
 
@@ -80,8 +86,8 @@ describe('verifyNote key rules', () => {
   it('ignores signatures from unknown keys, including a known name with another key id', async () => {
     const note = await signNote('hello\n', [a.signer, b.signer]);
     const sameName = `— a.example/log ${toBase64(new Uint8Array(68).fill(9))}\n`;
-    expect(verifyNote(note + sameName, [a.verifier]).verifiedBy).toEqual(['a.example/log']);
-    expect(verifyNote(note, [b.verifier]).verifiedBy).toEqual(['b.example/log']);
+    expect(verifyNote(note + sameName, [a.verifier], CLASSICAL).verifiedBy).toEqual(['a.example/log']);
+    expect(verifyNote(note, [b.verifier], CLASSICAL).verifiedBy).toEqual(['b.example/log']);
   });
 
   it('rejects the whole note when a known key does not verify, even if another does', async () => {
@@ -89,16 +95,16 @@ describe('verifyNote key rules', () => {
     const lines = note.split('\n');
     const forged = toBase64(new Uint8Array([...b.verifier.keyId, ...new Uint8Array(64).fill(5)]));
     const bad = [...lines.slice(0, 3), `— b.example/log ${forged}`, ''].join('\n');
-    expect(() => verifyNote(bad, [a.verifier, b.verifier])).toThrow(
+    expect(() => verifyNote(bad, [a.verifier, b.verifier], CLASSICAL)).toThrow(
       expect.objectContaining({ code: 'ERR_VERIFY_NOTE', message: expect.stringContaining('b.example/log+') }),
     );
-    expect(verifyNote(bad, [a.verifier]).verifiedBy).toEqual(['a.example/log']);
+    expect(verifyNote(bad, [a.verifier], CLASSICAL).verifiedBy).toEqual(['a.example/log']);
   });
 
   it('rejects a note that no known key signed', async () => {
     const note = await signNote('hello\n', [a.signer]);
-    expect(() => verifyNote(note, [b.verifier])).toThrow(VERIFY_NOTE);
-    expect(() => verifyNote(note, [])).toThrow(VERIFY_NOTE);
+    expect(() => verifyNote(note, [b.verifier], CLASSICAL)).toThrow(VERIFY_NOTE);
+    expect(() => verifyNote(note, [], CLASSICAL)).toThrow(VERIFY_NOTE);
   });
 
   it('refuses two verifiers with the same name and key id', async () => {
@@ -148,7 +154,7 @@ describe('parseNote strictness', () => {
   it('round-trips text that itself contains blank lines and signature-like lines', async () => {
     const { signer, verifier } = edKey('a.example/log', 1);
     const text = `para one\n\n${sig}\n\n`;
-    expect(verifyNote(await signNote(text, [signer]), [verifier]).text).toBe(text);
+    expect(verifyNote(await signNote(text, [signer]), [verifier], CLASSICAL).text).toBe(text);
   });
 });
 
@@ -163,16 +169,34 @@ describe('ML-DSA-65 signed notes', () => {
     expect(vkey).toMatch(/^log\.example\/vouch\+[0-9a-f]{8}\+/);
     expect(verifier.keyId).toEqual(noteSigner.keyId);
     const note = await signNote('origin\n1\nroot\n', [noteSigner]);
-    expect(verifyNote(note, [verifier])).toEqual({ text: 'origin\n1\nroot\n', verifiedBy: [name] });
+    expect(verifyNote(note, [verifier])).toEqual({ text: 'origin\n1\nroot\n', verifiedBy: [name], signatures: [{ name, alg: 'ML-DSA-65', keyId: toHex(verifier.keyId) }], classicalOnly: false });
     expect(verifyNote(note, [noteVerifierFor(name, createMldsaVerifier(mlSigner.publicKey))]).verifiedBy).toEqual([name]);
   });
 
-  it('carries an Ed25519 line beside the ML-DSA line; each key verifies alone', async () => {
+  it('carries an Ed25519 line beside the ML-DSA line; the ML-DSA key verifies alone, the Ed25519 key only with classicalOk', async () => {
     const ed = edKey(name, 12);
     const note = await signNote('two algs\n', [noteSigner, ed.signer]);
-    expect(verifyNote(note, [ed.verifier]).verifiedBy).toEqual([name]);
-    expect(verifyNote(note, [verifier]).verifiedBy).toEqual([name]);
-    expect(verifyNote(note, [verifier, ed.verifier]).verifiedBy).toEqual([name]);
+    expect(() => verifyNote(note, [ed.verifier])).toThrow(VERIFY_NOTE);
+    expect(verifyNote(note, [ed.verifier], CLASSICAL)).toMatchObject({ verifiedBy: [name], classicalOnly: true, signatures: [{ alg: 'Ed25519' }] });
+    expect(verifyNote(note, [verifier])).toMatchObject({ verifiedBy: [name], classicalOnly: false, signatures: [{ alg: 'ML-DSA-65' }] });
+    const both = verifyNote(note, [verifier, ed.verifier]);
+    expect(both.verifiedBy).toEqual([name]);
+    expect(both.signatures.map((x) => `${x.alg} ${x.keyId}`)).toEqual([`ML-DSA-65 ${toHex(verifier.keyId)}`, `Ed25519 ${toHex(ed.verifier.keyId)}`]);
+    expect(both.classicalOnly).toBe(false);
+  });
+
+  it('one rule: with the ML-DSA-65 line removed, trusting both keys fails, whatever the caller forgets to ask', async () => {
+    const ed = edKey(name, 12);
+    const note = await signNote('stripped\n', [noteSigner, ed.signer]);
+    const lines = note.split('\n');
+    const stripped = [...lines.slice(0, 2), lines[3], ''].join('\n'); // text, blank, Ed25519 line
+    expect(parseNote(stripped).signatures).toHaveLength(1);
+    expect(() => verifyNote(stripped, [verifier, ed.verifier])).toThrow(
+      expect.objectContaining({ code: 'ERR_VERIFY_NOTE', message: expect.stringContaining(`no valid ML-DSA-65 signature by trusted key ${name}+${toHex(verifier.keyId)}`) }),
+    );
+    expect(() => verifyNote(stripped, [verifier, ed.verifier], { strict: false })).toThrow(VERIFY_NOTE);
+    expect(verifyNote(stripped, [verifier, ed.verifier], CLASSICAL)).toMatchObject({ classicalOnly: true, signatures: [{ alg: 'Ed25519', keyId: toHex(ed.verifier.keyId) }] });
+    expect(() => verifyNote(stripped, [verifier, ed.verifier], { strict: true, classicalOk: true })).toThrow(VERIFY_NOTE); // the log's own fsck: every key signs
   });
 
   it('rejects every single-byte flip of the signature line', async () => {

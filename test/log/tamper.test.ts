@@ -19,13 +19,20 @@ const TIME = '2026-11-30T00:00:00Z';
 const BATCHES = [4, 16];
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
+// The log is one a clean `log verify` accepts: a policy entry activates the rules every decision
+// names, and each decision's input payload is stored beside it.
+const CHAIN = `sha256:${'c'.repeat(64)}`;
+const POLICY_SET = `sha256:${'d'.repeat(64)}`;
+const POLICY: EntryBody = { type: 'policy', time: TIME, chain: CHAIN, policySet: POLICY_SET, engines: {}, action: 'activate' };
+const inputDigest = (i: number) => `sha256:${toHex(sha256(Uint8Array.of(i)))}`;
 const body = (i: number): EntryBody => ({
   type: 'decision',
   time: TIME,
   principal: `agent-${i}`,
   event: 'tools/call',
+  policy: { chain: CHAIN, policySet: POLICY_SET },
   decision: { effect: i % 3 === 0 ? 'deny' : 'allow', status: 'success' },
-  input: { digest: `sha256:${toHex(sha256(Uint8Array.of(i)))}` },
+  input: { digest: inputDigest(i) },
 });
 
 /**
@@ -73,7 +80,15 @@ beforeAll(async () => {
   const log = dd.log('default');
   origin = log.origin;
   let n = 0;
-  for (const k of BATCHES) await Promise.all(Array.from({ length: k }, () => log.appender.append(body(n++))));
+  for (const [round, k] of BATCHES.entries()) {
+    await Promise.all(
+      Array.from({ length: k }, (_, j) => {
+        if (round === 0 && j === 0) return log.appender.append(POLICY); // seq 0
+        const i = n++;
+        return log.appender.append(body(i), [{ digest: inputDigest(i), bytes: Uint8Array.of(i) }]);
+      }),
+    );
+  }
   await dd.close(); // last connection closed: the WAL is checkpointed into the main file
   expect(existsSync(`${logPath(dir, 'default')}-wal`)).toBe(false);
 

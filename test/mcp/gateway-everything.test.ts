@@ -134,6 +134,9 @@ describe('gateway in front of server-everything', () => {
     await expect(call).rejects.toThrow();
     const r = keep(await kit.client.callTool({ name: 'echo', arguments: { message: 'still here' } }));
     expect(textOf(r)).toBe('Echo: still here');
+    // The cancellation crossed as a message of its own: decided on the client's chain and recorded.
+    const cancelled = (await entriesOf(kit.rt)).filter((e) => e.type === 'decision' && e.event === 'notifications/cancelled');
+    expect(cancelled.at(-1)).toMatchObject({ phase: 'request', direction: 'sending', decision: { effect: 'allow' } });
   });
 
   it('relays prompts, resources and logging notifications', async () => {
@@ -193,6 +196,7 @@ describe('gateway in front of server-everything', () => {
     expect(report.results.filter((r) => r.status !== 'match')).toEqual([]);
     expect(report.decisions).toBeGreaterThan(30);
     expect(report.match).toBe(report.decisions);
+    expect(report.findings).toEqual([]); // the mirror chain was activated by the gateway's policy entry
     const flows = (await entriesOf(kit.rt)).filter((e) => e.flow === 'server-to-client');
     expect(flows.length).toBeGreaterThan(3); // roots, sampling and elicitation were decided too
     expect(new Set(flows.map((e) => (e.policy as { chain: string }).chain))).toEqual(new Set([kit.rt.policies.serverToClient.chainDigest]));

@@ -7,6 +7,7 @@ import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { systemClock } from '../../src/clock.js';
 import { GatewayError } from '../../src/mcp/gateway-errors.js';
 import { openGateway, type GatewayRuntime } from '../../src/mcp/gateway-node.js';
+import { gateNotification } from '../../src/mcp/gateway-notify.js';
 import { relayRequest, type Peer, type RelaySession } from '../../src/mcp/gateway-relay.js';
 import { DEFAULT_DRIFT_RULES } from '../../src/execution/index.js';
 import { entriesOf, executionOf, makeWorkspace, type Workspace } from './_gateway.js';
@@ -99,5 +100,35 @@ describe('relayRequest', () => {
     const err = await relayRequest(session(), 'client-to-server', 'tools/call', read('/etc/shadow'), p).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: -32001, data: { interceptor: 'authz', reason: expect.stringContaining('filesystem-inside-allowed') } });
     expect(p.sent).toEqual([]);
+  });
+});
+
+describe('gateNotification', () => {
+  it('decides a notification on the chain of its way, forwarding what the chain left', async () => {
+    const delivered: unknown[] = [];
+    const out = await gateNotification(session(), 'server-to-client', 'notifications/message', { level: 'info', data: 'call +1 415 867 5309' }, async (p) => void delivered.push(p));
+    expect(out).toEqual({ level: 'info', data: 'call [PHONE_REDACTED]' });
+    expect(delivered).toEqual([out]);
+    const e = (await entriesOf(rt)).filter((x) => x.event === 'notifications/message').at(-1)!;
+    expect(e).toMatchObject({ phase: 'request', direction: 'receiving', flow: 'server-to-client', decision: { effect: 'allow' } });
+  });
+
+  it('drops (fails closed) a notification that is denied, unknown, or cannot be recorded', async () => {
+    const seen: unknown[] = [];
+    const s = session({ onDecided: (d) => void seen.push(d) });
+    const deliver = async () => void seen.push('delivered');
+    expect(await gateNotification(s, 'server-to-client', 'notifications/tasks/status', { taskId: 't' }, deliver)).toBeUndefined(); // not in `uncovered`
+    expect(await gateNotification(s, 'server-to-client', 'notifications/made_up', {}, deliver)).toBeUndefined(); // not an event
+    const broken = { ...rt.log, append: async () => Promise.reject(Object.assign(new Error('disk full'), { code: 'ERR_STORE' })) };
+    expect(await gateNotification(session({ log: broken }), 'client-to-server', 'notifications/cancelled', { requestId: 1 }, deliver)).toBeUndefined();
+    expect(seen).not.toContain('delivered');
+    expect(seen[0]).toMatchObject({ method: 'notifications/tasks/status', denied: true, request: expect.any(Number) });
+  });
+
+  it('keeps the order of one way even when decisions take different times', async () => {
+    const s = session();
+    const order: number[] = [];
+    await Promise.all([1, 2, 3, 4, 5].map((i) => gateNotification(s, 'server-to-client', 'notifications/progress', { progress: i, message: 'x'.repeat(i % 2 ? 50_000 : 1) }, async (p) => void order.push(p.progress as number))));
+    expect(order).toEqual([1, 2, 3, 4, 5]);
   });
 });

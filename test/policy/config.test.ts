@@ -22,7 +22,7 @@ describe('parseConfig', () => {
     expect(c.policies).toEqual({ files: ['policy.cedar'], schema: 'schema.cedarschema.json' });
     expect(c.interceptors.map((d) => ('use' in d ? d.use : 'remote'))).toEqual([
       'pii-redactor', 'secret-redactor', 'cross-boundary-guard', 'sensitive-field-guard', 'sampling-guard',
-      'schema-guard', 'rate-limit', 'discovery-filter', 'cedar-policy', 'audit-observer',
+      'llm-guard', 'roots-guard', 'schema-guard', 'rate-limit', 'discovery-filter', 'cedar-policy', 'audit-observer',
     ]);
     expect(c.interceptors[0]).toMatchObject({ name: 'pii', priorityHint: { request: -50000, response: 50000 } });
     expect(c.servers?.toolMap?.echo).toBe('everything');
@@ -40,7 +40,7 @@ describe('parseConfig', () => {
   });
 
   it('normalizes flat events/phase to hooks and enforce to active', () => {
-    const c = parseConfig({ version: 1, interceptors: [{ name: 'a', use: 'x', events: ['tools/call', 'acme/scan'], phase: 'both', mode: 'enforce' }] });
+    const c = parseConfig({ version: 1, events: ['acme/scan'], interceptors: [{ name: 'a', use: 'x', events: ['tools/call', 'acme/scan'], phase: 'both', mode: 'enforce' }] });
     expect(c.interceptors[0]).toEqual({
       name: 'a',
       use: 'x',
@@ -91,6 +91,51 @@ describe('parseConfig', () => {
     ]);
     expect(issues.find((i) => i.path === '/interceptors/1/name')?.message).toBe('duplicate name "a" (also /interceptors/0)');
     expect(issues.find((i) => i.path === '/interceptors/6/faillOpen')?.message).toMatch(/^unknown field/);
+  });
+
+  it('reads optional, authorizes, declared events and uncovered rules', () => {
+    const c = parseConfig({
+      version: 1,
+      events: ['acme/scan'],
+      uncovered: [{ events: ['tools/list', 'acme/scan'], phase: 'both' }, { events: ['*'], phase: 'response' }],
+      interceptors: [{ name: 'a', use: 'x', optional: true, authorizes: false, events: ['acme/scan'], phase: 'request' }],
+    });
+    expect(c.events).toEqual(['acme/scan']);
+    expect(c.uncovered).toEqual([{ events: ['tools/list', 'acme/scan'], phase: 'both' }, { events: ['*'], phase: 'response' }]);
+    expect(c.interceptors[0]).toMatchObject({ optional: true, authorizes: false });
+  });
+
+  it('refuses events it cannot decide on: undeclared, case variants of MCP events, bad uncovered rules', () => {
+    const issues = issuesOf(() =>
+      parseConfig({
+        version: 1,
+        events: ['Tools/Call', 'tools/call', 'nope', 'acme/x', 'acme/x'],
+        uncovered: [{ events: ['tools/Call', 'acme/y'], phase: 'sideways' }, 'x'],
+        interceptors: [
+          { name: 'a', use: 'x', events: ['tools/Call'], phase: 'request', optional: 'yes' },
+          { name: 'b', use: 'x', hooks: [{ events: ['acme/undeclared'], phase: 'response' }], authorizes: 1 },
+        ],
+      }),
+    );
+    expect(issues.map((i) => i.path)).toEqual([
+      '/events/0',
+      '/events/1',
+      '/events/2',
+      '/events/4',
+      '/interceptors/0/optional',
+      '/interceptors/1/authorizes',
+      '/uncovered/0/events/0',
+      '/uncovered/0/events/1',
+      '/uncovered/0/phase',
+      '/uncovered/1',
+    ]);
+    expect(issues[0].message).toMatch(/only by letter case/);
+    // The hook checks run on declarations that parsed: a hook on tools/Call would never fire.
+    const hooks = issuesOf(() => parseConfig({ version: 1, interceptors: [{ name: 'a', use: 'x', events: ['tools/Call'], phase: 'request' }, { name: 'b', use: 'x', events: ['acme/z'], phase: 'request' }] }));
+    expect(hooks).toEqual([
+      { path: '/interceptors/0/hooks', message: 'hooks unknown event "tools/Call" (did you mean "tools/call"?)' },
+      { path: '/interceptors/1/hooks', message: 'hooks unknown event "acme/z" (declare custom events in /events)' },
+    ]);
   });
 
   it('says so when a Cedar interceptor has no policies', () => {

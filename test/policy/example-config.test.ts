@@ -5,6 +5,10 @@ import { builtinFactories } from '../../src/interceptors/builtin/index.js';
 import { createMemoryStateStores } from '../../src/interceptors/builtin/state-memory.js';
 import { descriptorOverridesOf, isRemoteDeclaration } from '../../src/policy/index.js';
 import { loadConfigFile } from '../../src/policy/load-config.js';
+import { MCP_EVENTS } from '../../src/interceptors/events.js';
+import { coverageOf } from '../../src/interceptors/list.js';
+import { activateGatewayPolicies } from '../../src/mcp/gateway-policy.js';
+import { FORWARDED, SERVER_REQUESTS } from '../../src/mcp/gateway.js';
 
 const example = fileURLToPath(new URL('../../fixtures/config/vouch.example.yaml', import.meta.url));
 
@@ -13,8 +17,8 @@ describe('fixtures/config/vouch.example.yaml', () => {
     const { config, policySet } = await loadConfigFile(example);
     const used = config.interceptors.flatMap((d) => (isRemoteDeclaration(d) ? [] : [d.use]));
     expect([...used].sort()).toEqual([
-      'audit-observer', 'cedar-policy', 'cross-boundary-guard', 'discovery-filter', 'pii-redactor',
-      'rate-limit', 'sampling-guard', 'schema-guard', 'secret-redactor', 'sensitive-field-guard',
+      'audit-observer', 'cedar-policy', 'cross-boundary-guard', 'discovery-filter', 'llm-guard', 'pii-redactor',
+      'rate-limit', 'roots-guard', 'sampling-guard', 'schema-guard', 'secret-redactor', 'sensitive-field-guard',
     ]);
     const deps = { policySet, state: createMemoryStateStores() };
     for (const d of config.interceptors) {
@@ -27,5 +31,40 @@ describe('fixtures/config/vouch.example.yaml', () => {
     const pii = config.interceptors.find((d) => d.name === 'pii')!;
     expect(descriptorOverridesOf(pii)).toEqual({ priorityHint: { request: -50000, response: 50000 } });
     expect(descriptorOverridesOf({ name: 'r', remote: { url: 'http://x' }, mode: 'active', failOpen: false, events: undefined } as never)).toEqual({});
+  });
+});
+
+describe('the example config keeps a gateway working under default deny', () => {
+  // Every request the gateway relays must be authorized (covered), not passed through; its answer,
+  // the upstream's initialize answer and the notifications either way must be covered or a
+  // configured, recorded `uncovered` pass-through. Anything else (ping, tasks/*) stays denied.
+  it('covers every relayed request, and lets answers and notifications through as recorded pass-throughs', async () => {
+    const resolved = await loadConfigFile(example);
+    const { clientToServer, serverToClient, close } = await activateGatewayPolicies(resolved, { state: createMemoryStateStores(), remote: 'offline' });
+    try {
+      const clientRequests = [...FORWARDED.flatMap(([, ms]) => ms), 'resources/subscribe', 'resources/unsubscribe'];
+      const serverRequests = SERVER_REQUESTS.map(([m]) => m);
+      const notifications = MCP_EVENTS.filter((e) => e.startsWith('notifications/') && !['notifications/initialized', 'notifications/elicitation/complete', 'notifications/tasks/status'].includes(e));
+      const cov = (p: typeof clientToServer, event: string, phase: 'request' | 'response') => coverageOf(p.interceptors, event, phase, p.uncovered);
+      for (const m of clientRequests) {
+        expect(cov(clientToServer, m, 'request'), m).toEqual({ covered: true });
+        expect(cov(clientToServer, m, 'response'), m).toMatchObject({ covered: false, allow: true });
+      }
+      for (const m of serverRequests) {
+        expect(cov(serverToClient, m, 'request'), m).toEqual({ covered: true });
+        const answer = cov(serverToClient, m, 'response');
+        expect(answer.covered || answer.allow, m).toBe(true);
+      }
+      expect(cov(serverToClient, 'roots/list', 'response')).toEqual({ covered: true }); // roots-guard judges what is exposed
+      expect(cov(clientToServer, 'llm/completion', 'request')).toEqual({ covered: true });
+      expect(cov(clientToServer, 'llm/completion', 'response')).toEqual({ covered: true });
+      expect(cov(clientToServer, 'initialize', 'response')).toMatchObject({ allow: true });
+      for (const n of notifications) {
+        for (const p of [clientToServer, serverToClient]) expect(cov(p, n, 'request'), n).toMatchObject({ allow: true });
+      }
+      for (const denied of ['ping', 'tasks/cancel', 'notifications/tasks/status', 'initialize']) expect(cov(clientToServer, denied, 'request'), denied).toMatchObject({ covered: false, allow: false });
+    } finally {
+      await close();
+    }
   });
 });

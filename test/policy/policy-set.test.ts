@@ -38,10 +38,14 @@ describe('loadPolicySet with the example policy and schema', () => {
     expect(ps.authorize(call('write_file', { path: '/tmp/allowed/x' }, ['operator'])).decision).toBe('allow');
   });
 
-  it('checks arguments: path outside /tmp/allowed and traversal are refused', () => {
-    expect(ps.authorize(call('read_file', { path: '/tmp/allowed/a.txt' })).decision).toBe('allow');
-    expect(ps.authorize(call('read_file', { path: '/etc/passwd' })).reasons).toEqual(['tools-forbid-path-outside']);
-    expect(ps.authorize(call('read_file', { path: '/tmp/allowed/../../etc/passwd' })).reasons).toEqual(['tools-forbid-path-traversal']);
+  it('checks paths (context.path, one request per path-like argument): outside /tmp/allowed and traversal are refused', () => {
+    const onPath = (path: string): AuthzRequest => {
+      const r = call('read_file', { path });
+      return { ...r, context: { ...(r.context as Record<string, Json>), path } };
+    };
+    expect(ps.authorize(onPath('/tmp/allowed/a.txt')).decision).toBe('allow');
+    expect(ps.authorize(onPath('/etc/passwd')).reasons).toEqual(['tools-forbid-path-outside']);
+    expect(ps.authorize(onPath('/tmp/allowed/../../etc/passwd')).reasons).toEqual(['tools-forbid-path-traversal']);
   });
 
   it('uses action groups from the schema (resources/read in resource-access)', () => {
@@ -58,8 +62,8 @@ describe('loadPolicySet with the example policy and schema', () => {
   });
 
   it('denies when a policy errors at evaluation, listing the error', () => {
-    // Schema-valid text cannot error on a well-formed request; a context missing `arguments` does.
-    const r = ps.authorize({ ...call('echo'), context: { time: 't', roles: [] } });
+    // Schema-valid text cannot error on a well-formed request; a sampling context missing `arguments` does.
+    const r = ps.authorize({ ...call('echo'), action: { type: 'Action', id: 'sampling/createMessage' }, resource: { type: 'Sampling', id: 's' }, resourceAttrs: { name: 's' }, context: { time: 't', roles: [] } });
     expect(r.decision).toBe('deny');
     expect(r.errors.length).toBeGreaterThan(0);
     expect(r.errors.join('\n')).toMatch(/arguments/);
@@ -119,7 +123,7 @@ permit(principal, action == Action::"tools/cal", resource);`;
       const issues = (e as { issues: { path: string; message: string }[] }).issues;
       expect(issues).toHaveLength(2);
       const first = policies.split('\n').length + 1; // the appended lines
-      expect(issues[0].message).toMatch(new RegExp(`^line ${first}:\\d+: policy "policy14": attribute \`nope\` in context`));
+      expect(issues[0].message).toMatch(new RegExp(`^line ${first}:\\d+: policy "policy17": attribute \`nope\` in context`));
       expect(issues[1].message).toMatch(new RegExp(`^line ${first + 2}:\\d+: policy "typo-action": unrecognized action \`Action::"tools/cal"\``));
       expect((e as Error).message).toContain('2 problems');
     }

@@ -5,6 +5,7 @@ import { signCheckpoint } from '../../src/log/index.js';
 import { parseNewerCheckpoint, verifyReceiptFully, type Receipt } from '../../src/receipt/index.js';
 import { keys, ORIGIN } from '../execution/_log.js';
 import { logWithReceipts } from './_receipts.js';
+import { stripPostQuantum } from '../security/_forge.js';
 
 let l: Awaited<ReturnType<typeof logWithReceipts>>;
 let receipt: Receipt; // entry 1 at the checkpoint of size 3
@@ -62,6 +63,20 @@ describe('--checkpoint NEWER', () => {
     const bare = run((await l.log.checkpointAt(6))!.note);
     expect(bare.checks.find((c) => !c.ok)?.detail).toMatch(/need a consistency proof/);
     expect(bare.evidence).toBeUndefined();
+  });
+
+  it('the same note rule: a newer checkpoint without its ML-DSA-65 line proves nothing, unless classicalOk; truncation is checked only by a good one', async () => {
+    const honest = await l.consistency(3, 6);
+    expect(run(JSON.stringify(honest))).toMatchObject({ ok: true, truncation: 'checked' });
+    expect(verifyReceiptFully({ receipt, trust })).toMatchObject({ ok: true, truncation: 'not checked' });
+    const stripped = { ...honest, checkpoint: stripPostQuantum(honest.checkpoint) };
+    const r = run(JSON.stringify(stripped));
+    expect(failing(r)).toEqual(['newer-checkpoint']);
+    expect(r.truncation).toBe('not checked');
+    expect(r.checks.find((c) => c.name === 'newer-checkpoint')!.detail).toMatch(/no valid ML-DSA-65 signature/);
+    const weak = verifyReceiptFully({ receipt, trust, newer: parseNewerCheckpoint(JSON.stringify(stripped)), classicalOk: true });
+    expect(weak).toMatchObject({ ok: true, truncation: 'checked' });
+    expect(weak.checks.find((c) => c.name === 'newer-checkpoint')!.detail).toMatch(/classical signatures only, accepted by --classical-ok/);
   });
 
   it('rejects a malformed consistency file as input', () => {

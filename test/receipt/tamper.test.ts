@@ -83,11 +83,16 @@ describe('receipt tamper evidence: every changed character is caught', () => {
     expect(missedIn('checkpoint', B64, flipAt)).toEqual([]);
   }, 180_000);
 
-  it('a wrong key fails, and so does a key file missing one of the log\'s keys', () => {
+  it('a wrong key fails; the ML-DSA-65 key alone verifies; the Ed25519 key alone only with classicalOk', () => {
     const other = { vkeys: memoized(keys.verifiers.map((v) => ({ ...v, name: 'other.vouch' }))), jwks: [] };
     expect(verifyReceiptFully({ receipt, trust: other }).ok).toBe(false);
     const onlyMldsa = verifyReceiptFully({ receipt, trust: { vkeys: [trust.vkeys[0]], jwks: [] } });
-    expect(onlyMldsa.checks.filter((c) => !c.ok).map((c) => c.name)).toEqual(['checkpoint-signers']);
+    expect(onlyMldsa.checks.filter((c) => !c.ok)).toEqual([]);
+    expect(onlyMldsa).toMatchObject({ ok: true, classicalOnly: false, signatures: [{ alg: 'ML-DSA-65' }] });
+    const onlyEd = verifyReceiptFully({ receipt, trust: { vkeys: [trust.vkeys[1]], jwks: [] } });
+    expect(onlyEd.checks.filter((c) => !c.ok).map((c) => c.name)).toEqual(['checkpoint-signature']);
+    const classical = verifyReceiptFully({ receipt, trust: { vkeys: [trust.vkeys[1]], jwks: [] }, classicalOk: true });
+    expect(classical).toMatchObject({ ok: true, classicalOnly: true, signatures: [{ alg: 'Ed25519' }] });
     expect(formatVkey(keys.verifiers[0].name, keys.verifiers[0].alg, keys.verifiers[0].publicKey)).toMatch(/^test\.vouch\+/);
   });
 

@@ -39,6 +39,33 @@ describe('limits', () => {
     expect(under.status).toBe(200);
   });
 
+  it('request body sent chunked (no Content-Length): cut at 1 MiB while streaming (413, nothing written)', async () => {
+    const before = await size();
+    const { request } = await import('node:http');
+    const r = await new Promise<{ status: number; sent: number }>((resolve, reject) => {
+      let sent = 0;
+      let answered = false;
+      const req = request(`${s.url}/v1/authorize`, { method: 'POST', headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' } }, (res) => {
+        answered = true;
+        res.resume();
+        res.on('end', () => (req.destroy(), resolve({ status: res.statusCode ?? 0, sent })));
+      });
+      req.on('error', (e) => answered || reject(e));
+      const chunk = Buffer.alloc(64 * 1024, 0x20);
+      const pump = () => {
+        while (!answered && sent < 64 * 1024 * 1024) {
+          sent += chunk.length;
+          if (!req.write(chunk)) return void req.once('drain', pump);
+        }
+        if (!answered) req.end();
+      };
+      pump();
+    });
+    expect(r.status).toBe(413);
+    expect(r.sent).toBeLessThan(32 * 1024 * 1024); // answered long before the 64 MiB offered were sent
+    expect(await size()).toBe(before);
+  });
+
   it('envelope nesting: 100 levels (400 ERR_TOO_DEEP on REST, -32602 on /mcp)', async () => {
     const body = (d: number) => `{"event":"tools/call","phase":"request","payload":${nested(d)}}`;
     const rest = await post(`${s.url}/v1/authorize`, body(100));

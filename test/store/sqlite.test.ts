@@ -20,6 +20,7 @@ describe('sqlite specifics', () => {
     expect(db.prepare('SELECT version, name FROM schema_migrations ORDER BY version').all()).toEqual([
       { version: 1, name: 'log' },
       { version: 2, name: 'payloads' },
+      { version: 3, name: 'rules_by_entry' },
     ]);
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     db.close();

@@ -1,7 +1,9 @@
 // The audit console in a real browser (headless Chromium) against a real server holding real
 // decisions made through POST /v1/authorize: filter, open a deny, verify its receipt in the page
 // (and a tampered one fail, with the reason), replay a range, check an exported bundle offline.
-// Screenshots go to test-output/ (git-ignored) for a reviewer.
+// The page, `vouch verify` and the library agree on the attacker's artifacts of issue 15: a
+// checkpoint stripped of its ML-DSA-65 line, an entry forged with the Ed25519 key alone, a
+// bundle whose keys are not pinned. Screenshots go to test-output/ (git-ignored) for a reviewer.
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,7 +11,12 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../src/http/node-server.js';
-import { FIXTURE_CONFIG, requestOf } from '../audit/_generate.js';
+import { createTarWriter, readTar } from '../../src/audit/index.js';
+import { main } from '../../src/cli/main.js';
+import { decodeEntry } from '../../src/log/index.js';
+import { logPath, openSqliteStore } from '../../src/store/node.js';
+import { captureIo, FIXTURE_CONFIG, requestOf } from '../audit/_generate.js';
+import { forgeNextEntry, strippedReceipt, stripPostQuantum } from '../security/_forge.js';
 import { get, post } from '../http/_server.js';
 import { buildConsole, DIST, launchBrowser, OUTPUT } from './_browser.js';
 
@@ -48,6 +55,43 @@ afterAll(async () => {
 });
 
 const denied = () => made.find((m) => m.name === 'dangerous_tool')!;
+
+async function vouch(...argv: string[]) {
+  const c = captureIo();
+  const code = await main(argv, c.io);
+  return { code, out: c.text() };
+}
+
+/** The same .tar.gz with one file's bytes changed (re-packed by vouch's own tar writer). */
+async function retar(src: string, dst: string, change: (name: string, bytes: Uint8Array) => Uint8Array): Promise<string> {
+  const parts: Uint8Array[] = [];
+  const w = createTarWriter(async (c) => void parts.push(c.slice()));
+  for await (const item of readTar((async function* () { yield new Uint8Array(gunzipSync(readFileSync(src))); })())) {
+    if (item.type !== 'file') continue;
+    const chunks: Uint8Array[] = [];
+    for await (const c of item.body) chunks.push(c.slice());
+    const bytes = change(item.name, new Uint8Array(Buffer.concat(chunks)));
+    await w.file(item.name, bytes.length, [bytes]);
+  }
+  await w.finish();
+  writeFileSync(dst, gzipSync(Buffer.concat(parts)));
+  return dst;
+}
+
+/** Paste a receipt into the page and press Verify; the page's verdict. */
+async function pageVerdict(receipt: unknown, classicalOk = false): Promise<{ ok: boolean; text: string; truncation: string | null; classicalOnly: string | null }> {
+  await page.fill('#receipt-json', JSON.stringify(receipt, null, 2));
+  await page.setChecked('#classical-ok', classicalOk);
+  await page.evaluate(() => document.querySelector('#verify-result')!.replaceChildren());
+  await page.click('#verify-receipt');
+  await page.waitForSelector('#verify-result .report');
+  return {
+    ok: (await page.getAttribute('#verify-result .report', 'data-ok')) === 'true',
+    text: (await page.textContent('#verify-result .report'))!,
+    truncation: await page.getAttribute('#verify-result .report', 'data-truncation'),
+    classicalOnly: await page.getAttribute('#verify-result .report', 'data-classical-only'),
+  };
+}
 
 describe('GET /v1/entries', () => {
   it('pages decoded decisions with totals and a chart, filtered server-side', async () => {
@@ -91,6 +135,9 @@ describe('the audit console in Chromium', () => {
     const checks = await page.$$eval('#verify-result li', (ls) => ls.map((l) => [l.getAttribute('data-check'), l.className]));
     expect(checks.map((c) => c[0])).toEqual(expect.arrayContaining(['format', 'entry', 'leaf-hash', 'checkpoint-signature', 'inclusion']));
     expect(checks.every((c) => c[1] === 'good')).toBe(true);
+    expect(await page.textContent('#verify-result .verdict')).toMatch(/VALID \(ML-DSA-65 \+ Ed25519; truncation: not checked\)/);
+    expect(await page.textContent('#verify-result .signed-by')).toMatch(/vouch\.local \(ML-DSA-65 [0-9a-f]{8}\), vouch\.local \(Ed25519 [0-9a-f]{8}\)/);
+    expect(await page.getAttribute('#verify-result .report', 'data-truncation')).toBe('not checked');
     await page.locator('#decision-view').screenshot({ path: join(OUTPUT, 'console-decision.png') });
   });
 
@@ -103,6 +150,46 @@ describe('the audit console in Chromium', () => {
     expect(await page.textContent('#verify-result .verdict.fail')).toMatch(/FAILED: .*leaf-hash/);
     expect(await page.getAttribute('#verify-result li[data-check="leaf-hash"]', 'class')).toBe('bad');
     await page.locator('#decision-view').screenshot({ path: join(OUTPUT, 'console-receipt-tampered.png') });
+  });
+
+  it('agrees with vouch verify on the stripped and the forged receipt (and on --classical-ok)', async () => {
+    const honest = (await get(`${s.url}/v1/entries/${denied().seq}`)).json.receipt;
+    const jwks = join(dir, 'jwks.json');
+    writeFileSync(jwks, JSON.stringify((await get(`${s.url}/.well-known/vouch/keys`)).json));
+    // The forger reads the Ed25519 key from the data directory and makes the next entry up (not stored).
+    const store = openSqliteStore(logPath(join(dir, 'data'), 'default'), { readonly: true });
+    let forged: unknown;
+    try {
+      const { v, log, seq, prev, ...body } = decodeEntry(store.entry(denied().seq)!.bytes) as Record<string, any>;
+      forged = (await forgeNextEntry(join(dir, 'data'), store, { ...body, decision: { ...body.decision, effect: 'allow' } })).receipt;
+    } finally {
+      store.close();
+    }
+    const cases: [string, unknown, boolean, boolean][] = [
+      // name, receipt, --classical-ok, valid
+      ['honest', honest, false, true],
+      ['stripped', strippedReceipt(honest), false, false],
+      ['stripped', strippedReceipt(honest), true, true],
+      ['forged', forged, false, false],
+    ];
+    for (const [name, receipt, classicalOk, valid] of cases) {
+      const inPage = await pageVerdict(receipt, classicalOk);
+      const path = join(dir, `${name}.json`);
+      writeFileSync(path, JSON.stringify(receipt));
+      const cli = await vouch('verify', path, '--key', jwks, ...(classicalOk ? ['--classical-ok'] : []));
+      expect([name, classicalOk, inPage.ok, cli.code]).toEqual([name, classicalOk, valid, valid ? 0 : 1]);
+      if (valid) {
+        expect(inPage.truncation).toBe('not checked');
+        expect(inPage.classicalOnly).toBe(String(classicalOk));
+        // The page prints the CLI's own verdict line.
+        expect(inPage.text).toContain(cli.out.split('\n').pop()!);
+      } else {
+        expect(inPage.text).toMatch(/FAILED: .*checkpoint-signature/);
+        expect(cli.out).toMatch(/\u2717 checkpoint-signature +no valid ML-DSA-65 signature/);
+      }
+    }
+    await page.locator('#decision-view').screenshot({ path: join(OUTPUT, 'console-receipt-forged.png') });
+    await page.setChecked('#classical-ok', false);
   });
 
   it('shows what the PII redactor changed between input and authorized intent', async () => {
@@ -144,8 +231,10 @@ describe('the audit console in Chromium', () => {
     writeFileSync(file, new Uint8Array(await res.arrayBuffer()));
     await page.setInputFiles('#bundle-file', file);
     await page.waitForSelector('#bundle-result', { timeout: 25_000 });
-    expect(await page.textContent('#bundle-result .verdict')).toMatch(/bundle verified/);
+    expect(await page.textContent('#bundle-result .verdict')).toMatch(/bundle verified: .*\(truncation: not checked\)/);
     expect(await page.getAttribute('#bundle-result', 'data-ok')).toBe('true');
+    expect(await page.getAttribute('#bundle-result', 'data-verdict')).toBe('clean');
+    expect(await page.textContent('#bundle-result .signed-by')).toMatch(/ML-DSA-65 [0-9a-f]{8}, trusted key/);
     expect(await page.getAttribute('#bundle-progress', 'value')).toBe(await page.getAttribute('#bundle-progress', 'max'));
     await page.locator('#bundle-panel').screenshot({ path: join(OUTPUT, 'console-bundle.png') });
 
@@ -161,6 +250,18 @@ describe('the audit console in Chromium', () => {
     await page.waitForSelector('#bundle-result[data-ok="false"]', { timeout: 25_000 });
     expect(await page.textContent('#bundle-result .verdict')).toMatch(/FAILED: .*(entry|root|link)/);
     await page.locator('#bundle-panel').screenshot({ path: join(OUTPUT, 'console-bundle-tampered.png') });
+
+    // The checkpoint's ML-DSA-65 line removed: the page and `vouch verify BUNDLE` both refuse it.
+    const stripped = await retar(file, join(dir, 'stripped.tar.gz'), (name, b) => (name === 'checkpoint' ? new TextEncoder().encode(stripPostQuantum(new TextDecoder().decode(b))) : b));
+    await page.setInputFiles('#bundle-file', stripped);
+    await page.waitForSelector('#bundle-result[data-ok="false"]', { timeout: 25_000 });
+    expect(await page.textContent('#bundle-result .verdict')).toMatch(/FAILED: .*signature/);
+    expect(await page.textContent('#bundle-result')).toMatch(/no valid ML-DSA-65 signature/);
+    const jwks = join(dir, 'bundle-jwks.json');
+    writeFileSync(jwks, JSON.stringify((await get(`${s.url}/.well-known/vouch/keys`)).json));
+    const cli = await vouch('verify', stripped, '--key', jwks, '--no-replay');
+    expect(cli.code).toBe(1);
+    expect(cli.out).toMatch(/\[signature\] checkpoint signature under the bundle keys: .*no valid ML-DSA-65 signature/);
   });
 
   it('works offline: the built page opened from a file checks a bundle with its own keys', async () => {
@@ -171,8 +272,13 @@ describe('the audit console in Chromium', () => {
       expect(await offline.textContent('#status')).toMatch(/offline/);
       await offline.setInputFiles('#bundle-file', join(dir, 'bundle.tar.gz'));
       await offline.waitForSelector('#bundle-result', { timeout: 25_000 });
-      expect(await offline.getAttribute('#bundle-result', 'data-ok')).toBe('true');
+      // No pinned keys offline: self-consistent only, as `vouch verify BUNDLE` without --key says (exit 1).
+      expect(await offline.getAttribute('#bundle-result', 'data-ok')).toBe('false');
+      expect(await offline.getAttribute('#bundle-result', 'data-verdict')).toBe('self-consistent, keys not pinned');
       expect(await offline.textContent('#bundle-result')).toMatch(/the bundle's keys/);
+      const cli = await vouch('verify', join(dir, 'bundle.tar.gz'), '--no-replay', '--json');
+      expect(cli.code).toBe(1);
+      expect(JSON.parse(cli.out)).toMatchObject({ ok: false, verdict: 'self-consistent, keys not pinned' });
     } finally {
       await offline.close();
     }

@@ -2,7 +2,7 @@
 // `vouch export` write it) or the bundle's files, and the portable verifyBundle from src/audit
 // checks manifest, keys, checkpoint signature, range, every entry, link and leaf, and the root.
 // Decisions are not replayed here (Cedar is not loaded in the page; see cedar-stub.ts).
-import { readTar, verifyBundle, type BundleReader, type BundleReport } from '../../src/audit/index.js';
+import { collectBundleTar, DEFAULT_BUNDLE_LIMITS, isBundleFile, verifyBundle, type BundleReader, type BundleReport } from '../../src/audit/index.js';
 import { h, replaceChildren } from './dom.js';
 import { loadTrust } from './trust.js';
 import { isOffline } from './api.js';
@@ -22,12 +22,10 @@ export async function filesOf(list: File[]): Promise<Map<string, Uint8Array>> {
   for (const f of list) {
     if (/\.(tar\.gz|tgz)$/i.test(f.name)) {
       const gunzip = f.stream().pipeThrough(new DecompressionStream('gzip') as unknown as TransformStream<Uint8Array, Uint8Array>);
-      for await (const item of readTar(chunksOf(gunzip))) {
-        if (item.type !== 'file') continue;
-        const parts: Uint8Array[] = [];
-        for await (const c of item.body) parts.push(c.slice());
-        files.set(item.name, await new Blob(parts as BlobPart[]).bytes());
-      }
+      // The CLI's names, refusals (links, devices, duplicates, ..) and caps; unknown files kept by name only, to be reported.
+      const inTar = await collectBundleTar(chunksOf(gunzip), { maxFiles: DEFAULT_BUNDLE_LIMITS.maxFiles, maxTotal: 512 << 20 });
+      for (const [k, v] of inTar.files) files.set(k, v);
+      for (const u of inTar.unknown) files.set(u, new Uint8Array(0));
     } else {
       files.set((f as File & { webkitRelativePath?: string }).webkitRelativePath || f.name, new Uint8Array(await f.arrayBuffer()));
     }
@@ -41,6 +39,7 @@ export async function filesOf(list: File[]): Promise<Map<string, Uint8Array>> {
 export function memoryReader(files: Map<string, Uint8Array>, onLine: (n: number) => void): BundleReader {
   const dec = new TextDecoder();
   return {
+    unknown: [...files.keys()].filter((k) => !isBundleFile(k)).sort(),
     text: async (name) => (files.has(name) ? dec.decode(files.get(name)) : undefined),
     bytes: async (path) => files.get(path),
     lines: (name) => {
@@ -61,11 +60,19 @@ export function memoryReader(files: Map<string, Uint8Array>, onLine: (n: number)
   };
 }
 
+/** The verdict of `vouch verify BUNDLE`: clean, self-consistent with keys not pinned, or findings. */
+function verdictText(r: BundleReport): string {
+  const where = `${r.origin} [${r.range?.from}, ${r.range?.to}), ${r.entries} entries`;
+  if (r.verdict === 'findings') return `✗ bundle FAILED: ${[...new Set(r.findings.map((f) => f.check))].join(', ')}`;
+  if (r.verdict === 'self-consistent, keys not pinned') return `⚠ bundle self-consistent, keys not pinned: ${where}; only the bundle's own keys vouch for it (truncation: ${r.truncation})`;
+  return `✓ bundle verified: ${where}${r.classicalOnly ? ', classical signatures only' : ''} (truncation: ${r.truncation})`;
+}
+
 export function renderBundleReport(r: BundleReport): HTMLElement {
-  return h('div', { class: `report ${r.ok ? 'pass' : 'fail'}`, id: 'bundle-result', 'data-ok': String(r.ok) },
-    h('div', { class: `verdict ${r.ok ? 'pass' : 'fail'}` }, r.ok
-      ? `✓ bundle verified: ${r.origin} [${r.range?.from}, ${r.range?.to}), ${r.entries} entries, signed by ${r.signedBy.join(', ')}`
-      : `✗ bundle FAILED: ${[...new Set(r.findings.map((f) => f.check))].join(', ')}`),
+  const signed = r.signatures.map((x) => `${x.name} (${x.alg} ${x.keyId}, ${x.source})`).join(', ');
+  return h('div', { class: `report ${r.ok ? 'pass' : 'fail'}`, id: 'bundle-result', 'data-ok': String(r.ok), 'data-verdict': r.verdict, 'data-truncation': r.truncation },
+    h('div', { class: `verdict ${r.verdict === 'clean' ? 'pass' : r.verdict === 'findings' ? 'fail' : 'warn'}` }, verdictText(r)),
+    signed ? h('div', { class: 'signed-by' }, `signed by: ${signed}`) : null,
     h('ul', { class: 'checklist' }, ...r.findings.map((f) => h('li', { class: 'bad' }, `✗ ${f.check}${f.seq !== undefined ? ` #${f.seq}` : ''} ${f.code}: ${f.message}`))),
     h('p', { class: 'muted' }, `checked: manifest, keys, checkpoint signature (${r.keysFrom === 'bundle' ? "the bundle's keys" : 'the bundle keys and the trusted key'}), range, every entry's seq, link and leaf, root${r.truncated ? ' · findings truncated' : ''} · decisions are not replayed in the browser (use vouch verify)`),
     r.notes.length ? h('ul', {}, ...r.notes.map((n) => h('li', { class: 'muted' }, n))) : null);

@@ -1,7 +1,8 @@
-// A receipt, editable, with a Verify button that runs the core's own verifyReceipt (the module
-// `vouch verify` uses) in the browser against the keys fetched once; no server call for the
-// check itself. A failure is shown in red with the names of the failing checks.
-import { verifiersFor, verifyReceipt, type ReceiptReport } from '../../src/receipt/index.js';
+// A receipt, editable, with a Verify button that runs the core's own verifyReceiptFully (what
+// `vouch verify` runs, the same note rule and verdict) in the browser against the keys fetched
+// once; no server call for the check itself. A failure is shown in red with the failing checks.
+import { describeSignature } from '../../src/log/index.js';
+import { verdictOf, verifyReceiptFully, type FullReport } from '../../src/receipt/index.js';
 import { h, pretty, replaceChildren } from './dom.js';
 import { loadTrust } from './trust.js';
 
@@ -9,10 +10,11 @@ export function renderReceiptPanel(receipt: unknown): HTMLElement {
   const text = h('textarea', { id: 'receipt-json', rows: '10', spellcheck: 'false' });
   text.value = receipt ? pretty(receipt) : '';
   const result = h('div', { id: 'verify-result', 'aria-live': 'polite' });
+  const classical = h('input', { id: 'classical-ok', type: 'checkbox' });
   const run = async () => {
     replaceChildren(result, 'verifying…');
     try {
-      const report = await verifyText(text.value);
+      const report = await verifyText(text.value, { classicalOk: classical.checked });
       replaceChildren(result, renderReport(report));
     } catch (e) {
       replaceChildren(result, h('div', { class: 'verdict fail' }, `✗ cannot verify: ${(e as Error).message}`));
@@ -22,11 +24,13 @@ export function renderReceiptPanel(receipt: unknown): HTMLElement {
     h('h3', {}, 'Receipt'),
     receipt ? null : h('p', { class: 'muted' }, 'no receipt yet: no checkpoint has been signed'),
     text,
-    h('div', {}, h('button', { id: 'verify-receipt', onclick: () => void run() }, 'Verify'), ' ', h('span', { class: 'muted' }, 'in this browser, with the service public key')),
+    h('div', {},
+      h('button', { id: 'verify-receipt', onclick: () => void run() }, 'Verify'), ' ', h('span', { class: 'muted' }, 'in this browser, with the service public key'), ' ',
+      h('label', { class: 'muted' }, classical, ' accept classical (Ed25519) signatures alone')),
     result);
 }
 
-export async function verifyText(text: string): Promise<ReceiptReport> {
+export async function verifyText(text: string, opts: { classicalOk?: boolean } = {}): Promise<FullReport> {
   const { trust } = await loadTrust();
   let input: unknown;
   try {
@@ -34,13 +38,16 @@ export async function verifyText(text: string): Promise<ReceiptReport> {
   } catch {
     input = text; // the checklist's format step reports it
   }
-  const note = typeof input === 'object' && input !== null && typeof (input as { checkpoint?: unknown }).checkpoint === 'string' ? (input as { checkpoint: string }).checkpoint : '';
-  return verifyReceipt(input, { verifiers: verifiersFor(trust, note) });
+  return verifyReceiptFully({ receipt: input, trust, classicalOk: opts.classicalOk });
 }
 
-export function renderReport(r: ReceiptReport): HTMLElement {
+/** The verdict of `vouch verify` (VALID, the algorithms, truncation), and the keys that verified. */
+export function renderReport(r: FullReport): HTMLElement {
   const failed = r.checks.filter((c) => !c.ok).map((c) => c.name);
-  return h('div', { class: `report ${r.ok ? 'pass' : 'fail'}`, 'data-ok': String(r.ok) },
-    h('div', { class: `verdict ${r.ok ? 'pass' : 'fail'}` }, r.ok ? `✓ receipt verified${r.verifiedBy.length ? ` (signed by ${[...new Set(r.verifiedBy)].join(', ')})` : ''}` : `✗ receipt FAILED: ${failed.join(', ')}`),
+  return h('div', { class: `report ${r.ok ? 'pass' : 'fail'}`, 'data-ok': String(r.ok), 'data-truncation': r.truncation, 'data-classical-only': String(r.classicalOnly) },
+    h('div', { class: `verdict ${r.ok ? 'pass' : 'fail'}` }, r.ok ? `✓ receipt ${verdictOf(r)}` : `✗ receipt FAILED: ${failed.join(', ')}`),
+    r.ok ? h('div', { class: 'signed-by' }, `signed by: ${r.signatures.map(describeSignature).join(', ')}`) : null,
+    r.ok && r.truncation === 'not checked' ? h('div', { class: 'warn', id: 'truncation' }, 'truncation: not checked (no newer checkpoint: this page cannot prove the log still holds this entry)') : null,
+    r.ok && r.classicalOnly ? h('div', { class: 'warn' }, 'classical signatures only: no ML-DSA-65 signature verified') : null,
     h('ul', { class: 'checklist' }, ...r.checks.map((c) => h('li', { class: c.ok ? 'good' : 'bad', 'data-check': c.name }, c.ok ? '✓ ' : '✗ ', h('b', {}, c.name), ` ${c.detail}`))));
 }

@@ -1,6 +1,8 @@
 // vouch log verify | tail: fsck of the tenant logs in a data directory, and a look at the newest entries.
 import { existsSync } from 'node:fs';
+import { ruleChecks } from '../../log/activation-check.js';
 import { decodeEntry, verifyLog, type LogReport } from '../../log/index.js';
+import { nodeHashLeaf } from '../../audit/node-bundle.js';
 import { listTenants, loadKeys, logPath, openSqliteStore, DEFAULT_KEY_NAME } from '../../store/node.js';
 import { intOption, parse } from '../args.js';
 import { EXIT, UsageError, type Io } from '../io.js';
@@ -9,7 +11,10 @@ export const help = `vouch log verify [--data DIR] [--tenant T] [--json]
 vouch log tail [--data DIR] [--tenant T] [-n N] [--json]
 
 verify  checks every entry (bytes, leaf hash, seq, prev link), every stored tree node, and every
-        checkpoint (root and signature) of each tenant log, and lists every finding with its seq.
+        checkpoint (root and signature) of each tenant log, that every decision's chain and
+        policy set were activated by an earlier \`policy\` entry [activation], and that every
+        payload an entry names is stored or was erased by an \`erasure\` entry [payload]; it
+        lists every finding with its seq.
         Exit 0 clean, 1 findings, 2 usage.
 tail    prints the newest N entries (default 10).`;
 
@@ -36,7 +41,7 @@ function verify(argv: string[], io: Io): number {
   for (const t of tenantsOf(dir, values.tenant)) {
     const store = openSqliteStore(logPath(dir, t), { readonly: true });
     try {
-      reports.push(verifyLog(store, { origin: store.meta('origin') ?? `${values['key-name']}/${t}`, verifiers }));
+      reports.push(verifyLog(store, { origin: store.meta('origin') ?? `${values['key-name']}/${t}`, verifiers, checks: ruleChecks(store), hashLeaf: nodeHashLeaf }));
     } finally {
       store.close();
     }

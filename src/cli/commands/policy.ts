@@ -2,7 +2,8 @@
 // A running service takes a new policy through POST /v1/policy instead (no restart).
 import { activatePolicy } from '../../activate.js';
 import { createMemoryStateStores } from '../../interceptors/builtin/index.js';
-import { PIN_META, recordActivation } from '../../http/node-server.js';
+import { recordActivation } from '../../audit/policy-in-force.js';
+import { newestPolicyRecord, recordUnpin } from '../../audit/policy-record.js';
 import { loadConfigFile } from '../../policy/load-config.js';
 import { logPortOf } from '../../store/log-port.js';
 import { parse } from '../args.js';
@@ -19,8 +20,9 @@ activate  validates FILE (chain config, YAML or JSON, with its Cedar files) and 
           of --config. The data directory must not be in use by a running server (the log is
           locked; exit 4): for a running server use POST /v1/policy, which swaps the policy
           without a restart and pins it the same way.
-status    shows the policy in force (last recorded activation) and the pin, if any.
-unpin     removes the pin: the next start uses the config file again (and records it).`;
+status    shows the policy in force (the newest \`policy\` entry) and whether it is pinned.
+unpin     appends a \`policy\` entry that unpins it: the next start uses the config file again
+          (and records it if it differs). Pins live in entries, never in a mutable table.`;
 
 export async function run(argv: string[], io: Io): Promise<number> {
   const [sub, ...rest] = argv;
@@ -40,10 +42,7 @@ async function activate(argv: string[], io: Io): Promise<number> {
   const policy = await activatePolicy(resolved, { state: createMemoryStateStores(), remote: 'offline' });
   const { dataDir, log } = await openLogForWriting(values.data!, values.tenant!, values['key-name']!);
   try {
-    const before = log.appender.size;
-    await recordActivation(logPortOf(log.origin, log.store, log.appender), log.store, policy, new Date().toISOString());
-    log.store.setMeta(PIN_META, `${policy.chainDigest} ${policy.policyDigest}`);
-    const seq = log.appender.size > before ? before : undefined;
+    const seq = await recordActivation(logPortOf(log.origin, log.store, log.appender), log.store, policy, new Date().toISOString(), { pinned: true });
     const out = { tenant: values.tenant, chain: policy.chainDigest, policySet: policy.policyDigest, engines: policy.engines, seq, pinned: true };
     if (values.json) io.out(JSON.stringify(out));
     else io.out(`activated for tenant ${values.tenant}: chain ${policy.chainDigest}, policy set ${policy.policyDigest} (${seq === undefined ? 'already in force' : `policy entry #${seq}`}); pinned for the next start`);
@@ -59,13 +58,14 @@ function status(argv: string[], io: Io): number {
   if (values.help) return io.out(help), EXIT.ok;
   const store = openLogReadOnly(values.data!, values.tenant!);
   try {
-    const [chain, policySet] = (store.meta('policy.active') ?? '').split(' ');
-    const pin = store.meta(PIN_META) || undefined;
-    const out = { tenant: values.tenant, active: chain ? { chain, policySet } : null, pinned: pin ? { chain: pin.split(' ')[0], policySet: pin.split(' ')[1] } : null };
+    // The newest policy entry, checked against the signed tree: the record, not a pointer.
+    const rec = newestPolicyRecord(store);
+    const active = rec ? { chain: rec.chain, policySet: rec.policySet } : null;
+    const out = { tenant: values.tenant, active, pinned: rec?.pinned ? active : null };
     if (values.json) io.out(JSON.stringify(out));
     else {
-      io.out(chain ? `in force: chain ${chain}, policy set ${policySet}` : 'no policy recorded yet');
-      io.out(pin ? `pinned:   chain ${out.pinned!.chain} (used at the next start instead of --config)` : 'not pinned: the next start uses the config file');
+      io.out(rec ? `in force: chain ${rec.chain}, policy set ${rec.policySet} (policy entry #${rec.seq})` : 'no policy recorded yet');
+      io.out(rec?.pinned ? `pinned:   chain ${rec.chain} (used at the next start instead of --config)` : 'not pinned: the next start uses the config file');
     }
     return EXIT.ok;
   } finally {
@@ -78,8 +78,8 @@ async function unpin(argv: string[], io: Io): Promise<number> {
   if (values.help) return io.out(help), EXIT.ok;
   const { dataDir, log } = await openLogForWriting(values.data!, values.tenant!, values['key-name']!);
   try {
-    log.store.setMeta(PIN_META, '');
-    io.out(`unpinned tenant ${values.tenant}: the next start uses the config file`);
+    const seq = await recordUnpin(logPortOf(log.origin, log.store, log.appender), log.store, new Date().toISOString());
+    io.out(seq === undefined ? `tenant ${values.tenant} was not pinned: the next start uses the config file` : `unpinned tenant ${values.tenant} (policy entry #${seq}): the next start uses the config file`);
     return EXIT.ok;
   } finally {
     await dataDir.close();

@@ -20,7 +20,9 @@ canonical decision with the entry byte for byte:
   match          identical
   mismatch       differs; the JSON Pointer paths are listed
   unreplayable   payload erased or missing, document missing, engine version absent, ...
-Exit 0 when nothing mismatched, 1 on any mismatch.
+Findings: a decision whose chain and policy set no earlier \`policy\` entry activated
+[activation], and a payload missing with no \`erasure\` entry for it [payload].
+Exit 0 when nothing mismatched and nothing was found, 1 otherwise.
 
   --db FILE       a tenant log file (default: DIR/logs/TENANT.db)
   --bundle PATH   an audit bundle (directory or .tar.gz) from vouch export --payloads
@@ -44,11 +46,14 @@ export async function run(argv: string[], io: Io): Promise<number> {
   const to = intOption(values.to, 'to');
   let source: ReplaySource;
   let close: () => void;
+  let checkActivation = true;
   if (values.bundle) {
     const b = await openBundle(values.bundle);
     const opened = await openBundleSource(b.reader).catch((e) => (b.close(), Promise.reject(e)));
     source = opened.source;
     from ??= opened.manifest.range.from;
+    // A bundle cut out of the log lacks the policy entries before its range.
+    checkActivation = opened.manifest.range.from === 0;
     close = b.close;
   } else {
     const store = values.db ? openDbReadOnly(values.db) : openLogReadOnly(values.data!, values.tenant!);
@@ -57,9 +62,9 @@ export async function run(argv: string[], io: Io): Promise<number> {
   }
   try {
     if (values.policy) return await runWhatIf(values.policy, source, { from, to }, values.json!, io);
-    const report = await replayLog(source, { from, to, includeMatches: values.all });
+    const report = await replayLog(source, { from, to, includeMatches: values.all, checkActivation });
     printReplay(report, values.json!, io);
-    return report.mismatch > 0 ? EXIT.findings : EXIT.ok;
+    return report.mismatch > 0 || report.findings.length > 0 ? EXIT.findings : EXIT.ok;
   } finally {
     close();
   }
@@ -78,16 +83,18 @@ async function runWhatIf(file: string, source: ReplaySource, range: { from?: num
 }
 
 function printReplay(r: ReplayReport, json: boolean, io: Io): void {
-  if (json) return io.out(JSON.stringify({ ok: r.mismatch === 0, ...r }));
+  if (json) return io.out(JSON.stringify({ ok: r.mismatch === 0 && r.findings.length === 0, ...r }));
   for (const x of r.results) {
     const what = x.status === 'mismatch' ? `differs at ${x.paths!.join(', ')}` : x.status === 'unreplayable' ? `${x.reason}: ${x.detail}` : '';
     io.out(`seq ${String(x.seq).padStart(7)}  ${x.status.padEnd(12)} ${x.event ?? ''}  ${what}${x.remote ? `  (recorded answers of ${x.remote.join(', ')})` : ''}`);
   }
+  for (const f of r.findings) io.out(`seq ${String(f.seq).padStart(7)}  FINDING [${f.kind}] ${f.detail}`);
   if (r.truncated) io.out(`... more results not listed (use --json)`);
   const reasons = Object.entries(r.byReason).map(([k, n]) => `${n} ${k}`).join(', ');
   io.out(
     `replay [${r.from}, ${r.to}): ${r.decisions} decisions: ${r.match} match, ${r.mismatch} mismatch, ${r.unreplayable} unreplayable${reasons ? ` (${reasons})` : ''}` +
-      `${r.remoteAnswers ? `; ${r.remoteAnswers} used recorded remote answers` : ''}; engines ${Object.entries(r.engines).map(([k, v]) => `${k} ${v}`).join(', ')}`,
+      `${r.remoteAnswers ? `; ${r.remoteAnswers} used recorded remote answers` : ''}; engines ${Object.entries(r.engines).map(([k, v]) => `${k} ${v}`).join(', ')}` +
+      `; ${r.findings.length} finding(s)${r.activation === 'not checked' ? '; activation not checked (the bundle starts after entry 0)' : ''}`,
   );
 }
 

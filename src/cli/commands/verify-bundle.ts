@@ -2,14 +2,14 @@
 // signatures, every leaf and link, the root, documents, and a replay of every decision with a
 // payload. `vouch verify` dispatches here for a directory or .tar.gz (receipts are verify.ts).
 import { existsSync, readFileSync } from 'node:fs';
-import { verifyBundle, type BundleReport } from '../../audit/index.js';
+import { emptyBundleReport, verifyBundle, type BundleReport } from '../../audit/index.js';
 import { nodeHashLeaf, openBundle } from '../../audit/node-bundle.js';
 import { codeOf, publicMessage } from '../../errors.js';
-import { parseTrust } from '../../receipt/index.js';
+import { parseNewerCheckpoint, parseTrust } from '../../receipt/index.js';
 import { parse } from '../args.js';
 import { EXIT, UsageError, type Io } from '../io.js';
 
-export const help = `vouch verify BUNDLE [--key FILE] [--no-replay] [--json]
+export const help = `vouch verify BUNDLE [--key FILE | --trust-bundle-keys] [--checkpoint NEWER] [--classical-ok] [--no-replay] [--json]
 
 BUNDLE is an audit bundle from \`vouch export\` (a directory or a .tar.gz). Checks, in one
 streaming pass: the manifest and keys.json; the checkpoint's signature against the bundle's
@@ -17,26 +17,41 @@ keys and, with --key, against a key you trust (vkey lines or a JWKS file); that 
 extended by the leaf hash of every entry gives the root the checkpoint signs; every entry's
 seq, prev link and origin; every chain and policy document's digest; and a replay of every
 decision whose payload is in the bundle. Every finding is listed with its seq.
-Exit 0 clean, 1 findings, 2 usage.
+Exit 0 clean, 1 findings (or keys not pinned), 2 usage, 3 refused as input: a bundle past its
+limits (ERR_BUNDLE_LIMIT: line, file, total size, file count, gzip ratio) or holding links,
+devices, fifos or duplicate files (ERR_BUNDLE_FILE). Files the format lacks are findings.
 
-  --key FILE     trusted key(s): without it, the keys came from the bundle itself
-  --no-replay    structure and signatures only`;
+  --key FILE           trusted key(s). Without it the keys came from the bundle itself, which
+                       anyone can re-sign with their own: the verdict is "self-consistent, keys
+                       not pinned" and the exit code 1
+  --trust-bundle-keys  accept the bundle's own keys (exit 0 when self-consistent)
+  --checkpoint NEWER   a newer checkpoint of the log (GET /v1/proofs/consistency?from=<bundle end>):
+                       it must extend the bundle's. Without it: "truncation: not checked"
+  --classical-ok       accept a checkpoint whose only valid signatures are classical (Ed25519);
+                       otherwise an ML-DSA-65 signature is required
+  --no-replay          structure and signatures only
+
+The verdict names the algorithms and key ids that verified.`;
 
 export async function verifyBundleCommand(argv: string[], io: Io): Promise<number> {
-  const { values, positionals } = parse(argv, { key: { type: 'string' }, 'no-replay': { type: 'boolean', default: false } }, true);
+  const { values, positionals } = parse(argv, { key: { type: 'string' }, 'no-replay': { type: 'boolean', default: false }, 'trust-bundle-keys': { type: 'boolean', default: false }, 'classical-ok': { type: 'boolean', default: false }, checkpoint: { type: 'string' } }, true);
   if (values.help) return io.out(help), EXIT.ok;
   if (positionals.length !== 1) throw new UsageError('give one BUNDLE (a directory or a .tar.gz)');
   const path = positionals[0];
   if (!existsSync(path)) throw new UsageError(`no bundle at ${path}`);
+  if (values.key && values['trust-bundle-keys']) throw new UsageError('give --key or --trust-bundle-keys, not both');
   const trusted = values.key ? parseTrust(readFileSync(values.key, 'utf8')) : undefined;
+  const newer = values.checkpoint ? parseNewerCheckpoint(readFileSync(values.checkpoint, 'utf8')) : undefined;
   let report: BundleReport;
   let bundle: Awaited<ReturnType<typeof openBundle>> | undefined;
   try {
     bundle = await openBundle(path);
-    report = await verifyBundle(bundle.reader, { trusted, replay: !values['no-replay'], hashLeaf: nodeHashLeaf });
+    report = await verifyBundle(bundle.reader, { trusted, trustBundleKeys: values['trust-bundle-keys'], classicalOk: values['classical-ok'], newer, replay: !values['no-replay'], hashLeaf: nodeHashLeaf });
   } catch (e) {
+    // A bundle past its limits, or holding links or devices, is refused as input (exit 3), not verified.
+    if (codeOf(e) === 'ERR_BUNDLE_LIMIT' || codeOf(e) === 'ERR_BUNDLE_FILE') return io.err(`vouch verify: error ${codeOf(e)}: ${publicMessage(e)}`), values.json && io.out(JSON.stringify({ ok: false, error: { code: codeOf(e), message: publicMessage(e) } })), EXIT.input;
     // A .tar.gz that does not unpack is itself a finding (a flipped byte breaks gzip's CRC).
-    report = { ok: false, entries: 0, keysFrom: trusted ? 'trusted key' : 'bundle', signedBy: [], findings: [{ check: 'manifest', code: codeOf(e), message: `cannot read the bundle: ${publicMessage(e)}` }], notes: [], truncated: false };
+    report = { ...emptyBundleReport({ trusted }), findings: [{ check: 'manifest', code: codeOf(e), message: `cannot read the bundle: ${publicMessage(e)}` }] };
   } finally {
     bundle?.close();
   }
@@ -47,12 +62,16 @@ export async function verifyBundleCommand(argv: string[], io: Io): Promise<numbe
 function print(r: BundleReport, path: string, json: boolean, io: Io): void {
   if (json) return io.out(JSON.stringify(r));
   const where = r.range ? `${r.origin} [${r.range.from}, ${r.range.to})` : path;
-  io.out(`${r.ok ? 'ok  ' : 'FAIL'} bundle ${where}: ${r.entries} entries; checkpoint signed by ${r.signedBy.join(', ') || 'no key that verified'}`);
+  const by = r.signatures.map((x) => `${x.name} (${x.alg} ${x.keyId}, ${x.source})`).join(', ');
+  io.out(`${r.ok ? 'ok  ' : 'FAIL'} bundle ${where}: ${r.entries} entries; checkpoint signed by ${by || 'no key that verified'}${r.classicalOnly ? '; classical signatures only, accepted by --classical-ok' : ''}`);
   if (r.replay) io.out(`     replay: ${r.replay.decisions} decisions, ${r.replay.match} match, ${r.replay.mismatch} mismatch, ${r.replay.unreplayable} unreplayable`);
   for (const f of r.findings) io.out(`  - ${f.seq !== undefined ? `seq ${f.seq} ` : ''}[${f.check}] ${f.message}`);
   if (r.truncated) io.out('  - ... more findings not listed');
   for (const n of r.notes) io.out(`  note: ${n}`);
-  io.out(r.ok ? 'verify bundle: clean' : `verify bundle: ${r.findings.length}${r.truncated ? '+' : ''} finding(s)`);
+  if (r.verdict !== 'findings') io.out(`  truncation: ${r.truncation}${r.truncation === 'not checked' ? ' (give --checkpoint with a newer checkpoint to prove the log was not cut after the bundle)' : ''}`);
+  if (r.verdict === 'findings') io.out(`verify bundle: ${r.findings.length}${r.truncated ? '+' : ''} finding(s)`);
+  else if (r.verdict === 'clean') io.out(`verify bundle: clean (truncation: ${r.truncation})`);
+  else io.out(`verify bundle: self-consistent, keys not pinned${r.ok ? ' (accepted by --trust-bundle-keys)' : ': pass --key with keys you trust, or --trust-bundle-keys'} (truncation: ${r.truncation})`);
 }
 
 export const run = verifyBundleCommand;

@@ -6,11 +6,11 @@ import { parseJson } from '../../canonical/index.js';
 import { parseJwks, type PublicKeyEntry } from '../../crypto/index.js';
 import { InputError, codeOf, publicMessage } from '../../errors.js';
 import { hashLeaf } from '../../log/index.js';
-import { formatChecklist, parseNewerCheckpoint, parseTlogProof, parseTrust, verifyReceiptFully, type NewerCheckpoint } from '../../receipt/index.js';
+import { formatChecklist, parseNewerCheckpoint, parseTlogProof, parseTrust, verdictFields, verifyReceiptFully, type NewerCheckpoint } from '../../receipt/index.js';
 import { parse } from '../args.js';
 import { EXIT, UsageError, type Io } from '../io.js';
 
-export const help = `vouch verify RECEIPT --key KEYFILE [--checkpoint NEWER] [--origin O] [--caller-key FILE] [--json]
+export const help = `vouch verify RECEIPT --key KEYFILE [--checkpoint NEWER] [--origin O] [--caller-key FILE] [--classical-ok] [--json]
 vouch verify BUNDLE ...            (a directory or .tar.gz: an audit bundle)
 
 Checks a receipt offline, with nothing but the receipt and a trusted public key: the entry
@@ -25,7 +25,13 @@ inclusion proof. Prints the checklist (✓ / ✗ per check).
   --checkpoint NEWER   what GET /v1/proofs/consistency?from=<receipt size> returned, or a bare
                        signed checkpoint: it must extend the receipt's checkpoint. Two checkpoints
                        that cannot both be true are printed in full as evidence of a fork.
+                       Without it the verdict says "truncation: not checked": a receipt alone
+                       cannot show that the log still holds its entry.
+  --classical-ok       accept a checkpoint whose only valid signatures are classical (Ed25519).
+                       Without it an ML-DSA-65 signature by a trusted key is required; the
+                       verdict says when classical signatures alone were accepted.
 
+The verdict names the algorithms and key ids that verified.
 Exit codes: 0 valid, 1 invalid (every failing check listed), 2 usage, 3 unreadable input.`;
 
 const TLOG_PROOF_HEADER = 'c2sp.org/tlog-proof@v1';
@@ -75,7 +81,7 @@ async function verifyBundle(argv: string[], io: Io): Promise<number> {
 
 export async function run(argv: string[], io: Io): Promise<number> {
   if (argv[0] !== undefined && !argv[0].startsWith('-') && isBundle(argv[0])) return verifyBundle(argv, io);
-  const { values, positionals } = parse(argv, { key: { type: 'string' }, checkpoint: { type: 'string' }, origin: { type: 'string' }, 'caller-key': { type: 'string' } }, true);
+  const { values, positionals } = parse(argv, { key: { type: 'string' }, checkpoint: { type: 'string' }, origin: { type: 'string' }, 'caller-key': { type: 'string' }, 'classical-ok': { type: 'boolean', default: false } }, true);
   if (values.help) return io.out(help), EXIT.ok;
   if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'give one RECEIPT file' : 'give exactly one RECEIPT file');
   if (!values.key) throw new UsageError('--key KEYFILE is required (vkey lines or a JWKS)');
@@ -93,9 +99,9 @@ export async function run(argv: string[], io: Io): Promise<number> {
     io.err(`vouch verify: error ${codeOf(e)}: ${publicMessage(e)}`);
     return EXIT.input;
   }
-  const report = verifyReceiptFully({ ...input, origin: values.origin });
+  const report = verifyReceiptFully({ ...input, origin: values.origin, classicalOk: values['classical-ok'] });
   if (values.json) {
-    io.out(JSON.stringify({ ok: report.ok, receipt: path, checks: report.checks, entry: report.entry && { seq: report.entry.seq, log: report.entry.log, type: report.entry.type }, ...(report.evidence && { evidence: report.evidence }) }));
+    io.out(JSON.stringify({ ...verdictFields(report), receipt: path, checks: report.checks, entry: report.entry && { seq: report.entry.seq, log: report.entry.log, type: report.entry.type }, ...(report.evidence && { evidence: report.evidence }) }));
   } else {
     for (const line of formatChecklist(report, path)) io.out(line);
   }

@@ -64,10 +64,12 @@ const SECRET_DETECTORS: Detector<SecretKind>[] = [
   { kind: 'slack_app', re: new RegExp(`${B}(?:xoxa-[0-9A-Za-z-]{10,250}|xapp-[0-9A-Za-z-]{10,250})`, 'g') },
   { kind: 'slack_refresh', re: new RegExp(`${B}xoxr-[0-9A-Za-z-]{10,250}`, 'g') },
   { kind: 'google_api_key', re: /(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])/g },
-  // JWS compact form: header.payload.signature, both JSON parts start `{"` = base64url `eyJ`.
+  // JWS compact form: header.payload.signature. The header is base64url JSON with an `alg`; it
+  // starts `eyJ` only when it begins `{"`, so `{ "alg"` (`eyAi`), `{\n` (`ewo`) and others are tried too:
+  // any three base64url segments whose first decodes to a JSON object with a string `alg`.
   {
     kind: 'jwt',
-    re: /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]*/g,
+    re: /(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]*/g,
     check: hasJsonHeader,
   },
 ];

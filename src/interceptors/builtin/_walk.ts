@@ -1,5 +1,6 @@
 // Walks every string value of a JSON payload at any depth (arguments, content[].text,
-// structuredContent, messages...). Object keys are left alone: they are names, not content.
+// structuredContent, messages...). Keys are content too for the redactors (_redact.ts) and joinStrings.
+import { forEachText } from './_redact.js';
 
 export type PathSegment = string | number;
 
@@ -42,10 +43,13 @@ export function formatPath(path: readonly PathSegment[]): string {
   return path.map(String).join('.');
 }
 
-/** All string values joined by NUL, which no detected secret or PII contains. */
+/**
+ * All string values and object keys (zero-width characters removed, as the redactors see them)
+ * joined by NUL, which no detected secret or PII contains.
+ */
 export function joinStrings(value: unknown): string {
   const parts: string[] = [];
-  forEachString(value, (s) => parts.push(s));
+  forEachText(value, (s) => parts.push(s));
   return parts.join('\u0000');
 }
 

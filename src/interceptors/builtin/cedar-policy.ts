@@ -2,7 +2,7 @@
 // the caller's token, action = the event, resource = tool / prompt / resource URI / server.
 // Pure and deterministic; default deny; a missing principal or an evaluation error denies.
 import { ConfigError } from '../../errors.js';
-import { argumentsOf, buildAuthzRequest, resourceOf, type PolicySet } from '../../policy/index.js';
+import { argumentsOf, buildAuthzRequest, PATH_CHECKED_EVENTS, pathArgumentsOf, resourceOf, type PolicySet } from '../../policy/index.js';
 import type { InterceptorContext, Interceptor, ValidationOutcome } from '../types.js';
 import { buildDescriptor, ConfigReader } from './_content-config.js';
 import type { BuiltinFactory } from './types.js';
@@ -15,16 +15,31 @@ function deny(why: string, info: Record<string, unknown>): ValidationOutcome {
   return { valid: false, severity: 'error', messages: [{ message: `denied by policy ${why}`, severity: 'error' }], info };
 }
 
-/** Pure: the decision of `policySet` on this message. */
+/**
+ * Pure: the decision of `policySet` on this message. For calls, each path-like argument (at any
+ * depth, in arrays) is judged too, as `context.path` in a request of its own: all must allow.
+ */
 export function authorizeMessage(policySet: PolicySet, payload: unknown, ctx: Omit<InterceptorContext, 'signal' | 'state'>): ValidationOutcome {
   const resource = resourceOf(ctx.event, payload, ctx.server);
   if (!resource.ok) return deny(`(${resource.reason})`, { reasons: [] });
-  const req = buildAuthzRequest(ctx.event, resource.resource, argumentsOf(ctx.event, payload), ctx);
-  if (!req) return deny('(no principal)', { reasons: [] });
-  const r = policySet.authorize(req);
-  if (r.decision === 'allow') return { valid: true, info: { reasons: r.reasons } };
-  if (r.errors.length > 0) return deny(r.reasons.length > 0 ? r.reasons.join(', ') : '(evaluation error)', { reasons: r.reasons, errors: r.errors });
-  return deny(r.reasons.length > 0 ? r.reasons.join(', ') : '(default deny)', { reasons: r.reasons });
+  const args = argumentsOf(ctx.event, payload);
+  const found = PATH_CHECKED_EVENTS.has(ctx.event) ? pathArgumentsOf(args) : { ok: true as const, paths: [] };
+  if (!found.ok) return deny(`(${found.reason})`, { reasons: [] });
+  const reasons = new Set<string>();
+  for (const path of [undefined, ...found.paths]) {
+    const req = buildAuthzRequest(ctx.event, resource.resource, args, ctx, path);
+    if (!req) return deny('(no principal)', { reasons: [] });
+    const r = policySet.authorize(req);
+    const info: Record<string, unknown> = { reasons: r.reasons };
+    if (path !== undefined) info.path = path;
+    if (r.decision !== 'allow') {
+      const on = path === undefined ? '' : ` on path '${path.slice(0, 200)}'`;
+      if (r.errors.length > 0) return deny(`${r.reasons.length > 0 ? r.reasons.join(', ') : '(evaluation error)'}${on}`, { ...info, errors: r.errors });
+      return deny(`${r.reasons.length > 0 ? r.reasons.join(', ') : '(default deny)'}${on}`, info);
+    }
+    for (const id of r.reasons) reasons.add(id);
+  }
+  return { valid: true, info: found.paths.length ? { reasons: [...reasons].sort(), paths: found.paths.length } : { reasons: [...reasons] } };
 }
 
 export const createCedarPolicy: BuiltinFactory = ({ name, config, declaration, deps }): Interceptor => {
@@ -40,5 +55,5 @@ export const createCedarPolicy: BuiltinFactory = ({ name, config, declaration, d
     },
     declaration,
   );
-  return { descriptor, run: (payload, ctx) => authorizeMessage(policySet, payload, ctx) };
+  return { descriptor, authorizes: true, run: (payload, ctx) => authorizeMessage(policySet, payload, ctx) };
 };

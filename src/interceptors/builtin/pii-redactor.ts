@@ -1,11 +1,12 @@
 // pii-redactor: replaces phone numbers, e-mail addresses, card numbers, national ids and IBANs in
-// every string of the payload with fixed placeholders. Runs first on requests and last on
+// every string, key and number of the payload, both directions, with fixed placeholders. Runs first on requests and last on
 // responses (priority -50000 / 50000) so nothing else sees the raw values when it matters.
 import type { Interceptor, Json, MutationOutcome } from '../types.js';
 import { buildDescriptor, ConfigReader } from './_content-config.js';
-import { type Hit, replaceHits } from './_patterns.js';
-import { findPii, PII_KINDS, type PiiKind } from './_pii-patterns.js';
-import { mapStrings } from './_walk.js';
+import type { Hit } from './_patterns.js';
+import { findPii, luhnValid, PII_KINDS, type PiiKind } from './_pii-patterns.js';
+import { redactPayload } from './_redact.js';
+import { REDACTED_EVENTS } from './_redacted-events.js';
 import type { BuiltinFactory } from './types.js';
 
 export const PII_PLACEHOLDERS: Record<PiiKind, string> = {
@@ -27,19 +28,32 @@ export function parsePiiRedactorConfig(name: string, config: Json | undefined): 
   return { kinds: kinds ?? [...PII_KINDS] };
 }
 
-/** Pure: the payload with PII replaced, and counts (total and by kind). */
+const PHONE_KEY = /phone|(?:^|[^a-z])tel(?:$|[^a-z])|mobile|cell|fax|msisdn|whatsapp/i;
+
+/**
+ * An integer sent as a JSON number that is a card number (13-19 digits, issuer 2-6, Luhn), or a
+ * phone number: NANP with its `1` prefix, or any valid national/E.164 length under a phone-like key.
+ */
+export function numberPiiKind(n: number, key: string | undefined, kinds: ReadonlySet<PiiKind>): PiiKind | undefined {
+  if (!Number.isSafeInteger(n) || n <= 0) return undefined;
+  const digits = String(n);
+  if (kinds.has('card') && digits.length >= 13 && /^[2-6]/.test(digits) && luhnValid(digits)) return 'card';
+  if (!kinds.has('phone')) return undefined;
+  const nanp = (d: string) => /^[2-9]\d{2}[2-9]\d{6}$/.test(d);
+  if (digits.length === 11 && digits[0] === '1' && nanp(digits.slice(1))) return 'phone';
+  if (key !== undefined && PHONE_KEY.test(key) && (nanp(digits) || (digits.length >= 8 && digits.length <= 15))) return 'phone';
+  return undefined;
+}
+
+/** Pure: the payload with PII replaced (values, keys, numbers), and counts (total and by kind). */
 export function redactPii(payload: unknown, kinds: ReadonlySet<PiiKind>): MutationOutcome {
-  const byKind: Partial<Record<PiiKind, number>> = {};
-  let total = 0;
-  const out = mapStrings(payload, (text) => {
-    const hits = findPii(text, kinds);
-    if (hits.length === 0) return text;
-    for (const h of hits) byKind[h.kind] = (byKind[h.kind] ?? 0) + 1;
-    total += hits.length;
-    return replaceHits(text, hits, (h: Hit<PiiKind>) => PII_PLACEHOLDERS[h.kind]);
+  const r = redactPayload<PiiKind>(payload, {
+    find: (text) => findPii(text, kinds),
+    placeholder: (h: Hit<PiiKind>) => PII_PLACEHOLDERS[h.kind],
+    numberKind: (n, key) => numberPiiKind(n, key, kinds),
   });
-  if (total === 0) return { modified: false, payload, info: { redactions: 0 } };
-  return { modified: true, payload: out, info: { redactions: total, byKind } };
+  if (r.total === 0) return { modified: false, payload, info: { redactions: 0 } };
+  return { modified: true, payload: r.payload, info: { redactions: r.total, byKind: r.byKind } };
 }
 
 export const createPiiRedactor: BuiltinFactory = ({ name, config, declaration }): Interceptor => {
@@ -51,11 +65,8 @@ export const createPiiRedactor: BuiltinFactory = ({ name, config, declaration })
       description: 'Redacts phone numbers, e-mail addresses, card numbers, national ids and IBANs.',
       priorityHint: { request: -50000, response: 50000 },
       hooks: [
-        { events: ['tools/call', 'prompts/get', 'sampling/createMessage'], phase: 'request' },
-        {
-          events: ['tools/call', 'prompts/get', 'resources/read', 'sampling/createMessage', 'elicitation/create'],
-          phase: 'response',
-        },
+        { events: [...REDACTED_EVENTS.request], phase: 'request' },
+        { events: [...REDACTED_EVENTS.response], phase: 'response' },
       ],
     },
     declaration,

@@ -89,5 +89,5 @@ export const createSamplingGuard: BuiltinFactory = ({ name, config, declaration 
     },
     declaration,
   );
-  return { descriptor, run: (payload) => checkSamplingRequest(payload, parsed) };
+  return { descriptor, authorizes: true, run: (payload) => checkSamplingRequest(payload, parsed) };
 };

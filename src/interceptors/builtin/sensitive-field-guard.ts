@@ -89,5 +89,5 @@ export const createSensitiveFieldGuard: BuiltinFactory = ({ name, config, declar
     },
     declaration,
   );
-  return { descriptor, run: (payload) => checkRequestedSchema(payload, parsed) };
+  return { descriptor, authorizes: true, run: (payload) => checkRequestedSchema(payload, parsed) };
 };

@@ -50,7 +50,7 @@ describe('cedar-policy', () => {
 
   it('checks arguments: file tools only under /tmp/allowed', () => {
     expect(check(call('read_file', { path: '/tmp/allowed/report.md', head: 10 }), makeCtx('tools/call', 'request')).valid).toBe(true);
-    expect(check(call('read_file', { path: '/home/alice/.ssh/id_ed25519' }), makeCtx('tools/call', 'request')).info).toEqual({ reasons: ['tools-forbid-path-outside'] });
+    expect(check(call('read_file', { path: '/home/alice/.ssh/id_ed25519' }), makeCtx('tools/call', 'request')).info).toEqual({ reasons: ['tools-forbid-path-outside'], path: '/home/alice/.ssh/id_ed25519' });
   });
 
   it('grants by role', () => {

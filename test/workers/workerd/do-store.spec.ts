@@ -30,6 +30,7 @@ describe('durable object store specifics', () => {
     expect(versions).toEqual([
       { version: 1, name: 'log' },
       { version: 2, name: 'payloads' },
+      { version: 3, name: 'rules_by_entry' },
     ]);
   });
 

@@ -1,0 +1,96 @@
+// Bench helper: a data directory whose default tenant log holds N realistic-size decision entries
+// (about 1.4 kB each), written fast: entry bytes from one canonical template (seq, prev and trace
+// spliced in; still canonical), SQLite inserts through the real store's appendBatch, and a real
+// signed checkpoint per 50,000 entries. Cached under the OS temp dir by N; not timed.
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { digestBytes, toHex, utf8 } from '../src/canonical/index.js';
+import { createEd25519Signer, type Signer } from '../src/crypto/index.js';
+import { createSignerFromSeed } from '../src/crypto/node.js';
+import { appendLeaf, emptyRange, encodeEntry, GENESIS_PREV, noteSignerFor, rangeRoot, signCheckpoint, type CompactRange, type EntryBody, type TreeNode } from '../src/log/index.js';
+import { initDataDir, loadKeys, logPath, openSqliteStore, DEFAULT_KEY_NAME } from '../src/store/node.js';
+
+const CHUNK = 50_000;
+const SEQ = 987654321987;
+const PREV = 'ab'.repeat(32);
+const TRACE = 'TRACEPLACEHOLDER';
+
+const digest = (c: string) => `sha256:${c.repeat(64)}`;
+/** The one payload every entry names (stored once, so `log verify` finds it). */
+const INPUT = utf8.encode('{"arguments":{"path":"/srv/reports/q1/file-1.csv"},"name":"read_file"}');
+
+/** Entry 0: the policy entry that activates the (chain, policy set) every decision names. */
+const POLICY: EntryBody = { type: 'policy', time: '2026-11-30T12:00:00.000Z', chain: digest('c'), policySet: digest('d'), engines: { cedar: '4.8.2', vouch: '0.1.0' }, action: 'activate' };
+
+function body(): EntryBody {
+  return {
+    type: 'decision', time: '2026-11-30T12:00:00.000Z', tenant: 'default', principal: 'user-3', roles: ['enforce'], event: 'tools/call', phase: 'request',
+    direction: 'sending', session: 'sess-2', server: 'filesystem', trace: TRACE,
+    policy: { chain: digest('c'), policySet: digest('d'), engines: { cedar: '4.8.2', vouch: '0.1.0' } },
+    input: { digest: digestBytes(INPUT) }, intent: null,
+    decision: {
+      effect: 'allow',
+      results: Array.from({ length: 3 }, (_, i) => ({ interceptor: ['pii', 'authz', 'secrets'][i], type: i === 1 ? 'validation' : 'mutation', valid: true, mutated: i === 0, durationMs: 0.4, info: { redactions: i === 0 ? 1 : 0, rules: ['email', 'phone', 'card', 'aws-key', 'jwt'] }, messages: i === 1 ? [{ severity: 'info', path: 'arguments.path', message: 'permitted by policy0 (tools/call on Tool::"read_file" for principal User::"user-3")' }] : [] })),
+    },
+    state: { 'rate-limit': { window: 60, used: 12, limit: 600 }, taint: { session: 'sess-2', sources: ['filesystem'] } },
+  } as EntryBody;
+}
+
+/** The template's text split at the three placeholders: [text, 'seq' | 'prev' | 'trace', text, ...]. */
+function template(origin: string): string[] {
+  const text = utf8.decode(encodeEntry(origin, SEQ, PREV, body()));
+  return text.split(new RegExp(`(${SEQ}|${PREV}|${TRACE})`)).map((p) => (p === String(SEQ) ? '\u0000seq' : p === PREV ? '\u0000prev' : p === TRACE ? '\u0000trace' : p));
+}
+
+const leafHash = (bytes: Uint8Array): Uint8Array => {
+  const d = createHash('sha256').update(Uint8Array.of(0)).update(bytes).digest();
+  return new Uint8Array(d.buffer, d.byteOffset, d.byteLength);
+};
+
+/** The cached data directory holding `n` entries (built on first use). */
+export async function startupLog(n: number, log: (line: string) => void = () => undefined): Promise<string> {
+  const root = join(tmpdir(), 'vouch-bench-startup-cache', `n${n}`);
+  const data = join(root, 'data');
+  if (existsSync(join(root, 'complete'))) return data;
+  rmSync(root, { recursive: true, force: true });
+  mkdirSync(root, { recursive: true });
+  initDataDir(data);
+  const keys = loadKeys(data);
+  const signers: Signer[] = [await createSignerFromSeed(keys.mldsaSeed, { thread: false }), createEd25519Signer(keys.ed25519Seed!)];
+  const noteSigners = signers.map((s) => noteSignerFor(DEFAULT_KEY_NAME, s));
+  const origin = `${DEFAULT_KEY_NAME}/default`;
+  const store = openSqliteStore(logPath(data, 'default'));
+  store.setMeta('origin', origin);
+  store.putPayload(digestBytes(INPUT), INPUT);
+  const parts = template(origin);
+  const t0 = performance.now();
+  let range: CompactRange = emptyRange();
+  let prev = GENESIS_PREV;
+  try {
+    for (let from = 0; from < n; from += CHUNK) {
+      const entries: { seq: number; bytes: Uint8Array; leaf: Uint8Array }[] = [];
+      const nodes: TreeNode[] = [];
+      for (let seq = from; seq < Math.min(n, from + CHUNK); seq++) {
+        let text = '';
+        for (const p of parts) text += p === '\u0000seq' ? String(seq) : p === '\u0000prev' ? prev : p === '\u0000trace' ? `t-${seq.toString(36).padStart(14, '0')}` : p;
+        const bytes = seq === 0 ? encodeEntry(origin, 0, GENESIS_PREV, POLICY) : utf8.encode(text);
+        const leaf = leafHash(bytes);
+        const step = appendLeaf(range, leaf);
+        entries.push({ seq, bytes, leaf });
+        nodes.push(...step.created);
+        range = step.range;
+        prev = toHex(leaf);
+      }
+      const note = await signCheckpoint({ origin, size: range.size, root: rangeRoot(range), extensions: [] }, noteSigners);
+      store.appendBatch({ entries, nodes, checkpoint: { size: range.size, root: rangeRoot(range), note } });
+      log(`  startup log: ${range.size} of ${n} entries (${Math.round(performance.now() - t0)} ms)`);
+    }
+  } finally {
+    store.close();
+    for (const s of signers) await s.close?.();
+  }
+  writeFileSync(join(root, 'complete'), `${n}\n`);
+  return data;
+}

@@ -1,0 +1,141 @@
+// Start-up at scale (issue 15 item 2): `vouch serve` on a log of 100,000 and 1,000,000 entries
+// (10,000 and 100,000 with --quick), timed from process spawn to the ready line, to /healthz ready
+// and to the first decision answered, plus how long the background leaf audit takes to finish.
+// The open check is O(log n), so the first two sizes must start about equally fast (bar: < 1 s to
+// the first decision, and the large log within 1.5x of the small). Also `vouch log verify` rate.
+// Logs come from bench/_startup-gen.ts (cached under the OS temp dir); each size runs on a copy.
+// Run alone with `npm run bench -- --only startup`.
+import { spawn, spawnSync } from 'node:child_process';
+import { cpSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { checkSignedTree } from '../src/log/index.js';
+import { loadKeys, logPath, openSqliteStore } from '../src/store/node.js';
+import { startupLog } from './_startup-gen.js';
+import type { BenchContext, Result } from './_types.js';
+
+const BIN = fileURLToPath(new URL('../bin/vouch.js', import.meta.url));
+
+interface Started {
+  readyMs: number;
+  healthyMs: number;
+  firstDecisionMs: number;
+  /** CPU time (all threads) the server process had used when the first decision was answered: steadier than wall time on a shared machine. */
+  firstDecisionCpuMs: number;
+  auditMs?: number;
+}
+
+/** user + system CPU of a process so far, from /proc (Linux; NaN elsewhere). */
+function cpuMsOf(pid: number | undefined): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(f[11]) + Number(f[12])) * 1000) / 100; // utime, stime in USER_HZ (100)
+  } catch {
+    return NaN;
+  }
+}
+
+const decision = JSON.stringify({ event: 'tools/call', phase: 'request', payload: { name: 'echo', arguments: { text: 'hi' } } });
+
+async function startOnce(data: string, auditCapMs: number): Promise<Started> {
+  const t0 = performance.now();
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--data', data, '--checkpoint-idle', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr += d));
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout.on('data', (d) => {
+        out += d;
+        const m = /vouch ready on (http:\/\/[^\s]+)/.exec(out);
+        if (m) resolve(m[1]);
+      });
+      child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
+    });
+    const readyMs = performance.now() - t0;
+    // The first decision, sent at once: it waits for the log to be opened and checked.
+    const res = await fetch(`${url}/v1/authorize`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: decision });
+    await res.arrayBuffer();
+    if (res.status !== 200) throw new Error(`first decision answered ${res.status}`);
+    const firstDecisionMs = performance.now() - t0;
+    const firstDecisionCpuMs = cpuMsOf(child.pid);
+    let healthyMs = NaN;
+    for (;;) {
+      const h = await fetch(`${url}/healthz`);
+      await h.arrayBuffer();
+      if (h.status === 200) {
+        healthyMs = performance.now() - t0;
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    let auditMs: number | undefined;
+    while (performance.now() - t0 < auditCapMs) {
+      const text = await (await fetch(`${url}/metrics`)).text();
+      if (/^vouch_audit_failed\{tenant="default"\} 1$/m.test(text)) throw new Error('background audit found a mismatch in a generated log');
+      if (/^vouch_audit_complete\{tenant="default"\} 1$/m.test(text)) {
+        auditMs = performance.now() - t0;
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    return { readyMs, healthyMs, firstDecisionMs, firstDecisionCpuMs, auditMs };
+  } finally {
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGTERM');
+    await exited;
+  }
+}
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+export async function run(ctx: BenchContext): Promise<Result[]> {
+  const sizes = ctx.quick ? [10_000, 100_000] : [100_000, 1_000_000];
+  const out: Result[] = [];
+  let small: number | undefined;
+  let smallCpu: number | undefined;
+  let smallCheck: number | undefined;
+  for (const n of sizes) {
+    ctx.log(`  startup: log of ${n} entries (generated once, then cached)...`);
+    const cached = await startupLog(n, ctx.log);
+    const data = join(ctx.tempDir('startup'), 'data');
+    cpSync(cached, data, { recursive: true });
+    // The part of start-up that could grow with the log, alone and in-process: open the store and
+    // check it against the newest signed checkpoint (what Appender.open does before signing).
+    const checks: number[] = [];
+    for (let i = 0; i < Math.max(3, ctx.repeat); i++) {
+      const c0 = performance.now();
+      const store = openSqliteStore(logPath(data, 'default'), { readonly: true });
+      checkSignedTree(store, store.meta('origin')!, loadKeys(data).verifiers);
+      store.close();
+      checks.push(performance.now() - c0);
+    }
+    const check = median(checks);
+    smallCheck ??= check;
+    out.push({ name: `open-check.${n}`, unit: 'ms', value: Number(check.toFixed(2)), ...(n !== sizes[0] ? { baseline: Number(smallCheck.toFixed(2)), ratio: check / smallCheck } : {}), note: 'open the store, verify the newest note strictly, rebuild its root from stored nodes (in-process)' });
+    const runs: Started[] = [];
+    for (let i = 0; i < ctx.repeat; i++) {
+      // The audit is timed on the first run only: it rehashes every entry, and is off the decision path.
+      runs.push(await startOnce(data, i === 0 ? 600_000 : 0));
+      ctx.log(`  startup ${n}: ${JSON.stringify(runs.at(-1))}`);
+    }
+    const first = median(runs.map((r) => r.firstDecisionMs));
+    small ??= first;
+    out.push({ name: `first-decision.${n}`, unit: 'ms', value: Math.round(first), ...(n !== sizes[0] ? { baseline: Math.round(small), ratio: first / small } : {}), note: `spawn to first decision answered, median of ${ctx.repeat}` });
+    const cpu = median(runs.map((r) => r.firstDecisionCpuMs));
+    smallCpu ??= cpu;
+    if (Number.isFinite(cpu)) out.push({ name: `first-decision-cpu.${n}`, unit: 'ms', value: Math.round(cpu), ...(n !== sizes[0] ? { baseline: Math.round(smallCpu), ratio: cpu / smallCpu } : {}), note: 'server CPU (all threads) from spawn to the first decision' });
+    out.push({ name: `ready-line.${n}`, unit: 'ms', value: Math.round(median(runs.map((r) => r.readyMs))), note: 'spawn to the ready line' });
+    out.push({ name: `healthz-ready.${n}`, unit: 'ms', value: Math.round(median(runs.map((r) => r.healthyMs))), note: 'spawn to /healthz 200 (polled after the first decision)' });
+    if (runs[0].auditMs !== undefined) out.push({ name: `audit-complete.${n}`, unit: 'ms', value: Math.round(runs[0].auditMs), note: 'spawn to vouch_audit_complete 1 (background, off the decision path)' });
+    if (n === sizes[0]) {
+      const t0 = performance.now();
+      const v = spawnSync(process.execPath, [BIN, 'log', 'verify', '--data', data, '--json'], { encoding: 'utf8', maxBuffer: 1 << 26 });
+      const ms = performance.now() - t0;
+      if (v.status !== 0) throw new Error(`log verify of the generated log failed: ${v.stdout.slice(0, 500)} ${v.stderr.slice(0, 500)}`);
+      out.push({ name: `log-verify.${n}`, unit: 'entries/s', value: Math.round((n / ms) * 1000), note: '`vouch log verify` wall time, process start included' });
+    }
+  }
+  return out;
+}

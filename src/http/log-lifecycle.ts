@@ -1,0 +1,106 @@
+// The service's tenant logs over their life (Node only): readiness for /healthz (opened, checked
+// against the newest signed checkpoint, not halted by the background audit), and the checkpoints
+// it signs and publishes on clean shutdown and after an idle interval, so that a holder of any
+// later checkpoint can prove a cut (a log later found shorter, or different, than one it signed).
+import { chmodSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { codeOf, publicMessage } from '../errors.js';
+import type { SignedTree } from '../log/index.js';
+import type { DataDir, TenantLog } from '../store/node.js';
+import type { Metrics } from './metrics.js';
+
+export interface LogLifecycleOptions {
+  data: string;
+  dataDir: DataDir;
+  metrics: Metrics;
+  logLine?: (line: Record<string, unknown>) => void;
+  /** Sign and publish a checkpoint once a log has been idle this long with entries since the last one (0: never). */
+  idleCheckpointMs: number;
+}
+
+type State = { opening: true } | { opening: false; log: TenantLog } | { opening: false; error: unknown };
+
+/** Where the newest published checkpoint of a tenant is written (besides the log line). */
+export function publishedCheckpointPath(data: string, tenant: string): string {
+  return join(data, 'checkpoints', `${tenant}.note`);
+}
+
+export function createLogLifecycle(opts: LogLifecycleOptions) {
+  const states = new Map<string, State>();
+  const published = new Map<string, number>();
+  const seen = new Map<string, number>();
+  let timer: ReturnType<typeof setInterval> | undefined;
+
+  const publish = (tenant: string, signed: SignedTree, reason: 'shutdown' | 'idle'): void => {
+    published.set(tenant, signed.size);
+    opts.metrics.checkpointPublished(tenant, signed.size);
+    const path = publishedCheckpointPath(opts.data, tenant);
+    mkdirSync(join(opts.data, 'checkpoints'), { recursive: true, mode: 0o700 });
+    writeFileSync(`${path}.tmp`, signed.note, { mode: 0o600 });
+    chmodSync(`${path}.tmp`, 0o600);
+    renameSync(`${path}.tmp`, path);
+    opts.logLine?.({ level: 'info', msg: 'checkpoint', reason, tenant, size: signed.size, note: signed.note });
+  };
+
+  const sign = async (tenant: string, log: TenantLog, reason: 'shutdown' | 'idle'): Promise<void> => {
+    if (!log.appender.checkpointNow || log.appender.health?.().halted) return;
+    try {
+      publish(tenant, await log.appender.checkpointNow(), reason);
+    } catch (e) {
+      opts.logLine?.({ level: 'error', msg: 'checkpoint not signed', reason, tenant, code: codeOf(e), error: publicMessage(e) });
+    }
+  };
+
+  /** One tick: a log whose size did not change since the last tick and differs from what was published is idle. */
+  let ticking = false;
+  const idleTick = async (): Promise<void> => {
+    if (ticking) return; // a signature still in progress: this tick is skipped, not queued
+    ticking = true;
+    try {
+      await idleOnce();
+    } finally {
+      ticking = false;
+    }
+  };
+  const idleOnce = async (): Promise<void> => {
+    for (const [tenant, s] of states) {
+      if (s.opening || !('log' in s)) continue;
+      const size = s.log.appender.size;
+      const before = seen.get(tenant);
+      seen.set(tenant, size);
+      if (size > 0 && size === before && size !== published.get(tenant)) await sign(tenant, s.log, 'idle');
+    }
+  };
+
+  return {
+    /** Track a tenant log being opened (resolves once its writer checked it). */
+    track(tenant: string, opened: Promise<TenantLog>): void {
+      states.set(tenant, { opening: true });
+      opened.then(
+        (log) => states.set(tenant, { opening: false, log }),
+        (error) => states.set(tenant, { opening: false, error }),
+      );
+    },
+    /** Ready only when every log known is open, checked and signing. */
+    health(): { ok: true } | { ok: false; code: string; reason: string } {
+      for (const [tenant, s] of states) {
+        if (s.opening) return { ok: false, code: 'ERR_STORE', reason: `log of tenant ${tenant} is being opened` };
+        if ('error' in s) return { ok: false, code: codeOf(s.error), reason: `log of tenant ${tenant}: ${publicMessage(s.error)}` };
+        const halted = s.log.appender.health?.().halted;
+        if (halted) return { ok: false, code: halted.code, reason: `log of tenant ${tenant}: ${halted.message}` };
+      }
+      return { ok: true };
+    },
+    start(): void {
+      if (opts.idleCheckpointMs > 0) {
+        timer = setInterval(() => void idleTick(), opts.idleCheckpointMs);
+        timer.unref();
+      }
+    },
+    /** Clean shutdown: stop the timer, sign and publish every open log's checkpoint. */
+    async shutdown(): Promise<void> {
+      if (timer) clearInterval(timer);
+      for (const [tenant, s] of states) if (!s.opening && 'log' in s && s.log.appender.size > 0) await sign(tenant, s.log, 'shutdown');
+    },
+  };
+}

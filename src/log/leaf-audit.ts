@@ -1,0 +1,70 @@
+// The service's background audit of a log it opened: every entry's bytes against its leaf hash
+// and every stored node, rebuilt up to the signed tree the open check accepted, in small pages
+// that yield between them, off the decision path. A mismatch halts the appender (fails closed).
+import { bytesEqual } from '../canonical/index.js';
+import { StoreError } from '../errors.js';
+import { rebuildPage, type RebuildFinding, type RebuildState } from './leaf-rebuild.js';
+import { rangeRoot, type Hash } from './merkle.js';
+import type { LogStorage } from './storage.js';
+
+export interface AuditProgress {
+  /** Entries checked so far, of `total` (the signed tree size at open). */
+  checked: number;
+  total: number;
+  complete: boolean;
+  /** Set when the audit found a mismatch (and stopped). */
+  error?: StoreError;
+}
+
+export interface LeafAuditOptions {
+  /** Entries per page (default 2048): one synchronous read and rehash between yields. */
+  page?: number;
+  onProgress?: (p: AuditProgress) => void;
+  /** Called once with the mismatch; the caller halts signing. */
+  onMismatch: (e: StoreError) => void;
+  /** Give the event loop back between pages (default: setImmediate). */
+  pause?: () => Promise<void>;
+  /** RFC 9162 leaf hash (Node passes a native one). */
+  hashLeaf?: (bytes: Uint8Array) => Hash;
+  /** Stop early (the log is closing); the promise then resolves incomplete. */
+  stopped?: () => boolean;
+}
+
+const immediate = (): Promise<void> => new Promise((r) => setImmediate(r));
+
+/** Audit entries [0, size) of `storage` against the signed `root` of that size. */
+export async function auditLeaves(storage: LogStorage, signed: { size: number; root: Hash }, opts: LeafAuditOptions): Promise<AuditProgress> {
+  const page = opts.page ?? 2048;
+  const pause = opts.pause ?? immediate;
+  const state: RebuildState = { size: 0, hashes: [] };
+  const progress: AuditProgress = { checked: 0, total: signed.size, complete: false };
+  const fail = (message: string): AuditProgress => {
+    progress.error = new StoreError('ERR_STORE_INCONSISTENT', `refusing to sign: background audit: ${message}`);
+    opts.onProgress?.(progress);
+    opts.onMismatch(progress.error);
+    return progress;
+  };
+  opts.onProgress?.(progress);
+  while (state.size < signed.size) {
+    if (opts.stopped?.()) return progress;
+    const from = state.size;
+    const to = Math.min(signed.size, from + page);
+    let first: RebuildFinding | undefined;
+    let rows;
+    try {
+      rows = [...storage.entries(from, to)];
+      if (rows.length !== to - from) return fail(`entries ${from}..${to - 1}: ${rows.length} of ${to - from} are stored (gap)`);
+      rebuildPage(storage, state, rows, (f) => void (first ??= f), { hashLeaf: opts.hashLeaf });
+    } catch (e) {
+      return fail(`entries ${from}..${to - 1}: ${(e as Error).message}`);
+    }
+    if (first) return fail(first.message);
+    progress.checked = state.size;
+    opts.onProgress?.(progress);
+    if (state.size < signed.size) await pause();
+  }
+  if (!bytesEqual(rangeRoot(state), signed.root)) return fail(`the root rebuilt from ${signed.size} entries differs from the signed root`);
+  progress.complete = true;
+  opts.onProgress?.(progress);
+  return progress;
+}
