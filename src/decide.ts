@@ -8,6 +8,7 @@ import { decisionOf, executeChain, stripDurations, type ChainContext, type Chain
 import { assertKnownEvent } from './interceptors/events.js';
 import { coverageOf, runningInterceptors, selectInterceptors, type UncoveredRule } from './interceptors/list.js';
 import { serverOf } from './interceptors/server-of.js';
+import { decisionTarget } from './interceptors/target-of.js';
 import type { ChainResult, Direction, Interceptor, Json, Phase } from './interceptors/types.js';
 import type { Appended, Attachment, EntryBody } from './log/index.js';
 import { buildReceipt, type Receipt } from './receipt/index.js';
@@ -211,6 +212,8 @@ export async function decide(req: DecisionRequest, deps: DecideDeps): Promise<De
     session: ctx.sessionId,
     trace: ctx.traceId,
     server: ctx.server,
+    // The tool, prompt or resource the call is about (never its arguments): see target-of.ts.
+    target: decisionTarget({ event: req.event, effect, input: req.payload, finalPayload: chain.finalPayload, chain, mutators: mutatorsOf(interceptors, req.event, req.phase) }),
     only: req.only,
     ran,
     policy: { chain: policy.chainDigest, policySet: policy.policyDigest, engines: policy.engines },
@@ -224,6 +227,11 @@ export async function decide(req: DecisionRequest, deps: DecideDeps): Promise<De
   // Live-only follow-ups (e.g. taint from a response) run once the decision is durable.
   if (effect === 'allow') await runCommitHooks(interceptors, req, chain.finalPayload, directionOf(policy, req.phase), deps);
   return { effect, chain, finalPayload: effect === 'allow' ? chain.finalPayload : req.payload, state, appended, receipt: buildReceipt(appended), inputDigest, intentDigest };
+}
+
+/** The mutation interceptors hooked on the call: a deny names its target only when each ran (target-of.ts). */
+export function mutatorsOf(running: Interceptor[], event: string, phase: Phase): string[] {
+  return selectInterceptors(running, event, phase).filter((i) => i.descriptor.type === 'mutation').map((i) => i.descriptor.name);
 }
 
 async function runCommitHooks(all: Interceptor[], req: DecisionRequest, finalPayload: unknown, direction: Direction, deps: DecideDeps): Promise<void> {

@@ -23,6 +23,8 @@ export interface DecisionFacts {
   decision: Json;
   effect: 'allow' | 'deny';
   state: Record<string, Json>;
+  /** The tool, prompt or resource the entry names (decide.ts `target`); absent in older entries. */
+  target?: string;
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -54,6 +56,7 @@ export function parseDecisionFacts(e: Entry): DecisionFacts {
   const d = e.decision;
   if (!isRecord(d) || (d.effect !== 'allow' && d.effect !== 'deny')) bad('/decision/effect', 'must be allow or deny');
   if (e.state !== undefined && !isRecord(e.state)) bad('/state', 'must be an object');
+  if (e.target !== undefined && (typeof e.target !== 'string' || e.target === '')) bad('/target', 'must be a non-empty string');
   if (issues.length > 0) throw new InputError('ERR_INPUT', `decision entry ${e.seq} is malformed: ${issues.map((i) => i.path).join(', ')}`, issues);
 
   const context: ChainContext = { time: e.time };
@@ -79,5 +82,6 @@ export function parseDecisionFacts(e: Entry): DecisionFacts {
     decision: d as Json,
     effect: (d as Record<string, unknown>).effect as 'allow' | 'deny',
     state: (e.state ?? {}) as Record<string, Json>,
+    ...(typeof e.target === 'string' && { target: e.target }),
   };
 }

@@ -6,6 +6,7 @@ export {
   type ReplaySource, type ReplayResult, type ReplayReport, type ReplayCounts, type ReplayOptions, type ReplayStatus, type UnreplayableReason,
 } from './replay.js';
 export { whatIf, type WhatIfReport, type WhatIfOptions, type Flip } from './what-if.js';
+export { determinersOf, formatDeterminer, type Determiner } from './what-if-explain.js';
 export { eraseStoredPayload, MAX_REASON_LENGTH, type ErasureTarget, type ErasureOptions } from './erase.js';
 export {
   BUNDLE_FORMAT, BUNDLE_VERSION, FILES, documentPath, parseManifest, parseRangeFile, formatRangeFile, parseEntryLine, formatEntryLine,

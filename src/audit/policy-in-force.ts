@@ -37,6 +37,8 @@ export interface RecordOptions {
   pinned?: boolean;
   /** The gateway's mirror chain (same policy set), recorded in the same entry. */
   mirror?: Activated;
+  /** Who put it in force (recorded as the entry's `by`): a principal, `cli:<user>`, `start-up`. */
+  by?: string;
 }
 
 /**
@@ -47,6 +49,6 @@ export async function recordActivation(port: LogPort, store: PolicyStore, policy
   await port.putDocument('chain', policy.chainDigest, canonicalBytes(policy.resolved.resolved));
   await port.putDocument('policy', policy.policyDigest, canonicalBytes(policy.resolved.policySource));
   if (opts.mirror) await port.putDocument('chain', opts.mirror.chainDigest, canonicalBytes(opts.mirror.resolved.resolved));
-  const names = { chain: policy.chainDigest, policySet: policy.policyDigest, engines: policy.engines, ...(opts.mirror && { mirror: opts.mirror.chainDigest }) };
+  const names = { chain: policy.chainDigest, policySet: policy.policyDigest, engines: policy.engines, ...(opts.mirror && { mirror: opts.mirror.chainDigest }), ...(opts.by !== undefined && { by: opts.by }) };
   return recordPolicyEntry(port, store, names, time, opts.pinned);
 }

@@ -78,6 +78,8 @@ export interface PolicyNames {
   engines: Json;
   /** The gateway's mirror chain (same policy set), recorded in the same entry. */
   mirror?: Digest;
+  /** Who put it in force: the API caller's principal, `cli:<user>`, or `start-up` (vouch policy history). */
+  by?: string;
 }
 
 /**
@@ -90,14 +92,14 @@ export async function recordPolicyEntry(log: LogWriter, store: PolicyStore, p: P
   const same = newest !== undefined && newest.chain === p.chain && newest.policySet === p.policySet && newest.mirror === p.mirror;
   const pin = pinned ?? (same && newest.pinned);
   if (same && newest.pinned === pin) return undefined;
-  const body = { type: 'policy' as const, time, chain: p.chain, policySet: p.policySet, engines: p.engines, action: 'activate', pinned: pin };
+  const body = { type: 'policy' as const, time, chain: p.chain, policySet: p.policySet, engines: p.engines, action: 'activate', pinned: pin, ...(p.by !== undefined && { by: p.by }) };
   return (await log.append(p.mirror ? { ...body, mirror: p.mirror } : body)).seq;
 }
 
 /** Unpin: a `policy` entry naming the same policy, not pinned (the next start uses the config file). */
-export async function recordUnpin(log: LogWriter, store: PolicyStore, time: string): Promise<number | undefined> {
+export async function recordUnpin(log: LogWriter, store: PolicyStore, time: string, by?: string): Promise<number | undefined> {
   const newest = newestPolicyRecord(store);
   if (!newest?.pinned) return undefined;
-  const body = { type: 'policy' as const, time, chain: newest.chain, policySet: newest.policySet, engines: newest.engines ?? {}, action: 'unpin', pinned: false };
+  const body = { type: 'policy' as const, time, chain: newest.chain, policySet: newest.policySet, engines: newest.engines ?? {}, action: 'unpin', pinned: false, ...(by !== undefined && { by }) };
   return (await log.append(newest.mirror ? { ...body, mirror: newest.mirror } : body)).seq;
 }

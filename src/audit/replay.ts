@@ -2,7 +2,9 @@
 // policy set by digest, re-run the chain with the recorded context and state, and compare the
 // canonical decision byte for byte. Portable: entries, payloads and documents come from a source.
 import { digestBytes, digestJson, parseJson, utf8, type Digest } from '../canonical/index.js';
-import { GUARD_STATE_KEY, UNCOVERED_KEY, uncoveredOf, VOUCH_ENGINE_VERSION } from '../decide.js';
+import { GUARD_STATE_KEY, mutatorsOf, planOf, UNCOVERED_KEY, uncoveredOf, VOUCH_ENGINE_VERSION, type ActivePolicy } from '../decide.js';
+import { decisionTarget } from '../interceptors/target-of.js';
+import type { ChainResult } from '../interceptors/types.js';
 import { publicMessage } from '../errors.js';
 import type { Entry } from '../log/index.js';
 import { ActivationTracker } from '../log/activation-check.js';
@@ -163,6 +165,8 @@ export class Replayer {
     // The authorized intent: what the chain let through must hash to what the entry recorded.
     const intent = rerun.effect === 'allow' ? digestJson(rerun.chain.finalPayload) : null;
     if (intent !== f.intentDigest) paths.push('/intent');
+    // The target name the entry shows a reader must be what the payload names (decide.ts).
+    if (f.target !== undefined && f.target !== replayedTarget(f, input.payload, rerun, rebuilt.policy)) paths.push('/target');
     const remote = rerun.remote.length > 0 ? { remote: rerun.remote } : {};
     if (paths.length === 0) return { ...base, status: 'match', ...remote };
     if (rerun.remote.length > 0) return { ...base, ...remote, status: 'unreplayable', reason: 'remote interceptor', detail: `differs at ${paths.join(', ')} with recorded remote answers; the remote descriptor (priority) is not recorded` };
@@ -248,3 +252,9 @@ const describe = (e: Record<string, string>): string =>
     .sort()
     .map((k) => `${k} ${e[k]}`)
     .join(', ');
+
+/** The target decide() would record for this re-run (see interceptors/target-of.ts). */
+function replayedTarget(f: DecisionFacts, input: unknown, rerun: { effect: 'allow' | 'deny'; chain: ChainResult }, policy: ActivePolicy): string | undefined {
+  const mutators = mutatorsOf(planOf(policy, f.only, f.event, f.phase).running, f.event, f.phase);
+  return decisionTarget({ event: f.event, effect: rerun.effect, input, finalPayload: rerun.chain.finalPayload, chain: rerun.chain, mutators });
+}

@@ -1,27 +1,34 @@
 // What-if replay (DESIGN.md section 4): stored inputs, recorded context and recorded state, run
 // against a candidate policy; lists the decisions that would flip. Policy-impact analysis
 // before activation. Portable: reads through the same ReplaySource as replay.
-import type { ActivePolicy } from '../decide.js';
+import { uncoveredOf, type ActivePolicy } from '../decide.js';
 import { publicMessage } from '../errors.js';
 import { runningInterceptors, selectInterceptors } from '../interceptors/list.js';
 import { resourceOf } from '../policy/index.js';
 import { parseDecisionFacts, type DecisionFacts } from './_decision-facts.js';
 import { readEntry } from './_fast-entry.js';
-import { rerunDecision } from './_rerun.js';
+import { rerunDecision, type Rerun } from './_rerun.js';
 import { loadInput, type ReplaySource } from './replay.js';
+import { determinersOf, type Determiner } from './what-if-explain.js';
 
 export type Effect = 'allow' | 'deny';
 
 export interface Flip {
   seq: number;
   event: string;
+  phase: 'request' | 'response';
   principal?: string;
+  /** The name the entry itself records (tool, prompt, resource URI), when it does. */
+  target?: string;
   /** What the message acted on, e.g. `Tool::"send_mail"`. */
   resource?: string;
   from: Effect;
   to: Effect;
   /** Where the candidate chain stopped (deny), if it did. */
   abortedAt?: { interceptor: string; reason: string };
+  /** What decided the recorded decision (from the entry), and what decides under the candidate. */
+  before: Determiner[];
+  after: Determiner[];
 }
 
 export interface WhatIfReport {
@@ -38,6 +45,8 @@ export interface WhatIfReport {
   byReason: Record<string, number>;
   flips: Flip[];
   truncated: boolean;
+  /** Whether any evaluated decision flipped (listed or not): what `--fail-on-change` gates on. */
+  changed: boolean;
 }
 
 export interface WhatIfOptions {
@@ -57,8 +66,9 @@ export async function whatIf(source: ReplaySource, candidate: ActivePolicy, opts
     from, to,
     candidate: { chain: candidate.chainDigest, policySet: candidate.policyDigest },
     decisions: 0, evaluated: 0, unchanged: 0, allowToDeny: 0, denyToAllow: 0, unevaluable: 0, byReason: {},
-    flips: [], truncated: false,
+    flips: [], truncated: false, changed: false,
   };
+  const authorizing = new Set(candidate.interceptors.filter((i) => i.authorizes === true).map((i) => i.descriptor.name));
   const skip = (reason: string) => {
     r.unevaluable++;
     r.byReason[reason] = (r.byReason[reason] ?? 0) + 1;
@@ -85,28 +95,31 @@ export async function whatIf(source: ReplaySource, candidate: ActivePolicy, opts
       skip('candidate needs state that was not recorded');
       continue;
     }
-    let effect: Effect;
-    let abortedAt: Flip['abortedAt'];
+    let rerun: Rerun;
     try {
-      const rerun = await rerunDecision(facts, input.payload, candidate, opts.candidateHasRemote ?? false);
-      effect = rerun.effect;
-      if (rerun.chain.abortedAt) abortedAt = { interceptor: rerun.chain.abortedAt.interceptor, reason: rerun.chain.abortedAt.reason };
+      rerun = await rerunDecision(facts, input.payload, candidate, opts.candidateHasRemote ?? false);
     } catch (e) {
       skip(`chain failed: ${publicMessage(e)}`);
       continue;
     }
     r.evaluated++;
+    const effect = rerun.effect;
     if (effect === facts.effect) {
       r.unchanged++;
       continue;
     }
     if (facts.effect === 'allow') r.allowToDeny++;
     else r.denyToAllow++;
+    r.changed = true;
     if (r.flips.length >= max) {
       r.truncated = true;
       continue;
     }
-    r.flips.push(flipOf(facts, input.payload, effect, abortedAt));
+    const explained = {
+      before: determinersOf(facts.decision, { uncovered: uncoveredOf(facts.state) }),
+      after: determinersOf(rerun.record, { authorizing, uncovered: rerun.uncovered }),
+    };
+    r.flips.push(flipOf(facts, input.payload, rerun, explained));
   }
   return r;
 }
@@ -119,15 +132,20 @@ function stateNeeded(candidate: ActivePolicy, f: DecisionFacts): string[] {
     .map((i) => i.descriptor.name);
 }
 
-function flipOf(f: DecisionFacts, payload: unknown, to: Effect, abortedAt: Flip['abortedAt']): Flip {
+function flipOf(f: DecisionFacts, payload: unknown, rerun: Rerun, explained: Pick<Flip, 'before' | 'after'>): Flip {
   const res = resourceOf(f.event, payload, f.context.server);
+  const to = rerun.effect;
+  const at = rerun.chain.abortedAt;
   return {
     seq: f.seq,
     event: f.event,
+    phase: f.phase,
     ...(f.context.principal !== undefined && { principal: f.context.principal }),
+    ...(f.target !== undefined && { target: f.target }),
     ...(res.ok && { resource: `${res.resource.type}::${JSON.stringify(res.resource.id)}` }),
     from: f.effect,
     to,
-    ...(abortedAt && to === 'deny' && { abortedAt }),
+    ...(at && to === 'deny' && { abortedAt: { interceptor: at.interceptor, reason: at.reason } }),
+    ...explained,
   };
 }

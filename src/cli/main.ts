@@ -21,10 +21,11 @@ const SUMMARY: [string, string][] = [
   ['gateway', 'stand between an MCP client and an MCP server: one policy, every message signed'],
   ['init', 'create keys, the data directory and an example config'],
   ['log verify|tail', 'check every entry, node, checkpoint and signature; show the newest entries'],
-  ['replay', 're-run stored decisions and compare byte for byte; --policy FILE: what-if'],
+  ['replay', 're-run stored decisions and compare byte for byte; --policy FILE: what-if with reasons (--fail-on-change, --report)'],
   ['export -o PATH', 'write an audit bundle (directory or .tar.gz) of a range of the log'],
   ['verify BUNDLE', 'check an audit bundle offline: signatures, leaves, links, root, replay'],
   ['policy activate FILE', 'store and pin a new chain config (stopped data dir; POST /v1/policy live)'],
+  ['policy history', 'every activation of the policy, from the log (status: the one in force)'],
   ['payload erase DIGEST', 'erase a payload, record the erasure; proofs stay valid'],
   ['verify RECEIPT', 'check a receipt offline against a trusted key (and a newer checkpoint, a caller key)'],
 ];

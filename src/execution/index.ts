@@ -6,3 +6,4 @@ export { loadAuthorization, type Authorization, type LogReader } from './link.js
 export { RecentAuthorizations, DEFAULT_LINK_CAPACITY } from './link-index.js';
 export { recordExecution, driftRecord, type ExecutionFlag, type ExecutionInput, type ExecutionLog, type ExecutionOutcome } from './record.js';
 export { runPrechecks, AUTHORIZATION_META, EXECUTED_META, type Precheck, type PrecheckDeps, type PrecheckRequest } from './precheck.js';
+export { driftValues, pointerSegments, type DriftValue } from './drift-values.js';

@@ -37,6 +37,8 @@ export interface PrecheckDeps {
   drift: DriftRules;
   /** The fallback link index (see link-index.ts); without it only the _meta link is used. */
   recent?: RecentAuthorizations;
+  /** Co-signing required: a request (request phase) without a caller signature is a recorded deny. */
+  requireCallerSignature?: boolean;
 }
 
 export interface Precheck {
@@ -68,7 +70,17 @@ async function checkCaller(req: PrecheckRequest, deps: PrecheckDeps, out: Preche
   if (inMeta !== undefined && req.callerSignatureHeader !== undefined) {
     throw new InputError('ERR_INPUT', 'caller signature given twice (header and _meta)', [{ path: `/_meta/${CALLER_SIGNATURE_META}`, message: 'duplicate' }]);
   }
-  if (inMeta === undefined && req.callerSignatureHeader === undefined) return;
+  if (inMeta === undefined && req.callerSignatureHeader === undefined) {
+    // Required: the deny is a guard like a bad signature, so it is decided, signed and recorded.
+    if (deps.requireCallerSignature && req.phase === 'request') {
+      out.guards.push({
+        name: 'callerSignature',
+        record: { ok: false, keyId: null, required: true },
+        deny: `a caller signature is required: sign the JCS bytes of the payload and send it in _meta["${CALLER_SIGNATURE_META}"] (or the X-Vouch-Caller-Signature header)`,
+      });
+    }
+    return;
+  }
   const claim = inMeta !== undefined ? parseCallerSignatureClaim(inMeta, `/_meta/${CALLER_SIGNATURE_META}`) : parseCallerSignatureHeader(req.callerSignatureHeader!);
   const check = checkCallerSignature(claim, req.payload, deps.callerKeys ? await deps.callerKeys() : []);
   out.extra.callerSignature = check.record as unknown as Json;

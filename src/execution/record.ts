@@ -7,9 +7,12 @@ import type { Appended, Attachment, EntryBody } from '../log/index.js';
 import { buildReceipt, type Receipt } from '../receipt/index.js';
 import { computeDrift, type DriftReport } from './drift.js';
 import { DEFAULT_DRIFT_RULES, type DriftRules } from './drift-rules.js';
-import { loadAuthorization, type LogReader } from './link.js';
+import { driftValues, type DriftValue } from './drift-values.js';
+import { hasSize, withExecutions } from './executed-index.js';
+import { loadAuthorization, type Authorization, type LogReader } from './link.js';
+import { isDigest, parseJson, utf8 } from '../canonical/index.js';
 
-export type ExecutionFlag = 'unauthorized' | 'intent-erased' | 'principal-mismatch' | 'session-mismatch' | 'drift-suspicious' | 'drift-critical';
+export type ExecutionFlag = 'unauthorized' | 'repeated' | 'intent-erased' | 'principal-mismatch' | 'session-mismatch' | 'drift-suspicious' | 'drift-critical';
 
 export interface ExecutionLog extends LogReader {
   append(body: EntryBody, attachments?: Attachment[]): Promise<Appended>;
@@ -39,8 +42,11 @@ export interface ExecutionInput {
 
 export interface ExecutionOutcome {
   seq: number;
-  drift: DriftReport | null;
+  /** The drift, its items with the authorized and executed values (digests where a redactor acted). */
+  drift: (Omit<DriftReport, 'items'> & { items: DriftValue[] }) | null;
   flags: ExecutionFlag[];
+  /** Why each flag was raised, in words (also in the entry as `why`). */
+  why: Partial<Record<ExecutionFlag, string>>;
   body: EntryBody;
   appended: Appended;
   receipt: Receipt;
@@ -58,16 +64,27 @@ export async function recordExecution(input: ExecutionInput): Promise<ExecutionO
   const executedBytes = canonicalBytes(input.executed);
   const executedDigest = digestBytes(executedBytes);
   const auth = await loadAuthorization(input.log, input.authorization, input.tenant);
+  // A second execution of one authorization is flagged: the index needs the log's size.
+  const log = input.log;
+  if (auth.ok && hasSize(log)) return withExecutions(log, auth.seq, (earlier) => record(input, auth, executedBytes, executedDigest, earlier));
+  return record(input, auth, executedBytes, executedDigest, undefined);
+}
+
+async function record(input: ExecutionInput, auth: Authorization, executedBytes: Uint8Array, executedDigest: Digest, earlier: number | undefined): Promise<ExecutionOutcome> {
   const flags: ExecutionFlag[] = [];
+  const why: Partial<Record<ExecutionFlag, string>> = {};
+  const flag = (f: ExecutionFlag, reason: string) => (flags.push(f), (why[f] = reason));
   let drift: DriftReport | null = null;
-  if (!auth.ok) flags.push('unauthorized');
+  if (!auth.ok) flag('unauthorized', input.authorization === null ? auth.reason : `#${input.authorization} is no authorization: ${auth.reason}`);
   else {
-    if (!auth.intentAvailable) flags.push('intent-erased');
+    if (earlier !== undefined) flag('repeated', `authorization #${auth.seq} was already executed (entry #${earlier})`);
+    if (!auth.intentAvailable) flag('intent-erased', `the intent of authorization #${auth.seq} was erased: drift cannot be computed`);
     else drift = computeDrift(auth.intent, input.executed, input.drift ?? DEFAULT_DRIFT_RULES);
-    if (auth.entry.principal !== undefined && auth.entry.principal !== input.principal) flags.push('principal-mismatch');
-    if (input.session !== undefined && auth.entry.session !== undefined && auth.entry.session !== input.session) flags.push('session-mismatch');
-    if (drift?.severity === 'suspicious') flags.push('drift-suspicious');
-    if (drift?.severity === 'critical') flags.push('drift-critical');
+    if (auth.entry.principal !== undefined && auth.entry.principal !== input.principal) flag('principal-mismatch', `authorized for ${String(auth.entry.principal)}, executed by ${input.principal}`);
+    if (input.session !== undefined && auth.entry.session !== undefined && auth.entry.session !== input.session) flag('session-mismatch', `authorized in session ${String(auth.entry.session)}, executed in ${input.session}`);
+    const paths = (sev: string) => drift!.items.filter((i) => i.severity === sev).slice(0, 5).map((i) => i.path).join(', ');
+    if (drift?.severity === 'suspicious') flag('drift-suspicious', `changed: ${paths('suspicious')}`);
+    if (drift?.severity === 'critical') flag('drift-critical', `changed: ${paths('critical')}`);
   }
   const body: Record<string, Json | undefined> = {
     type: 'execution',
@@ -79,16 +96,33 @@ export async function recordExecution(input: ExecutionInput): Promise<ExecutionO
     session: input.session,
     trace: input.trace,
     event: auth.ok ? (auth.entry.event as Json) : input.event,
+    // The authorization's target name (tool, prompt, resource), so the entry reads on its own.
+    target: auth.ok && typeof auth.entry.target === 'string' ? auth.entry.target : undefined,
     authorization: auth.ok ? auth.seq : null,
     intent: auth.ok ? { digest: auth.intentDigest } : null,
     executed: { digest: executedDigest },
     result: input.resultDigest ? { digest: input.resultDigest } : undefined,
     drift: drift ? driftRecord(drift) : null,
     flags,
+    why: flags.length ? (why as Json) : undefined,
   };
   // An unauthorized execution keeps the seq it claimed and why it did not count, for the auditor.
   if (!auth.ok) body.claimed = { authorization: input.authorization, reason: auth.reason };
   for (const k of Object.keys(body)) if (body[k] === undefined) delete body[k];
   const appended = await input.log.append(body as EntryBody, [{ digest: executedDigest, bytes: executedBytes }]);
-  return { seq: appended.seq, drift, flags, body: body as EntryBody, appended, receipt: buildReceipt(appended) };
+  const shown = drift && auth.ok ? { ...drift, items: driftValues(drift.items, auth.intent, input.executed, await inputOf(input.log, auth)) } : null;
+  return { seq: appended.seq, drift: shown, flags, why, body: body as EntryBody, appended, receipt: buildReceipt(appended) };
+}
+
+/** The authorization's input payload (before redactors), to tell where a redactor acted; undefined when erased. */
+async function inputOf(log: LogReader, auth: Authorization & { ok: true }): Promise<{ value: unknown } | undefined> {
+  const d = (auth.entry.input as { digest?: unknown } | undefined)?.digest;
+  if (!isDigest(d)) return undefined;
+  const bytes = await log.payload(d);
+  if (!bytes) return undefined;
+  try {
+    return { value: parseJson(utf8.decode(bytes)) };
+  } catch {
+    return undefined;
+  }
 }

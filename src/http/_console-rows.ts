@@ -10,19 +10,27 @@ export interface ConsoleRow {
   time: string;
   principal: string | null;
   event: string | null;
-  /** The tool name, prompt name or resource URI the entry is about, when the entry shows it. */
+  /** request or response (decisions), null for other entries. */
+  phase: string | null;
+  /** The tool name, prompt name or resource URI the entry is about (never a server's name), or null. */
   target: string | null;
   effect: 'allow' | 'deny' | null;
   /** The interceptor that aborted the chain (a deny), or null. */
   decidedBy: string | null;
-  /** Drift severity: an execution's own, or for a decision the one of the execution linked to it. */
+  /** Drift severity: an execution's own; for a decision the worst over every execution linked to it. */
   drift: string | null;
-  /** For a decision, the seq of the execution entry that reports it ran; for an execution, the decision it claims. */
+  /** For a decision, the seq of the latest execution that reports it ran; for an execution, the decision it claims. */
   link: number | null;
+  /** For a decision, every execution linked to it, in log order (two or more: `repeated`). */
+  executions?: number[];
+  /** unauthorized, repeated, drift-critical, ...: an execution's own; for a decision, those of its executions. */
+  flags: string[];
+  /** A policy entry: what was put in force, by whom. */
+  policy?: { action: string | null; chain: string | null; policySet: string | null; pinned: boolean | null; by: string | null };
 }
 
 export interface RowFilter {
-  type: 'decision' | 'execution' | 'all';
+  type: 'decision' | 'execution' | 'policy' | 'all';
   effect?: 'allow' | 'deny';
   event?: string;
   principal?: string;
@@ -34,17 +42,23 @@ export interface RowFilter {
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 
+/** The entry's recorded target; for entries written before decide() recorded one, the name a result shows. */
 function targetOf(e: Record<string, unknown>): string | null {
+  if (typeof e.target === 'string') return e.target;
   const d = isRecord(e.decision) ? e.decision : {};
   for (const r of Array.isArray(d.results) ? d.results : []) {
     if (!isRecord(r)) continue;
-    const p = isRecord(r.payload) ? r.payload : undefined;
-    const named = p && (str(p.name) ?? str(p.uri));
-    if (named) return named;
     const info = isRecord(r.info) ? r.info : undefined;
     if (info && str(info.tool)) return str(info.tool);
   }
-  return str(e.server);
+  return null;
+}
+
+/** A response-phase decision's own drift guard (execution/precheck.ts): the authorization it answers and its drift. */
+function guardOf(e: Record<string, unknown>): { authorization: number | null; drift: string | null } {
+  const g = isRecord(e.state) && isRecord(e.state['(vouch)']) && isRecord(e.state['(vouch)'].execution) ? e.state['(vouch)'].execution : undefined;
+  if (!g) return { authorization: null, drift: null };
+  return { authorization: typeof g.authorization === 'number' ? g.authorization : null, drift: isRecord(g.drift) ? str(g.drift.severity) : null };
 }
 
 /** The row of one decoded entry (never throws on an unexpected shape: fields fall back to null). */
@@ -52,20 +66,56 @@ export function rowOf(seq: number, e: Record<string, unknown>): ConsoleRow {
   const d = isRecord(e.decision) ? e.decision : undefined;
   const effect = d && (d.effect === 'allow' || d.effect === 'deny') ? d.effect : null;
   const aborted = d && isRecord(d.abortedAt) ? str(d.abortedAt.interceptor) : null;
-  const drift = isRecord(e.drift) ? str(e.drift.severity) : null;
-  return {
+  const guard = e.type === 'decision' && e.phase === 'response' ? guardOf(e) : { authorization: null, drift: null };
+  const drift = isRecord(e.drift) ? str(e.drift.severity) : e.type === 'execution' ? 'none' : guard.drift;
+  const row: ConsoleRow = {
     seq,
     type: str(e.type) ?? 'unknown',
     time: str(e.time) ?? '',
-    principal: str(e.principal),
+    principal: str(e.principal) ?? (e.type === 'policy' ? str(e.by) : null),
     event: str(e.event),
+    phase: str(e.phase),
     target: targetOf(e),
     effect,
     decidedBy: aborted,
     drift,
-    link: e.type === 'execution' && typeof e.authorization === 'number' ? e.authorization : null,
+    link: e.type === 'execution' && typeof e.authorization === 'number' ? e.authorization : guard.authorization,
+    flags: Array.isArray(e.flags) ? e.flags.filter((f): f is string => typeof f === 'string') : [],
   };
+  if (e.type === 'execution' && e.authorization === null && !row.flags.includes('unauthorized')) row.flags.push('unauthorized');
+  if (e.type === 'policy') row.policy = { action: str(e.action), chain: str(e.chain), policySet: str(e.policySet), pinned: typeof e.pinned === 'boolean' ? e.pinned : null, by: str(e.by) };
+  return row;
 }
+
+/** What links to an authorization: execution entries and response-phase decisions that answer it. */
+export function answersAuthorization(r: ConsoleRow): boolean {
+  return r.link !== null && (r.type === 'execution' || (r.type === 'decision' && r.phase === 'response'));
+}
+
+/**
+ * A decision row with what its linked executions showed: the worst drift over all of them (a
+ * later clean execution never hides an earlier critical one), their flags, `repeated` when more
+ * than one execution entry claims it, and the target for a linked row that names none.
+ */
+export function withExecutions(r: ConsoleRow, linked: readonly ConsoleRow[] | undefined, byseq: (seq: number) => ConsoleRow | undefined): ConsoleRow {
+  let out = r;
+  if (out.target === null && out.link !== null && answersAuthorization(out)) {
+    const auth = byseq(out.link);
+    if (auth?.target) out = { ...out, target: auth.target };
+  }
+  if (r.type !== 'decision' || !linked?.length) return out;
+  let worst = r.drift;
+  const flags = new Set(r.flags);
+  for (const x of linked) {
+    if (x.drift !== null && (worst === null || rank(x.drift) > rank(worst))) worst = x.drift;
+    for (const f of x.flags) if (f !== 'repeated') flags.add(f);
+  }
+  if (linked.filter((x) => x.type === 'execution').length > 1) flags.add('repeated');
+  return { ...out, drift: worst, link: linked[linked.length - 1].seq, executions: linked.map((x) => x.seq), flags: [...flags] };
+}
+
+const RANKS: Record<string, number> = { none: 0, benign: 1, suspicious: 2, critical: 3 };
+const rank = (s: string) => RANKS[s] ?? 2;
 
 function enumParam<T extends string>(v: string | undefined, allowed: readonly T[], path: string, issues: Issue[]): T | undefined {
   if (v === undefined || v === '') return undefined;
@@ -85,7 +135,7 @@ function timeParam(v: string | undefined, path: string, issues: Issue[]): number
 export function parseRowFilter(q: (name: string) => string | undefined): RowFilter {
   const issues: Issue[] = [];
   const f: RowFilter = {
-    type: enumParam(q('type'), ['decision', 'execution', 'all'] as const, '/type', issues) ?? 'decision',
+    type: enumParam(q('type'), ['decision', 'execution', 'policy', 'all'] as const, '/type', issues) ?? 'decision',
     effect: enumParam(q('effect'), ['allow', 'deny'] as const, '/effect', issues),
     event: q('event') || undefined,
     principal: q('principal') || undefined,

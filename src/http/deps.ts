@@ -45,4 +45,6 @@ export interface AppDeps {
   signResult?(bytes: Uint8Array): Promise<{ alg: string; keyId: string; signature: Uint8Array }>;
   /** The keys a tenant's callers co-sign requests with (JWK kid = the keyId they sign under); none when absent. */
   callerKeys?(tenant: string): Promise<PublicKeyEntry[]>;
+  /** Co-signing required (`vouch serve --require-caller-signature`): an unsigned request is a recorded deny. */
+  requireCallerSignature?: boolean;
 }

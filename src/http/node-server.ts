@@ -35,6 +35,8 @@ export interface ServeOptions {
   keyName?: string;
   /** Caller co-signing keys, `{tenant: JWKS}` (vouch serve --callers FILE); none when absent. */
   callers?: unknown;
+  /** Every request must carry a caller signature by a key in `callers` (else a recorded deny). */
+  requireCallerSignature?: boolean;
   /** Web origins besides the service's own that may call it (`--allow-origin`, repeated); auth's `allowOrigins` add to them. */
   allowOrigins?: string[];
   logLine?: (line: Record<string, unknown>) => void;
@@ -50,6 +52,10 @@ export interface RunningServer {
   keyId: string;
   dataDir: DataDir;
   policy: Activated;
+  /** The config file the service started from (`policy` is built from it). */
+  configPath: string;
+  /** The policy in force for a tenant (opening its log and recording the start-up policy first). */
+  policyOf(tenant: string): Promise<Activated>;
   close(): Promise<void>;
 }
 
@@ -71,6 +77,9 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     throw new ConfigError('ERR_CONFIG', `refusing to listen on ${host} without auth: development mode (no tokens) binds to loopback only; configure --auth to serve other hosts`);
   }
   const callers = opts.callers === undefined ? {} : parseCallerKeys(opts.callers); // before anything is opened
+  if (opts.requireCallerSignature && Object.values(callers).every((keys) => keys.length === 0)) {
+    throw new ConfigError('ERR_CONFIG', 'requireCallerSignature needs caller keys (--callers FILE): without them every request would be denied');
+  }
   const allowOrigins = [...parseAllowedOrigins(opts.allowOrigins, '/allowOrigins'), ...parseAllowedOrigins(opts.auth?.allowOrigins, '/auth/allowOrigins')];
   initDataDir(opts.data); // first run: keys generated; existing keys are kept
   const metrics = new Metrics();
@@ -93,8 +102,9 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   // Per tenant: a pinned or hot-swapped policy; tenants without one use the config file's.
   const tenantPolicy = new Map<string, Activated>();
   const retired: Activated[] = [];
+  const configPath = opts.config ?? defaultConfigPath(opts.data);
   try {
-    policy = await activatePolicy(await loadConfigFile(opts.config ?? defaultConfigPath(opts.data)), { state, remote: 'connect' });
+    policy = await activatePolicy(await loadConfigFile(configPath), { state, remote: 'connect' });
   } catch (e) {
     await dataDir.close();
     throw e;
@@ -109,7 +119,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
         const port = logPortOf(t.origin, t.store, t.appender);
         const pinned = await loadPinnedPolicy(t.store, state);
         if (pinned) tenantPolicy.set(tenant, pinned);
-        await recordActivation(port, t.store, pinned ?? policy, systemClock.isoNow());
+        await recordActivation(port, t.store, pinned ?? policy, systemClock.isoNow(), { by: 'start-up' });
         return port;
       })();
       p.catch(() => ports.delete(tenant));
@@ -123,18 +133,18 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   // One activation at a time, so the last `policy` entry always names the policy in force.
   let activating: Promise<unknown> = Promise.resolve();
   const policyAdmin: PolicyAdmin = {
-    activate(tenant, resolved) {
-      const run = activating.then(() => activateNow(tenant, resolved));
+    activate(tenant, resolved, by) {
+      const run = activating.then(() => activateNow(tenant, resolved, by));
       activating = run.catch(() => undefined);
       return run;
     },
   };
-  const activateNow: PolicyAdmin['activate'] = async (tenant, resolved) => {
+  const activateNow: PolicyAdmin['activate'] = async (tenant, resolved, by) => {
     await logs(tenant);
     const next = await activatePolicy(resolved, { state, remote: 'connect' });
     try {
       const t = dataDir.log(tenant);
-      await recordActivation(logPortOf(t.origin, t.store, t.appender), t.store, next, systemClock.isoNow(), { pinned: true });
+      await recordActivation(logPortOf(t.origin, t.store, t.appender), t.store, next, systemClock.isoNow(), { pinned: true, by });
     } catch (e) {
       await next.close();
       throw e;
@@ -168,6 +178,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     // no newline, so a signed result can never pass for a checkpoint note (which needs three lines).
     signResult: async (bytes) => ({ alg: dataDir.signers[0].alg, keyId: dataDir.keys[0].keyId, signature: await dataDir.signers[0].sign(bytes) }),
     callerKeys: async (tenant) => (Object.hasOwn(callers, tenant) ? callers[tenant] : []),
+    requireCallerSignature: opts.requireCallerSignature === true,
   };
   const { app } = createApp(appDeps, metrics);
   let server: ReturnType<typeof serve>;
@@ -190,6 +201,11 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     keyId: dataDir.keys[0].keyId,
     dataDir,
     policy,
+    configPath,
+    policyOf: async (tenant) => {
+      await logs(tenant);
+      return tenantPolicy.get(tenant) ?? policy;
+    },
     close: () =>
       (closing ??= (async () => {
         await new Promise<void>((resolve) => {

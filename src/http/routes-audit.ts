@@ -14,11 +14,12 @@ import type { LogPort } from '../store/log-port.js';
 import type { Env } from './app.js';
 import type { AppDeps } from './deps.js';
 import { readJsonBody } from './body.js';
+import { erasureReasonOf } from './erase-reason.js';
 import type { RestContext } from './routes-rest.js';
 
 /** Swaps a tenant's policy in a running service (Node: node-server.ts); absent where unsupported. */
 export interface PolicyAdmin {
-  activate(tenant: string, resolved: ResolvedConfig): Promise<{ chain: string; policySet: string; interceptors: number }>;
+  activate(tenant: string, resolved: ResolvedConfig, by?: string): Promise<{ chain: string; policySet: string; interceptors: number }>;
 }
 
 export type AuditAppDeps = AppDeps & { policyAdmin?: PolicyAdmin };
@@ -146,7 +147,7 @@ export function registerAuditRoutes(app: Hono<Env>, rc: RestContext): void {
 
   app.delete('/v1/payloads/:digest', withRole('admin'), async (c) => {
     const digest = parseDigest(c.req.param('digest'), '/digest');
-    const reason = c.req.query('reason');
+    const reason = await erasureReasonOf(c.req.raw, c.req.query('reason'), limits.bodyBytes); // ?reason= or {"reason"}
     const caller = c.get('caller');
     const port = await deps.logs(caller.tenant);
     const r = await eraseStoredPayload(port, digest, { time: deps.clock.now().toISOString(), reason, by: caller.principal });
@@ -156,6 +157,6 @@ export function registerAuditRoutes(app: Hono<Env>, rc: RestContext): void {
   app.post('/v1/policy', withRole('admin'), async (c) => {
     if (!admin) throw new ConfigError('ERR_CONFIG', 'this deployment cannot activate a policy at run time');
     const resolved = parsePolicyBody(await readJsonBody(c.req.raw, limits.bodyBytes));
-    return c.json({ activated: true, ...(await admin.activate(c.get('caller').tenant, resolved)) });
+    return c.json({ activated: true, ...(await admin.activate(c.get('caller').tenant, resolved, c.get('caller').principal)) });
   });
 }

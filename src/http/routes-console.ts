@@ -5,7 +5,7 @@ import type { Hono } from 'hono';
 import { utf8 } from '../canonical/index.js';
 import { InputError, StoreError } from '../errors.js';
 import type { LogPort } from '../store/log-port.js';
-import { chartOf, matchesFilter, parseRowFilter, rowOf, type ConsoleRow } from './_console-rows.js';
+import { answersAuthorization, chartOf, matchesFilter, parseRowFilter, rowOf, withExecutions, type ConsoleRow } from './_console-rows.js';
 import type { Env } from './app.js';
 import type { RestContext } from './routes-rest.js';
 
@@ -22,8 +22,8 @@ const DEFAULT_PAGE = 100;
  */
 interface RowCache {
   rows: ConsoleRow[];
-  /** decision seq -> its execution row (the latest one reported). */
-  executions: Map<number, ConsoleRow>;
+  /** decision seq -> every row that reports it ran (executions, response decisions), in log order. */
+  executions: Map<number, ConsoleRow[]>;
   reading?: Promise<void>;
 }
 
@@ -34,7 +34,11 @@ async function catchUp(port: LogPort, cache: RowCache): Promise<void> {
     if (!bytes) throw new StoreError('ERR_STORE_INCONSISTENT', `entry ${seq} is not stored`);
     const row = rowOf(seq, JSON.parse(utf8.decode(bytes)) as Record<string, unknown>);
     cache.rows.push(row);
-    if (row.type === 'execution' && row.link !== null) cache.executions.set(row.link, row);
+    if (answersAuthorization(row)) {
+      const list = cache.executions.get(row.link!);
+      if (list) list.push(row);
+      else cache.executions.set(row.link!, [row]);
+    }
   }
 }
 
@@ -79,12 +83,12 @@ export function registerConsoleRoutes(app: Hono<Env>, rc: RestContext): void {
     cache.reading = catchUp(port, cache).finally(() => (cache!.reading = undefined));
     await cache.reading;
 
-    const decorated = (r: ConsoleRow): ConsoleRow => {
-      if (r.type !== 'decision') return r;
-      const ex = cache!.executions.get(r.seq);
-      return ex ? { ...r, drift: ex.drift, link: ex.seq } : r;
-    };
-    const matching = cache.rows.slice(0, await port.size()).map(decorated).filter((r) => matchesFilter(r, filter));
+    const size = await port.size();
+    const rows = cache.rows;
+    const byseq = (seq: number) => (seq < rows.length ? rows[seq] : undefined);
+    // Only what the log held when this request began: a linked row appended since does not count.
+    const decorated = (r: ConsoleRow): ConsoleRow => withExecutions(r, cache!.executions.get(r.seq)?.filter((x) => x.seq < size), byseq);
+    const matching = rows.slice(0, size).map(decorated).filter((r) => matchesFilter(r, filter));
     const start = matching.findIndex((r) => r.seq >= from);
     const page = start < 0 ? [] : matching.slice(start, start + limit);
     const after = start < 0 ? undefined : matching[start + limit];

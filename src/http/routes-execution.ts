@@ -106,5 +106,6 @@ export function createPrecheck(deps: AppDeps, recent: RecentAuthorizations): Pre
       callerKeys: deps.callerKeys ? () => deps.callerKeys!(caller.tenant) : undefined,
       drift: driftRulesOf(policy),
       recent,
+      requireCallerSignature: deps.requireCallerSignature === true,
     });
 }

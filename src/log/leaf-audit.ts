@@ -46,6 +46,7 @@ export async function auditLeaves(storage: LogStorage, signed: { size: number; r
   };
   opts.onProgress?.(progress);
   while (state.size < signed.size) {
+    await pause(); // before every page, the first included: whatever is waiting (appends) goes first
     if (opts.stopped?.()) return progress;
     const from = state.size;
     const to = Math.min(signed.size, from + page);
@@ -61,7 +62,6 @@ export async function auditLeaves(storage: LogStorage, signed: { size: number; r
     if (first) return fail(first.message);
     progress.checked = state.size;
     opts.onProgress?.(progress);
-    if (state.size < signed.size) await pause();
   }
   if (!bytesEqual(rangeRoot(state), signed.root)) return fail(`the root rebuilt from ${signed.size} entries differs from the signed root`);
   progress.complete = true;

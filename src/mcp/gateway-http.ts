@@ -1,5 +1,6 @@
 // NODE-ONLY: the gateway served over MCP Streamable HTTP (`--listen`). One gateway session (and
-// one upstream connection) per MCP session. No tokens are checked here, so it binds to loopback
+// one upstream connection) per MCP session; beside /mcp, the keys that verify its receipts
+// (/.well-known/vouch/keys as JWKS, /.well-known/vouch/vkeys) and /healthz. No tokens are checked here, so it binds to loopback
 // only, and Host headers are checked (DNS rebinding would otherwise reach it from a web page).
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,6 +14,7 @@ import type { Gateway } from './gateway.js';
 import type { GatewayRuntime } from './gateway-node.js';
 
 export const GATEWAY_PATH = '/mcp';
+const JSON_TYPE = 'application/json';
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|localhost|::1)$/;
 
 export interface ListenOptions {
@@ -61,12 +63,25 @@ export async function listenGateway(rt: GatewayRuntime, opts: ListenOptions = {}
   const maxBody = opts.maxBodyBytes ?? 4 * 1024 * 1024;
   const sessions = new Map<string, { transport: StreamableHTTPServerTransport; gateway: Gateway }>();
   const allowedHosts: string[] = [];
+  const publicRoutes: Record<string, () => [string, string]> = {
+    '/healthz': () => [JSON_TYPE, JSON.stringify({ ok: true, server: rt.serverName, tenant: rt.tenant, sessions: sessions.size })],
+    '/.well-known/vouch/keys': () => [JSON_TYPE, JSON.stringify(rt.dataDir.jwks())],
+    '/.well-known/vouch/vkeys': () => ['text/plain; charset=utf-8', rt.dataDir.keys.map((k) => k.vkey).join('\n') + '\n'],
+  };
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (new URL(req.url ?? '/', 'http://x').pathname !== GATEWAY_PATH) return reply(res, 404, JSONRPC.methodNotFound, `not found: the gateway serves ${GATEWAY_PATH}`);
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
     // Web pages cannot drive it (http/web-guard.ts): a foreign Origin is refused, bodies are JSON only.
     const origin = req.headers.origin;
     if (origin !== undefined && !allowedHosts.some((h) => isOwnOrigin(origin, h))) return reply(res, 403, JSONRPC.unauthorized, 'cross-origin requests are refused: the gateway is not for web pages');
+    // Beside /mcp, what a client needs to verify receipts offline, and a liveness check.
+    const fixed = publicRoutes[path];
+    if (fixed) {
+      if (req.method !== 'GET' && req.method !== 'HEAD') return void res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 'ERR_INPUT', message: `${path} answers GET only` } }));
+      const [type, body] = fixed();
+      return void res.writeHead(200, { 'content-type': type, 'cache-control': 'no-store' }).end(req.method === 'HEAD' ? undefined : body);
+    }
+    if (path !== GATEWAY_PATH) return reply(res, 404, JSONRPC.methodNotFound, `not found: the gateway serves ${GATEWAY_PATH}, ${Object.keys(publicRoutes).join(', ')}`);
     if (req.method === 'POST' || req.method === 'PUT' || req.method === 'PATCH') {
       try {
         requireJsonMediaType(req.headers['content-type']);

@@ -2,6 +2,7 @@
 // tenant's log), the upstream as a child process over stdio or a Streamable HTTP URL, and clean
 // shutdown (sessions, then the upstream, then the log batch in flight, then the databases).
 import type { IOType } from 'node:child_process';
+import { resolve } from 'node:path';
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -45,6 +46,10 @@ export interface GatewayRuntime {
   policies: GatewayPolicies;
   log: LogPort;
   drift: DriftRules;
+  /** The chain config in force (what the operator edits). */
+  configPath: string;
+  /** Who the client is, for policy: what discovery-filter judges listings for. */
+  viewer(): { principal: string; roles?: string[]; tenant: string; server: string; time: string };
   /** A fresh transport to the upstream (a new child process for a command). */
   connectUpstream(): Transport;
   /** One client session: a gateway over `downstream` and a fresh upstream (or the one given). */
@@ -82,8 +87,9 @@ export async function openGateway(opts: GatewayRunOptions): Promise<GatewayRunti
   let policies: GatewayPolicies | undefined;
   let log: LogPort;
   let drift: DriftRules;
+  const configPath = resolve(opts.config ?? defaultConfigPath(opts.data));
   try {
-    const resolved = await loadConfigFile(opts.config ?? defaultConfigPath(opts.data));
+    const resolved = await loadConfigFile(configPath);
     drift = parseDriftConfig(resolved.config.drift);
     policies = await activateGatewayPolicies(resolved, { state: createMemoryStateStores(), remote: 'connect' });
     const t = dataDir.log(tenant);
@@ -109,6 +115,8 @@ export async function openGateway(opts: GatewayRunOptions): Promise<GatewayRunti
     policies,
     log,
     drift,
+    configPath,
+    viewer: () => ({ principal, roles: opts.roles, tenant, server: serverName, time: systemClock.isoNow() }),
     connectUpstream,
     async start(downstream, s = {}) {
       if (closing) throw new Error('gateway is shutting down');

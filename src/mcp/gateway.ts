@@ -70,6 +70,9 @@ export const SERVER_REQUESTS: [string, ClientCapability][] = [
   ['roots/list', 'roots'],
 ];
 
+/** What the gateway offers the upstream as its client (a server lists some tools only to clients that can sample). */
+export const GATEWAY_CLIENT_OPTIONS = { capabilities: { sampling: {}, elicitation: { form: {}, url: {} }, roots: { listChanged: true } } };
+
 // Loose request schemas: the SDK would strip params fields it does not know; a proxy must not.
 const anyRequest = (method: string) => z.object({ method: z.literal(method), params: z.unknown().optional() }).passthrough();
 
@@ -108,7 +111,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   const onError = (e: unknown) => line({ msg: 'gateway notification failed', error: String(e) });
 
   // ---- upstream: the gateway is its client, offering what a client can (forwarded only if the real client can)
-  const client = new Client({ name: 'vouch-gateway', version: VOUCH_ENGINE_VERSION }, { capabilities: { sampling: {}, elicitation: { form: {}, url: {} }, roots: { listChanged: true } } });
+  const client = new Client({ name: 'vouch-gateway', version: VOUCH_ENGINE_VERSION }, GATEWAY_CLIENT_OPTIONS);
   let upstreamOpen = true;
   let clientInitialized!: () => void;
   const initialized = new Promise<void>((r) => (clientInitialized = r));

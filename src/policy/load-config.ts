@@ -6,17 +6,26 @@ import { parseJson } from '../canonical/index.js';
 import { ConfigError, type Issue } from '../errors.js';
 import type { Json } from '../interceptors/types.js';
 import { convertSchemaText } from './cedar-engine.js';
+import { expandSettings } from './config-settings.js';
 import { parseConfig } from './config.js';
 import { buildResolvedDocument, resolveConfigDocument, type ResolvedConfig } from './config-resolve.js';
 import { formatOf, parseConfigText } from './config-text.js';
 import { PolicyLoadError } from './policy-error.js';
 import type { PolicySource } from './types.js';
 
-async function readText(file: string, path: string, issues: Issue[]): Promise<string | undefined> {
+async function readText(file: string, path: string, issues: Issue[], expand = true): Promise<string | undefined> {
+  let text: string;
   try {
-    return await readFile(file, 'utf8');
+    text = await readFile(file, 'utf8');
   } catch (e) {
     issues.push({ path, message: `cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}` });
+    return undefined;
+  }
+  if (!expand) return text;
+  try {
+    return expandSettings(text); // `${VOUCH_NAME:-default}` (config-settings.ts)
+  } catch (e) {
+    issues.push({ path, message: `${file}: ${(e as Error).message}` });
     return undefined;
   }
 }
@@ -54,7 +63,7 @@ export async function loadConfigFile(path: string): Promise<ResolvedConfig> {
   const file = resolve(path);
   const issues: Issue[] = [];
   const text = await readText(file, '', issues);
-  if (text === undefined) throw new ConfigError('ERR_CONFIG', `cannot read config ${file}`, issues);
+  if (text === undefined) throw new ConfigError('ERR_CONFIG', `cannot read config ${file}: ${issues.map((i) => i.message).join('; ')}`, issues);
   let config;
   try {
     config = parseConfig(parseConfigText(text, formatOf(file), file));
@@ -70,7 +79,7 @@ export async function loadConfigFile(path: string): Promise<ResolvedConfig> {
   let schema: Json | undefined;
   if (schemaPath !== undefined) {
     const schemaFile = resolve(base, schemaPath);
-    const schemaText = await readText(schemaFile, '/policies/schema', issues);
+    const schemaText = await readText(schemaFile, '/policies/schema', issues, false);
     if (schemaText !== undefined) schema = readSchema(schemaText, schemaFile, issues);
   }
   if (issues.length > 0) throw new ConfigError('ERR_CONFIG', `${file}: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, issues);

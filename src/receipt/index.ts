@@ -8,3 +8,4 @@ export {
 } from './caller-signature.js';
 export { parseNewerCheckpoint, checkNewerCheckpoint, type NewerCheckpoint, type NewerCheck, type ForkEvidence } from './newer-checkpoint.js';
 export { verifyReceiptFully, formatChecklist, verdictOf, verdictFields, type FullReport, type FullVerifyInput, type ReportCheck } from './verify-report.js';
+export { summarizeEntry, printable, type EntrySummary } from './entry-summary.js';

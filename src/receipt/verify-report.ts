@@ -8,6 +8,7 @@ import { callerVerifier } from './caller-signature.js';
 import { checkNewerCheckpoint, type ForkEvidence, type NewerCheck, type NewerCheckpoint } from './newer-checkpoint.js';
 import { verifiersFor } from './trust.js';
 import { verifyReceipt, type Check } from './verify.js';
+import { summarizeEntry } from './entry-summary.js';
 
 export type ReportCheck = Check | NewerCheck | { name: 'checkpoint-signers'; ok: boolean; detail: string };
 
@@ -84,6 +85,8 @@ export function verdictFields(report: FullReport): { ok: boolean; verdict: strin
 export function formatChecklist(report: FullReport, label: string): string[] {
   const e = report.entry;
   const lines = [`${label}${e ? `: ${e.type} #${e.seq} of ${e.log}${typeof e.event === 'string' ? `, ${e.event}` : ''}${effectOf(e)}` : ''}`];
+  // What was decided, from the signed entry: said to be unproven when any check failed.
+  if (e) lines.push(`  ${summarizeEntry(e).text}${report.ok ? '' : '  (NOT PROVEN: see the failed checks)'}`);
   for (const c of report.checks) lines.push(`  ${c.ok ? '\u2713' : '\u2717'} ${c.name.padEnd(20)} ${c.detail}`);
   if (report.evidence) {
     lines.push('', `FORK EVIDENCE: ${report.evidence.reason}`, '--- checkpoint in the receipt ---', report.evidence.older.replace(/\n$/, ''), '--- newer checkpoint ---', report.evidence.newer.replace(/\n$/, ''), '---');

@@ -87,6 +87,67 @@ describe('what-if', () => {
     expect(r.allowToDeny + r.denyToAllow + r.unchanged).toBe(r.evaluated);
   });
 
+  it('names, for each flip, what decided before (from the entry) and what decides now, with Cedar policy ids', async () => {
+    // deny -> allow: the forbid on dangerous_tool becomes a permit with an id of its own.
+    const open = await whatIf(
+      source,
+      await candidate(
+        (y) => y,
+        (cedar) => cedar.replace('@id("tools-forbid-dangerous")\nforbid(principal, action == Action::"tools/call", resource == Tool::"dangerous_tool");', '@id("tools-allow-dangerous")\npermit(principal, action == Action::"tools/call", resource == Tool::"dangerous_tool");'),
+      ),
+    );
+    expect(open.denyToAllow).toBeGreaterThan(0);
+    expect(open.allowToDeny).toBe(0);
+    expect(open.changed).toBe(true);
+    for (const f of open.flips) {
+      expect(f).toMatchObject({ from: 'deny', to: 'allow', resource: 'Tool::"dangerous_tool"' });
+      expect(f.before).toEqual([{ interceptor: 'authz', policies: ['tools-forbid-dangerous'], message: 'denied by policy tools-forbid-dangerous' }]);
+      expect(f.after).toEqual([{ interceptor: 'authz', policies: ['tools-allow-dangerous'], message: 'permitted by policy tools-allow-dangerous' }]);
+    }
+    // allow -> deny: send_mail leaves the allow-list, so Cedar denies by default (no policy determines it).
+    const closed = await whatIf(source, await candidate((y) => y, (cedar) => cedar.replace('Tool::"send_mail", ', '')));
+    expect(closed.allowToDeny).toBeGreaterThan(0);
+    expect(closed.denyToAllow).toBe(0);
+    for (const f of closed.flips) {
+      expect(f).toMatchObject({ from: 'allow', to: 'deny', resource: 'Tool::"send_mail"' });
+      expect(f.before).toEqual([{ interceptor: 'authz', policies: ['tools-allow'], message: 'permitted by policy tools-allow' }]);
+      expect(f.after).toEqual([{ interceptor: 'authz', policies: [], message: 'denied by policy (default deny)' }]);
+    }
+    // A flip decided by another interceptor names it and its message, and no policy ids.
+    const rate = await whatIf(source, await candidate((y) => y.replace('limit: 5,', 'limit: 1,')));
+    expect(rate.flips.length).toBeGreaterThan(0);
+    for (const f of rate.flips) {
+      expect(f.before.some((d) => d.interceptor === 'authz' && d.policies?.length === 1)).toBe(true);
+      expect(f.after).toEqual([{ interceptor: 'rate', message: expect.stringMatching(/^rate limit exceeded: \d+\/1 in window$/) }]);
+    }
+  });
+
+  it('several determining policies are all named, in one (sorted) order on every flip', async () => {
+    const r = await whatIf(
+      source,
+      await candidate(
+        (y) => y,
+        (cedar) => cedar.replace('@id("tools-forbid-dangerous")\nforbid(principal, action == Action::"tools/call", resource == Tool::"dangerous_tool");', '@id("z-ops")\npermit(principal, action, resource == Tool::"dangerous_tool");\n@id("a-review")\npermit(principal, action == Action::"tools/call", resource);'),
+      ),
+    );
+    const dangerous = r.flips.filter((f) => f.resource === 'Tool::"dangerous_tool"');
+    expect(dangerous.length).toBeGreaterThan(1);
+    for (const f of dangerous) expect(f.after).toEqual([{ interceptor: 'authz', policies: ['a-review', 'z-ops'], message: 'permitted by policy a-review, z-ops' }]);
+  });
+
+  it('a coverage change is explained as a decision of vouch itself, with the config that made it', async () => {
+    // Without `uncovered`, answers no authorization interceptor covers are denied by default.
+    const r = await whatIf(source, await candidate((y) => y.replace(/^uncovered:\n(?: .*\n)+/m, '')));
+    expect(r.allowToDeny).toBeGreaterThan(0);
+    expect(r.denyToAllow).toBe(0);
+    for (const f of r.flips) {
+      expect(f.event === 'tools/call' || f.event === 'tools/list').toBe(true);
+      expect(f.before).toContainEqual({ interceptor: '(vouch)', message: 'no authorization interceptor covers this call; config `uncovered` allows it' });
+      expect(f.after).toEqual([{ interceptor: '(vouch)', message: expect.stringMatching(/uncovered|authoriz/) }]);
+      expect(f.abortedAt?.interceptor).toBe('(vouch)');
+    }
+  });
+
   it('does not guess where the candidate needs state that was never recorded', async () => {
     const c = await candidate((y) => y.replace('  - name: discovery', '  - name: rate2\n    use: rate-limit\n    config: { limit: 1 }\n  - name: discovery'));
     const r = await whatIf(source, c, { maxFlips: 3 });

@@ -1,6 +1,6 @@
 // Execution entries over a real log: linked to the allowing decision, drift recorded, and every
 // execution nothing authorized recorded all the same, flagged unauthorized.
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { canonicalBytes, digestJson, fromBase64, utf8 } from '../../src/canonical/index.js';
 import { decide } from '../../src/decide.js';
 import { parseDriftConfig, recordExecution } from '../../src/execution/index.js';
@@ -46,12 +46,18 @@ describe('recordExecution', () => {
     const executed = { name: 'send_email', arguments: { to: 'mallory@evil.test', subject: 'hi', requestId: 'r2', bcc: 'x@evil.test' } };
     const out = await report(d.appended.seq, executed);
     expect(out.flags).toEqual(['drift-critical']);
+    // What changed, with both values (no redactor acted on this payload).
     expect(out.drift!.items).toEqual([
-      { path: '/arguments/bcc', op: 'add', severity: 'critical' },
-      { path: '/arguments/requestId', op: 'replace', severity: 'benign' },
-      { path: '/arguments/to', op: 'replace', severity: 'critical' },
+      { path: '/arguments/bcc', op: 'add', severity: 'critical', executed: 'x@evil.test' },
+      { path: '/arguments/requestId', op: 'replace', severity: 'benign', authorized: 'r1', executed: 'r2' },
+      { path: '/arguments/to', op: 'replace', severity: 'critical', authorized: 'alice@example.test', executed: 'mallory@evil.test' },
     ]);
-    expect(entryOf(out.receipt).drift).toEqual({ severity: 'critical', count: 3, items: out.drift!.items });
+    expect(out.why['drift-critical']).toBe('changed: /arguments/bcc, /arguments/to');
+    // The signed entry keeps paths only: values stay in the erasable payloads.
+    const e = entryOf(out.receipt);
+    expect(e.drift).toEqual({ severity: 'critical', count: 3, items: out.drift!.items.map(({ path, op, severity }) => ({ path, op, severity })) });
+    expect(JSON.stringify(e)).not.toContain('mallory');
+    expect(e.why).toEqual(out.why);
   });
 
   it('uses the configured drift rules', async () => {
@@ -72,7 +78,11 @@ describe('recordExecution', () => {
     expect(d.intentDigest).not.toBe(d.inputDigest);
     // Running the raw input is drift from what was authorized; running the intent is not.
     const raw = await report(d.appended.seq, { name: 'echo', arguments: { text: 'call 555' } });
-    expect(raw.drift!.items).toEqual([{ path: '/arguments/text', op: 'replace', severity: 'suspicious' }]);
+    // A redactor acted at this path: the values are shown as digests only, never the raw digits.
+    expect(raw.drift!.items).toEqual([
+      { path: '/arguments/text', op: 'replace', severity: 'suspicious', redacted: true, authorizedDigest: digestJson('call ###'), executedDigest: digestJson('call 555') },
+    ]);
+    expect(JSON.stringify(raw.drift)).not.toContain('555');
     const asAuthorized = await report(d.appended.seq, { name: 'echo', arguments: { text: 'call ###' } });
     expect(asAuthorized.drift!.count).toBe(0);
     expect(entryOf(asAuthorized.receipt).intent).toEqual({ digest: d.intentDigest });
@@ -82,6 +92,43 @@ describe('recordExecution', () => {
     const d = await allow();
     const out = await report(d.appended.seq, payload, { principal: 'agent-2', session: 's9' });
     expect(out.flags).toEqual(['principal-mismatch', 'session-mismatch']);
+    expect(out.why).toEqual({ 'principal-mismatch': 'authorized for agent-1, executed by agent-2', 'session-mismatch': 'authorized in session s1, executed in s9' });
+  });
+
+  it('names the target (from the authorization) and flags a second execution of one authorization as repeated', async () => {
+    const d = await allow();
+    const first = await report(d.appended.seq, payload);
+    expect(first.flags).toEqual([]);
+    expect(entryOf(first.receipt).target).toBe('send_email');
+    const [second, third] = await Promise.all([report(d.appended.seq, payload), report(d.appended.seq, payload)]);
+    for (const again of [second, third]) {
+      expect(again.flags).toEqual(['repeated']);
+      expect(again.why.repeated).toBe(`authorization #${d.appended.seq} was already executed (entry #${first.seq})`);
+      expect(entryOf(again.receipt)).toMatchObject({ flags: ['repeated'], why: { repeated: again.why.repeated } });
+    }
+  });
+
+  it('finds an earlier execution written before this process started (the index reads the log)', async () => {
+    const d = await allow();
+    const first = await report(d.appended.seq, payload);
+    // A fresh copy of the module: no index in memory, as after a restart.
+    vi.resetModules();
+    const fresh = (await import('../../src/execution/index.js')).recordExecution;
+    const again = await fresh({ log: { ...log }, authorization: d.appended.seq, executed: payload, time: T, tenant: 'acme', principal: 'agent-1' });
+    expect(again.why.repeated).toBe(`authorization #${d.appended.seq} was already executed (entry #${first.seq})`);
+  });
+
+  it('another log under the same origin name does not inherit the index', async () => {
+    const other = testLog();
+    try {
+      const d = await decide({ event: 'tools/call', phase: 'request', payload, context: ctx }, { policy: EMPTY_POLICY, log: other });
+      // The same seq was executed in the first log; in this one it was not.
+      const out = await recordExecution({ log: other, authorization: d.appended.seq, executed: payload, time: T, tenant: 'acme', principal: 'agent-1' });
+      expect(out.flags).toEqual([]);
+      expect((await recordExecution({ log: other, authorization: d.appended.seq, executed: payload, time: T, tenant: 'acme', principal: 'agent-1' })).flags).toEqual(['repeated']);
+    } finally {
+      await other.close();
+    }
   });
 
   it('keeps authorizing after the intent payload was erased, but cannot compute drift', async () => {
@@ -113,6 +160,9 @@ describe('recordExecution', () => {
         const e = entryOf(out.receipt);
         expect(e).toMatchObject({ type: 'execution', authorization: null, intent: null, drift: null, flags: ['unauthorized'], claimed: { authorization: seq } });
         expect(e.claimed.reason).toMatch(reason);
+        // The flag says why, in the entry and the answer.
+        expect(out.why.unauthorized).toMatch(reason);
+        expect(e.why.unauthorized).toBe(out.why.unauthorized);
         expect(verifyReceipt(out.receipt, { verifiers: keys.verifiers }).ok).toBe(true);
       });
     }

@@ -66,6 +66,9 @@ describe('POST /v1/replay', () => {
     expect(r.json.denyToAllow).toBeGreaterThan(0);
     expect(r.json.allowToDeny).toBe(0);
     expect(r.json.flips.every((f: any) => f.to === 'allow')).toBe(true);
+    // Each flip says why: what decided before (from the entry) and what lets it through now.
+    expect(r.json.changed).toBe(true);
+    expect(r.json.flips.every((f: any) => f.before.length > 0 && f.after.some((d: any) => d.interceptor === '(vouch)' && /uncovered/.test(d.message)))).toBe(true);
   });
 });
 
@@ -93,6 +96,52 @@ describe('GET /v1/export', () => {
     expect(r.json.error.code).toBe('ERR_INPUT');
     expect((await call('GET', '/v1/export?from=x', 'audit')).status).toBe(400);
     expect((await call('GET', '/v1/export', 'enforce')).status).toBe(403);
+  });
+});
+
+describe('GET /v1/entries: what the console lists', () => {
+  const rows = async (q: string) => (await get(`${s.url}/v1/entries?${q}`, auth.audit)).json as { total: number; rows: Record<string, any>[] };
+  const execute = (authorization: number | null, executed: unknown) => post(`${s.url}/v1/executions`, { authorization, executed, event: 'tools/call' }, auth.enforce);
+
+  it('a decision shows the worst drift of all its executions (not the last), flags repeated; the drift filter finds it', async () => {
+    const a = await authorize(11); // get-sum on everything: allow
+    expect(a.effect).toBe('allow');
+    const intent = requestOf(11).payload as { name: string; arguments: Record<string, unknown> };
+    const bad = await execute(a.seq, { ...intent, arguments: { ...intent.arguments, amount: 1e6 } });
+    expect(bad.json.flags).toEqual(['drift-critical']);
+    // What changed, with both values: the amount was added.
+    expect(bad.json.drift.items).toEqual([{ path: '/arguments/amount', op: 'add', severity: 'critical', executed: 1e6 }]);
+    const clean = await execute(a.seq, intent);
+    expect(clean.json.flags).toEqual(['repeated']);
+    const row = (await rows(`from=${a.seq}&limit=1`)).rows[0];
+    expect(row).toMatchObject({ seq: a.seq, phase: 'request', target: 'get-sum', drift: 'critical', link: clean.json.seq, executions: [bad.json.seq, clean.json.seq] });
+    expect(row.flags).toEqual(expect.arrayContaining(['drift-critical', 'repeated']));
+    const critical = await rows('drift=critical');
+    expect(critical.rows.map((r) => r.seq)).toContain(a.seq);
+    expect((await rows('drift=none')).rows.map((r) => r.seq)).not.toContain(a.seq);
+    // The execution rows name the target too, and their own flags.
+    const ex = await rows(`type=execution&from=${bad.json.seq}&limit=2`);
+    expect(ex.rows.map((r) => [r.target, r.drift, r.flags])).toEqual([['get-sum', 'critical', ['drift-critical']], ['get-sum', 'none', ['repeated']]]);
+  });
+
+  it('every decision row has its phase and a target that is never a server name; unauthorized executions are flagged', async () => {
+    const all = await rows('limit=500');
+    for (const r of all.rows) {
+      expect(['request', 'response']).toContain(r.phase);
+      expect(['everything', 'files']).not.toContain(r.target);
+    }
+    expect(all.rows.find((r) => r.event === 'prompts/get')?.target).toBe('admin_prompt');
+    expect(all.rows.find((r) => r.target === 'dangerous_tool')?.effect).toBe('deny');
+    const u = await execute(999_999, { name: 'x' });
+    expect(u.json.flags).toEqual(['unauthorized']);
+    const ur = (await rows(`type=execution&from=${u.json.seq}&limit=1`)).rows[0];
+    expect(ur).toMatchObject({ type: 'execution', flags: ['unauthorized'], link: null });
+  });
+
+  it('lists policy activations (type=policy) with their digests', async () => {
+    const p = await rows('type=policy');
+    expect(p.total).toBeGreaterThanOrEqual(1);
+    expect(p.rows[0]).toMatchObject({ type: 'policy', policy: { action: 'activate', chain: expect.stringMatching(/^sha256:/), policySet: expect.stringMatching(/^sha256:/) } });
   });
 });
 

@@ -63,9 +63,11 @@ describe('POST /v1/executions', () => {
     const executed = { ...call, arguments: { ...call.arguments, to: 'mallory@evil.test', subject: 'other' } };
     const r = await execution(acme, { authorization: a.json.seq, executed });
     expect(r.json.flags).toEqual(['drift-critical']);
+    // Each path with what was authorized and what ran; where the PII redactor acted (the
+    // recipient) both sides are digests, so the answer never carries the address.
     expect(r.json.drift.items).toEqual([
-      { path: '/arguments/subject', op: 'replace', severity: 'benign' },
-      { path: '/arguments/to', op: 'replace', severity: 'critical' },
+      { path: '/arguments/subject', op: 'replace', severity: 'benign', authorized: call.arguments.subject, executed: 'other' },
+      { path: '/arguments/to', op: 'replace', severity: 'critical', redacted: true, authorizedDigest: expect.stringMatching(/^sha256:/), executedDigest: digestJson('mallory@evil.test') },
     ]);
   });
 

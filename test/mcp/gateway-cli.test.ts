@@ -64,6 +64,13 @@ describe('vouch gateway (CLI process over stdio)', () => {
     expect(lines.map((l) => JSON.parse(l).msg)).toContain('vouch gateway ready (stdio)');
   });
 
+  it('tells the operator on stderr what the upstream offers, what the policy hides, and the config to edit', async () => {
+    for (let i = 0; i < 200 && !stderr.includes('to change what is hidden'); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(stderr).toMatch(/vouch gateway: upstream "everything" offers \d+ tools, \d+ prompts, \d+ resources/);
+    expect(stderr).toMatch(/the policy hides \d+ of \d+ tools: .*get-env/);
+    expect(stderr).toContain(`edit ${ws.config}`);
+  });
+
   it('hands out receipts that verify offline, in-process and with `vouch verify`', () => {
     const vkeys = loadKeys(ws.data).keys.map((k) => k.vkey).join('\n');
     const trust = parseTrust(vkeys);

@@ -113,11 +113,13 @@ describe('gateway in front of server-everything', () => {
     expect(textOf(r)).toContain('sampled by the test client');
   });
 
-  it('blocks an elicitation asking for sensitive fields before it reaches the client', async () => {
+  it('relays server-everything\'s elicitation form: a description saying "do not give us your … pin" is not a request for one', async () => {
+    // Was blocked as "password data" (a false positive, issue 19); sensitive fields are still refused by name,
+    // title or asking prose (test/interceptors/builtin/sensitive-field-guard.test.ts, test/security/gateway-directions.test.ts).
     const r = keep(await kit.client.callTool({ name: 'trigger-elicitation-request', arguments: {} }));
-    expect(r.isError).toBe(true);
-    expect(textOf(r)).toContain('elicitation-fields: elicitation must not request password data');
-    expect(kit.calls.elicitation.length).toBe(0);
+    expect(r.isError ?? false).toBe(false);
+    expect(kit.calls.elicitation.length).toBe(1);
+    expect(JSON.stringify(kit.calls.elicitation[0])).toContain('do not give us your phone number, pin');
   });
 
   it('passes progress notifications through, re-keyed to the client token', async () => {

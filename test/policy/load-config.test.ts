@@ -7,10 +7,12 @@ import { stringify as toYaml } from 'yaml';
 import { digestJson } from '../../src/canonical/index.js';
 import { parseConfigText, resolveConfigDocument } from '../../src/policy/index.js';
 import { loadConfigFile } from '../../src/policy/load-config.js';
+import { expandSettings } from '../../src/policy/config-settings.js';
 
 const fixtures = fileURLToPath(new URL('../../fixtures/config/', import.meta.url));
 const example = join(fixtures, 'vouch.example.yaml');
-const policyText = readFileSync(join(fixtures, 'policy.cedar'), 'utf8');
+// As loadConfigFile reads it: settings (`${VOUCH_FILES_ROOT:-...}`) expanded.
+const policyText = expandSettings(readFileSync(join(fixtures, 'policy.cedar'), 'utf8'));
 const schema = JSON.parse(readFileSync(join(fixtures, 'schema.cedarschema.json'), 'utf8'));
 
 function tempDir(): string {

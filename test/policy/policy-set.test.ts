@@ -1,10 +1,12 @@
 import { readFileSync } from 'node:fs';
+import { expandSettings } from '../../src/policy/config-settings.js';
 import { describe, expect, it } from 'vitest';
 import { digestJson } from '../../src/canonical/index.js';
 import { cedarVersion, loadPolicySet, type AuthzRequest, type PolicySet } from '../../src/policy/index.js';
 import type { Json } from '../../src/interceptors/types.js';
 
-const policies = readFileSync(new URL('../../fixtures/config/policy.cedar', import.meta.url), 'utf8');
+// The file's settings (`${VOUCH_FILES_ROOT:-/tmp/allowed}`) at their defaults, as loadConfigFile reads them.
+const policies = expandSettings(readFileSync(new URL('../../fixtures/config/policy.cedar', import.meta.url), 'utf8'), {});
 const schema = JSON.parse(readFileSync(new URL('../../fixtures/config/schema.cedarschema.json', import.meta.url), 'utf8')) as Json;
 
 function call(tool: string, args: Json = {}, roles: string[] = []): AuthzRequest {
@@ -123,7 +125,7 @@ permit(principal, action == Action::"tools/cal", resource);`;
       const issues = (e as { issues: { path: string; message: string }[] }).issues;
       expect(issues).toHaveLength(2);
       const first = policies.split('\n').length + 1; // the appended lines
-      expect(issues[0].message).toMatch(new RegExp(`^line ${first}:\\d+: policy "policy17": attribute \`nope\` in context`));
+      expect(issues[0].message).toMatch(new RegExp(`^line ${first}:\\d+: policy "policy18": attribute \`nope\` in context`));
       expect(issues[1].message).toMatch(new RegExp(`^line ${first + 2}:\\d+: policy "typo-action": unrecognized action \`Action::"tools/cal"\``));
       expect((e as Error).message).toContain('2 problems');
     }

@@ -18,7 +18,7 @@ beforeAll(async () => {
   const s = await startServer({ data: original, port: 0, idleCheckpointMs: 0 });
   for (let i = 0; i < 12; i++) await decide(s.url);
   await s.close();
-}, 60_000);
+}, 180_000);
 
 function copy(): string {
   const data = join(mkdtempSync(join(tmpdir(), 'vouch-audit-copy-')), 'data');
@@ -32,7 +32,7 @@ async function metric(s: RunningServer, name: string): Promise<number | undefine
   return m ? Number(m[1]) : undefined;
 }
 
-async function until(what: () => Promise<boolean>, ms = 10_000): Promise<void> {
+async function until(what: () => Promise<boolean>, ms = 45_000): Promise<void> {
   const end = Date.now() + ms;
   while (!(await what())) {
     if (Date.now() > end) throw new Error('condition not reached');
@@ -53,7 +53,7 @@ describe('background audit of stored leaves', () => {
     } finally {
       await s.close();
     }
-  }, 30_000);
+  }, 90_000);
 
   for (const [what, tamper] of [
     ['a flipped byte in an old entry', (db: string) => flipEntryByte(db, 3)],
@@ -93,6 +93,6 @@ describe('background audit of stored leaves', () => {
         await s.close();
       }
       expect(countCheckpoints(db)).toBe(before); // fail closed: nothing signed after the mismatch, not even at shutdown
-    }, 30_000);
+    }, 90_000);
   }
 });

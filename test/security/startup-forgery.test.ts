@@ -31,7 +31,7 @@ beforeAll(async () => {
   expect(denied.json.effect).toBe('deny');
   const entry = JSON.parse(utf8.decode(fromBase64(denied.json.receipt.entry)));
   expect(entry).toMatchObject({ seq: 2, decision: { effect: 'deny' } });
-}, 60_000);
+}, 180_000);
 
 function attackedCopy(opts: { dropOldCheckpoints?: boolean } = {}): { data: string; db: string; checkpoints: number } {
   const data = join(mkdtempSync(join(tmpdir(), 'vouch-forged-')), 'data');
@@ -55,7 +55,7 @@ describe('start-up trusts only what is signed', () => {
       const s = await startServer({ data, port: 0, idleCheckpointMs: 0, logLine: (l) => lines.push(l) });
       try {
         let health = await get(`${s.url}/healthz`);
-        for (let i = 0; i < 50 && health.json?.error?.code !== 'ERR_STORE_INCONSISTENT'; i++) {
+        for (let i = 0; i < 300 && health.json?.error?.code !== 'ERR_STORE_INCONSISTENT'; i++) {
           await new Promise((r) => setTimeout(r, 100));
           health = await get(`${s.url}/healthz`);
         }

@@ -26,6 +26,10 @@ let page: Page;
 let dir: string;
 const made: { i: number; effect: string; seq: number; name?: string }[] = [];
 let execution: { seq: number; decision: number; severity: string };
+/** The second, clean execution of the same authorization (repeated), the get-sum execution with plain values, an unauthorized one. */
+let again: number;
+let sum: { seq: number; decision: number };
+let unauthorized: number;
 
 beforeAll(async () => {
   await buildConsole();
@@ -43,7 +47,17 @@ beforeAll(async () => {
   const ex = await post(`${s.url}/v1/executions`, { authorization: mail.seq, executed: { name: 'send_mail', arguments: { to: 'attacker@evil.example', body: 'note 2' } } });
   expect(ex.status).toBe(200);
   execution = { seq: ex.json.seq, decision: mail.seq, severity: ex.json.drift.severity };
-  expect(execution.severity).not.toBe('none');
+  expect(execution.severity).toBe('critical');
+  // The same authorization executed again, this time as authorized: the row must still show critical.
+  const intentDigest = (await get(`${s.url}/v1/entries/${mail.seq}`)).json.entry.intent.digest;
+  const intent = (await get(`${s.url}/v1/payloads/${encodeURIComponent(intentDigest)}`)).json.payload;
+  const clean = await post(`${s.url}/v1/executions`, { authorization: mail.seq, executed: intent });
+  expect(clean.json.flags).toEqual(['repeated']);
+  again = clean.json.seq;
+  const gs = made.find((m) => m.name === 'get-sum')!;
+  const sx = await post(`${s.url}/v1/executions`, { authorization: gs.seq, executed: { name: 'get-sum', arguments: { a: 999, b: 2 } } });
+  sum = { seq: sx.json.seq, decision: gs.seq };
+  unauthorized = (await post(`${s.url}/v1/executions`, { authorization: 999_999, executed: { name: 'rm' }, event: 'tools/call' })).json.seq;
   browser = await launchBrowser();
   page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
   page.setDefaultTimeout(15_000);
@@ -108,10 +122,24 @@ describe('GET /v1/entries', () => {
     expect(bars).toBe(deny.json.total);
     expect((await get(`${s.url}/v1/entries?effect=maybe&limit=501&since=yesterday`)).json.error).toMatchObject({ code: 'ERR_INPUT' });
     expect((await get(`${s.url}/v1/entries?until=2000-01-01T00:00:00Z`)).json.total).toBe(0);
+    // The worst drift over all linked executions: the later clean one does not hide the critical one.
     const drifted = await get(`${s.url}/v1/entries?drift=any`);
-    expect(drifted.json.rows).toEqual([expect.objectContaining({ seq: execution.decision, drift: execution.severity, link: execution.seq })]);
+    expect(drifted.json.rows).toEqual([
+      expect.objectContaining({ seq: execution.decision, drift: 'critical', link: again, executions: [execution.seq, again], flags: expect.arrayContaining(['drift-critical', 'repeated']) }),
+      expect.objectContaining({ seq: sum.decision, drift: 'suspicious', link: sum.seq }),
+    ]);
+    expect((await get(`${s.url}/v1/entries?drift=critical`)).json.rows.map((r: any) => r.seq)).toEqual([execution.decision]);
+    expect((await get(`${s.url}/v1/entries?drift=none`)).json.rows.map((r: any) => r.seq)).not.toContain(execution.decision);
     const executions = await get(`${s.url}/v1/entries?type=execution`);
-    expect(executions.json.rows).toEqual([expect.objectContaining({ seq: execution.seq, type: 'execution', link: execution.decision, effect: null })]);
+    expect(executions.json.rows).toEqual([
+      expect.objectContaining({ seq: execution.seq, type: 'execution', link: execution.decision, effect: null, target: 'send_mail', drift: 'critical', flags: ['drift-critical'] }),
+      expect.objectContaining({ seq: again, link: execution.decision, target: 'send_mail', drift: 'none', flags: ['repeated'] }),
+      expect.objectContaining({ seq: sum.seq, target: 'get-sum', drift: 'suspicious' }),
+      expect.objectContaining({ seq: unauthorized, link: null, flags: ['unauthorized'], event: 'tools/call' }),
+    ]);
+    // Every decision row has a phase and names its target, never the server it went to.
+    const rows = (await get(`${s.url}/v1/entries?limit=500`)).json.rows as any[];
+    expect(rows.map((r) => [r.phase, r.target])).toEqual(made.map((m) => ['request', m.name ?? expect.anything()]));
   });
 });
 
@@ -138,6 +166,8 @@ describe('the audit console in Chromium', () => {
     expect(await page.textContent('#verify-result .verdict')).toMatch(/VALID \(ML-DSA-65 \+ Ed25519; truncation: not checked\)/);
     expect(await page.textContent('#verify-result .signed-by')).toMatch(/vouch\.local \(ML-DSA-65 [0-9a-f]{8}\), vouch\.local \(Ed25519 [0-9a-f]{8}\)/);
     expect(await page.getAttribute('#verify-result .report', 'data-truncation')).toBe('not checked');
+    // What was decided, read from the verified entry: event, tool, principal, time, effect.
+    expect(await page.textContent('#receipt-what')).toMatch(/^tools\/call dangerous_tool by \S+ at \S+Z: deny$/);
     await page.locator('#decision-view').screenshot({ path: join(OUTPUT, 'console-decision.png') });
   });
 
@@ -202,16 +232,61 @@ describe('the audit console in Chromium', () => {
     expect(await page.textContent('#decision-view')).toContain('[EMAIL_REDACTED]');
   });
 
-  it('finds the drifted call by the drift filter and shows the execution with its drift paths', async () => {
-    await page.selectOption('#f-drift', { value: 'any' });
+  it('finds the critically drifted call by drift=critical although its last execution was clean; shows both, flags and why', async () => {
+    await page.selectOption('#f-drift', { value: 'critical' });
     await page.click('#apply-filters');
     await expect.poll(() => page.$$eval('#rows tr', (rs) => rs.map((r) => r.getAttribute('data-seq')))).toEqual([String(execution.decision)]);
-    expect(await page.textContent(`#rows tr[data-seq="${execution.decision}"]`)).toContain(execution.severity);
+    const cells = await page.$$eval(`#rows tr[data-seq="${execution.decision}"] td`, (ts) => ts.map((t) => t.textContent));
+    expect(await page.$$eval('#rows-head th', (ts) => ts.map((t) => t.textContent))).toEqual(['seq', 'time (UTC)', 'principal', 'event', 'phase', 'tool / prompt / resource', 'effect', 'decided by', 'drift (worst)', 'flags']);
+    expect(cells.slice(3, 7)).toEqual(['tools/call', 'request', 'send_mail', 'allow']);
+    expect(cells[8]).toBe('critical');
+    expect(cells[9]).toMatch(/drift-critical/);
+    expect(cells[9]).toMatch(/repeated/);
+    await page.screenshot({ path: join(OUTPUT, 'console-worst-drift.png') });
     await page.click(`#rows tr[data-seq="${execution.decision}"]`);
-    await page.waitForSelector(`#decision-view[data-seq="${execution.decision}"] #execution`);
-    expect(await page.textContent('#execution')).toContain(`Execution #${execution.seq} of decision #${execution.decision}`);
-    expect(await page.textContent('#execution')).toContain('/arguments/to');
+    await page.waitForSelector(`#decision-view[data-seq="${execution.decision}"] #execution-${again}`);
+    expect(await page.textContent('#what')).toMatch(/^tools\/call send_mail by \S+ at \S+Z: allow$/);
+    const first = `#execution-${execution.seq}`;
+    expect(await page.textContent(first)).toContain(`Execution #${execution.seq} of decision #${execution.decision}`);
+    // The recipient was redacted in the authorized intent: both sides are digests, never the address.
+    expect(await page.textContent(`${first} tr[data-path="/arguments/to"] .authorized`)).toMatch(/^digest sha256:/);
+    expect(await page.textContent(`${first} tr[data-path="/arguments/to"] .executed`)).toMatch(/^digest sha256:/);
+    expect(await page.textContent(`${first} li[data-flag="drift-critical"]`)).toContain('/arguments/to');
+    expect(await page.textContent(`#execution-${again} li[data-flag="repeated"]`)).toContain(`already executed (entry #${execution.seq})`);
+    await page.locator('#decision-view').screenshot({ path: join(OUTPUT, 'console-executions.png') });
     await page.selectOption('#f-drift', { value: '' });
+  });
+
+  it('shows the authorized and executed values where no redactor acted', async () => {
+    await page.click('#apply-filters');
+    await page.click(`#rows tr[data-seq="${sum.decision}"]`);
+    await page.waitForSelector(`#decision-view[data-seq="${sum.decision}"] #execution-${sum.seq}`);
+    expect(await page.textContent(`#execution-${sum.seq} tr[data-path="/arguments/a"] .authorized`)).toBe('11');
+    expect(await page.textContent(`#execution-${sum.seq} tr[data-path="/arguments/a"] .executed`)).toBe('999');
+  });
+
+  it('flags an unauthorized execution in the list and says why when opened', async () => {
+    await page.selectOption('#f-type', { value: 'execution' });
+    await page.click('#apply-filters');
+    await page.waitForSelector(`#rows tr[data-seq="${unauthorized}"]`);
+    expect(await page.textContent(`#rows tr[data-seq="${unauthorized}"] td.flags`)).toBe('unauthorized');
+    await page.click(`#rows tr[data-seq="${unauthorized}"]`);
+    await page.waitForSelector(`#decision-view[data-seq="${unauthorized}"]`);
+    expect(await page.textContent(`li[data-flag="unauthorized"]`)).toContain('no entry 999999');
+    expect(await page.textContent('#what')).toMatch(/unauthorized: drift none \[unauthorized\]/);
+    await page.selectOption('#f-type', { value: 'decision' });
+  });
+
+  it('lists the signing keys and every policy activation, the one in force marked', async () => {
+    await page.waitForSelector('#history-policies tr[data-seq]');
+    const kids = await page.$$eval('#history-keys li', (ls) => ls.map((l) => l.getAttribute('data-kid')));
+    const jwks = (await get(`${s.url}/.well-known/vouch/keys`)).json.keys.map((k: any) => k.kid);
+    expect(kids).toEqual(jwks);
+    const policies = (await get(`${s.url}/v1/entries?type=policy`)).json.rows as any[];
+    expect(policies.length).toBeGreaterThanOrEqual(1);
+    expect(await page.$$eval('#history-policies tr[data-seq]', (rs) => rs.map((r) => r.getAttribute('data-seq')))).toEqual(policies.map((p) => String(p.seq)));
+    expect(await page.textContent('#history-policies tr.in-force')).toMatch(/activate \(in force\)/);
+    await page.locator('#history').screenshot({ path: join(OUTPUT, 'console-history.png') });
   });
 
   it('replays a range: every decision matches', async () => {

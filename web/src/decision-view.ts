@@ -1,7 +1,11 @@
 // One decision opened: the chain's steps in order with their messages, the input and the
 // authorized intent side by side with the changed paths marked, the execution that reports
-// it ran (with its drift paths) when one links to it, the receipt, and a replay of it alone.
+// it ran (every one, with its drift paths and both values, and its flags with their reasons),
+// the receipt, and a replay of it alone.
 import { diffJson } from '../../src/audit/diff.js';
+import { driftValues, type DriftValue } from '../../src/execution/drift-values.js';
+import type { DriftItem } from '../../src/execution/drift.js';
+import { summarizeEntry } from '../../src/receipt/entry-summary.js';
 import { getJson } from './api.js';
 import { h, pretty, type Child } from './dom.js';
 import { renderReceiptPanel } from './receipt-panel.js';
@@ -40,6 +44,8 @@ export async function renderDecision(seq: number): Promise<HTMLElement> {
   const abortedBy: string | undefined = d.abortedAt?.interceptor;
   const parts: Child[] = [
     h('h2', {}, `#${entry.seq} ${entry.type} · `, h('span', { class: d.effect === 'deny' ? 'bad' : 'good', id: 'effect' }, d.effect ?? entry.type)),
+    // What was decided, in one line, from the signed entry alone (what `vouch verify` prints).
+    h('p', { id: 'what' }, h('b', {}, summarizeEntry(entry as never).text)),
     h('p', {}, `${entry.time} · principal ${entry.principal ?? '—'} · ${entry.event ?? ''} ${entry.phase ?? ''} · session ${entry.session ?? '—'}`),
     abortedBy ? h('p', { class: 'bad' }, `denied by ${abortedBy}: ${d.abortedAt.reason ?? ''}`) : null,
   ];
@@ -50,9 +56,10 @@ export async function renderDecision(seq: number): Promise<HTMLElement> {
     parts.push(h('section', { class: 'panel' }, h('h3', {}, 'Input and authorized intent'), h('div', { class: 'sides' }, side('input', input, []), side('authorized intent', intent, changed))));
     // The list row of this decision carries the seq of the execution that reports it ran (server-side link).
     const row = (await getJson<{ rows: Rec[] }>(`/v1/entries?type=decision&from=${seq}&limit=1`).catch(() => ({ rows: [] as Rec[] }))).rows[0];
-    if (row?.seq === seq && typeof row.link === 'number') parts.push(await renderExecution(row.link));
+    // Every execution linked to it (the row lists them all: a repeated one shows twice).
+    if (row?.seq === seq) for (const x of row.executions ?? (typeof row.link === 'number' ? [row.link] : [])) parts.push(await renderExecution(x));
   } else if (entry.type === 'execution') {
-    parts.push(executionBody(entry));
+    parts.push(await executionBody(entry));
   } else {
     parts.push(h('pre', {}, pretty(entry)));
   }
@@ -62,11 +69,34 @@ export async function renderDecision(seq: number): Promise<HTMLElement> {
   return h('div', { 'data-seq': String(seq), id: 'decision-view' }, ...parts);
 }
 
-function executionBody(e: Rec): HTMLElement {
-  const items: Rec[] = e.drift?.items ?? [];
-  return h('section', { class: 'panel', id: 'execution' }, h('h3', {}, `Execution #${e.seq}`, e.authorization !== null ? ` of decision #${e.authorization}` : ' (unauthorized)'),
-    h('p', {}, `drift: `, h('b', { class: e.drift?.severity === 'critical' ? 'bad' : '' }, e.drift?.severity ?? 'not computed'), ` · flags: ${(e.flags ?? []).join(', ') || 'none'}`),
-    items.length ? h('ul', {}, ...items.map((i) => h('li', { class: i.severity === 'critical' ? 'bad' : '' }, h('code', {}, i.path), ` ${i.op} (${i.severity})`))) : null);
+/** Each drift path with its authorized and executed values (digests where a redactor acted on it). */
+async function driftRows(e: Rec): Promise<DriftValue[]> {
+  const items: DriftItem[] = e.drift?.items ?? [];
+  if (!items.length || typeof e.authorization !== 'number') return items;
+  const auth = await getJson<{ entry: Rec }>(`/v1/entries/${e.authorization}`).catch(() => undefined);
+  const [intent, executed, input] = await Promise.all([payloadOf(e.intent), payloadOf(e.executed), auth ? payloadOf(auth.entry.input) : Promise.resolve({ ok: false as const, why: '' })]);
+  if (!intent.ok || !executed.ok) return items;
+  return driftValues(items, intent.value, executed.value, input.ok ? { value: input.value } : undefined);
+}
+
+const shown = (v: unknown, digest: unknown, present: boolean): string => (digest ? `digest ${String(digest).slice(0, 19)}…` : present ? JSON.stringify(v) : '(absent)');
+
+async function executionBody(e: Rec): Promise<HTMLElement> {
+  const items = await driftRows(e);
+  const flags: string[] = e.flags ?? [];
+  const why: Rec = e.why ?? {};
+  return h('section', { class: 'panel execution', id: `execution-${e.seq}`, 'data-execution': String(e.seq) },
+    h('h3', {}, `Execution #${e.seq}`, e.authorization !== null ? ` of decision #${e.authorization}` : ' (unauthorized)'),
+    h('p', {}, `drift: `, h('b', { class: e.drift?.severity === 'critical' ? 'bad' : '' }, e.drift?.severity ?? 'not computed'), ` · flags: ${flags.join(', ') || 'none'}`),
+    flags.length ? h('ul', { class: 'flags' }, ...flags.map((f) => h('li', { class: 'bad', 'data-flag': f }, h('b', {}, f), why[f] ? `: ${why[f]}` : e.claimed?.reason && f === 'unauthorized' ? `: ${e.claimed.reason}` : ''))) : null,
+    items.length
+      ? h('table', { class: 'drift' }, h('thead', {}, h('tr', {}, h('th', {}, 'path'), h('th', {}, 'change'), h('th', {}, 'severity'), h('th', {}, 'authorized'), h('th', {}, 'executed'))),
+          h('tbody', {}, ...items.map((i) => h('tr', { class: i.severity === 'critical' ? 'bad' : '', 'data-path': i.path },
+            h('td', {}, h('code', {}, i.path)), h('td', {}, i.op), h('td', {}, i.severity),
+            h('td', { class: 'authorized' }, shown(i.authorized, i.authorizedDigest, 'authorized' in i)),
+            h('td', { class: 'executed' }, shown(i.executed, i.executedDigest, 'executed' in i)),
+          ))))
+      : null);
 }
 
 async function renderExecution(seq: number): Promise<HTMLElement> {

@@ -1,13 +1,14 @@
 // The audit console's entry: the status bar (key id, latest checkpoint), the token field, the
-// filtered decisions table with its chart, the opened decision, range replay, and the offline
-// bundle check. Opened from a file, only the bundle check is live.
+// filtered decisions table with its chart, the opened decision, key and policy history, range
+// replay, and the offline bundle check. Opened from a file, only the bundle check is live.
 import { getToken, isOffline, setToken } from './api.js';
 import { renderBundlePanel } from './bundle-panel.js';
 import { renderDecision } from './decision-view.js';
 import { byId, h, replaceChildren } from './dom.js';
 import { renderReplayForm } from './replay-panel.js';
 import { refreshStatus } from './status-bar.js';
-import { loadPage } from './table.js';
+import { renderHistoryPanel } from './history-panel.js';
+import { loadPage, renderHeader } from './table.js';
 
 async function open(seq: number): Promise<void> {
   const view = byId('decision');
@@ -28,6 +29,7 @@ function start(): void {
     return;
   }
   byId('replay-slot').append(renderReplayForm());
+  renderHeader();
   const token = byId<HTMLInputElement>('token');
   token.value = getToken();
   token.addEventListener('change', () => {
@@ -35,6 +37,7 @@ function start(): void {
     void refresh();
   });
   const refresh = async () => {
+    byId('history-slot').replaceChildren(renderHistoryPanel());
     await Promise.all([refreshStatus(byId('status')), loadPage(0, (s) => void open(s), [])]);
   };
   byId('filters').addEventListener('submit', (e) => {

@@ -2,7 +2,7 @@
 // `vouch verify` runs, the same note rule and verdict) in the browser against the keys fetched
 // once; no server call for the check itself. A failure is shown in red with the failing checks.
 import { describeSignature } from '../../src/log/index.js';
-import { verdictOf, verifyReceiptFully, type FullReport } from '../../src/receipt/index.js';
+import { summarizeEntry, verdictOf, verifyReceiptFully, type FullReport } from '../../src/receipt/index.js';
 import { h, pretty, replaceChildren } from './dom.js';
 import { loadTrust } from './trust.js';
 
@@ -46,6 +46,8 @@ export function renderReport(r: FullReport): HTMLElement {
   const failed = r.checks.filter((c) => !c.ok).map((c) => c.name);
   return h('div', { class: `report ${r.ok ? 'pass' : 'fail'}`, 'data-ok': String(r.ok), 'data-truncation': r.truncation, 'data-classical-only': String(r.classicalOnly) },
     h('div', { class: `verdict ${r.ok ? 'pass' : 'fail'}` }, r.ok ? `✓ receipt ${verdictOf(r)}` : `✗ receipt FAILED: ${failed.join(', ')}`),
+    // What the entry says was decided (event, target, principal, time, effect): proven only when valid.
+    r.entry ? h('div', { class: r.ok ? 'what' : 'what bad', id: 'receipt-what' }, r.ok ? '' : 'NOT PROVEN: ', summarizeEntry(r.entry).text) : null,
     r.ok ? h('div', { class: 'signed-by' }, `signed by: ${r.signatures.map(describeSignature).join(', ')}`) : null,
     r.ok && r.truncation === 'not checked' ? h('div', { class: 'warn', id: 'truncation' }, 'truncation: not checked (no newer checkpoint: this page cannot prove the log still holds this entry)') : null,
     r.ok && r.classicalOnly ? h('div', { class: 'warn' }, 'classical signatures only: no ML-DSA-65 signature verified') : null,

@@ -1,5 +1,6 @@
-// The decisions table: filters (effect, event, principal, time range, drift), the count and the
-// chart of what matches, and paging through the log by seq. A row click opens the decision.
+// The decisions table: filters (effect, event, principal, time range, worst drift), the count and
+// the chart of what matches, and paging through the log by seq. Each row shows phase, target and
+// flags (unauthorized, repeated, ...). A row click opens the decision.
 import type { ConsoleRow } from '../../src/http/routes-console.js';
 import { getJson } from './api.js';
 import { renderChart, type ChartData } from './chart.js';
@@ -15,6 +16,13 @@ interface Page {
   chart: ChartData;
   rows: Row[];
   next: number | null;
+}
+
+/** The table's columns, written into the header by the page (index.html holds an empty row). */
+export const COLUMNS = ['seq', 'time (UTC)', 'principal', 'event', 'phase', 'tool / prompt / resource', 'effect', 'decided by', 'drift (worst)', 'flags'];
+
+export function renderHeader(): void {
+  replaceChildren(byId('rows-head'), h('tr', {}, ...COLUMNS.map((c) => h('th', {}, c))));
 }
 
 const FILTERS = ['effect', 'event', 'principal', 'since', 'until', 'drift', 'type'] as const;
@@ -51,9 +59,11 @@ export async function loadPage(from: number, open: (seq: number) => void, histor
   const body = page.rows.map((r) =>
     h('tr', { 'data-seq': String(r.seq), class: `row ${r.effect ?? ''}`, onclick: () => open(r.seq) },
       h('td', {}, r.seq), h('td', {}, r.time.replace('T', ' ').replace('Z', '')), h('td', {}, r.principal ?? '—'), h('td', {}, r.event ?? r.type),
-      h('td', {}, r.target ?? '—'), h('td', { class: r.effect === 'deny' ? 'bad' : 'good' }, r.effect ?? r.type), h('td', {}, r.decidedBy ?? '—'),
-      h('td', { class: r.drift === 'critical' ? 'bad' : r.drift === 'suspicious' ? 'warn' : '' }, r.drift ?? '—')));
-  replaceChildren(byId('rows'), ...(body.length ? body : [h('tr', {}, h('td', { colspan: '8', class: 'muted' }, 'no entries match'))]));
+      h('td', { class: 'phase' }, r.phase ?? '—'),
+      h('td', { class: 'target' }, r.target ?? '—'), h('td', { class: r.effect === 'deny' ? 'bad' : 'good' }, r.effect ?? r.type), h('td', {}, r.decidedBy ?? '—'),
+      h('td', { class: `drift ${r.drift === 'critical' ? 'bad' : r.drift === 'suspicious' ? 'warn' : ''}` }, r.drift ?? '—'),
+      h('td', { class: 'flags bad' }, r.flags?.join(', ') ?? '')));
+  replaceChildren(byId('rows'), ...(body.length ? body : [h('tr', {}, h('td', { colspan: String(COLUMNS.length), class: 'muted' }, 'no entries match'))]));
   const nav = byId('pager');
   replaceChildren(nav,
     history.length ? h('button', { onclick: () => void loadPage(history[history.length - 1], open, history.slice(0, -1)) }, '← previous') : null,

@@ -6,6 +6,7 @@ import { createDirSink, createTarGzSink, isTarGz, storeExportSource } from '../.
 import { VOUCH_ENGINE_VERSION } from '../../decide.js';
 import { intOption, parse } from '../args.js';
 import { EXIT, UsageError, type Io } from '../io.js';
+import { createProgress, watchEntries, type ProgressStream } from '../progress.js';
 import { openLogReadOnly, originOf, publicKeysOf, TENANT_OPTION } from './_audit-open.js';
 
 export const help = `vouch export -o DIR|FILE.tar.gz [--from SEQ] [--to SEQ] [--payloads] [--data DIR] [--tenant T] [--json]
@@ -20,7 +21,7 @@ checkpoint; if no checkpoint was signed at exactly \`to\`, the bundle extends to
   -o PATH      a new directory, or a file ending in .tar.gz
   --payloads   include the decisions' input payloads (erased ones are marked as erased)`;
 
-export async function run(argv: string[], io: Io): Promise<number> {
+export async function run(argv: string[], io: Io, progressStream?: ProgressStream): Promise<number> {
   const { values } = parse(argv, {
     ...TENANT_OPTION,
     out: { type: 'string', short: 'o' },
@@ -36,7 +37,10 @@ export async function run(argv: string[], io: Io): Promise<number> {
   const keys = publicKeysOf(dir, values['key-name']!);
   const store = openLogReadOnly(dir, values.tenant!);
   try {
-    const source = storeExportSource(store, originOf(store, values.tenant!, values['key-name']!));
+    const base = storeExportSource(store, originOf(store, values.tenant!, values['key-name']!));
+    // On a terminal (not --json): entries counted on stderr as they are scanned, then written.
+    const progress = createProgress('vouch export', { json: values.json, stream: progressStream });
+    const source = watchEntries(base, progress, (call) => (call === 0 ? 'scanning entries' : 'writing entries'));
     const opts = { from: intOption(values.from, 'from'), to: intOption(values.to, 'to'), payloads: values.payloads, keys, tool: { name: 'vouch', version: VOUCH_ENGINE_VERSION }, created: new Date().toISOString() };
     const plan = await planExport(source, opts);
     let manifest;
@@ -51,6 +55,8 @@ export async function run(argv: string[], io: Io): Promise<number> {
     } catch (e) {
       rmSync(out, { recursive: true, force: true }); // no half-written bundle left behind
       throw e;
+    } finally {
+      progress.done();
     }
     if (values.json) io.out(JSON.stringify({ out, manifest }));
     else {

@@ -1,10 +1,14 @@
 // vouch gateway: one policy in front of any MCP server. Relays a client (stdio, or Streamable
 // HTTP with --listen) to an upstream server (a command over stdio, or a URL), deciding and
 // signing every message either way. Over stdio, stdout is the protocol: diagnostics go to stderr.
+import { join, resolve } from 'node:path';
 import { ConfigError } from '../../errors.js';
+import { EXAMPLE_CONFIG } from '../../http/node-server.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { GatewayError } from '../../mcp/gateway-errors.js';
 import { listenGateway } from '../../mcp/gateway-http.js';
+import { formatOffer, probeUpstream, surveyUpstream, type UpstreamOffer } from '../../mcp/gateway-offer.js';
+import { GATEWAY_CLIENT_OPTIONS } from '../../mcp/gateway.js';
 import { DEFAULT_PRINCIPAL, DEFAULT_TENANT, openGateway, type GatewayRuntime, type UpstreamSpec } from '../../mcp/gateway-node.js';
 import { intOption, parse } from '../args.js';
 import { EXIT, UsageError, type Io } from '../io.js';
@@ -15,6 +19,10 @@ Stand between an MCP client and an MCP server. Every request either way (tools, 
 resources, sampling, elicitation, roots) runs through the interceptor chain; a deny is an MCP
 error carrying its signed receipt, an allow carries it in _meta["io.vouch/receipt"]. Each
 forwarded request is logged before it is sent, and what ran is logged after it.
+
+At start it tells the operator on stderr what the upstream offers (tools, prompts, resources),
+what the policy hides from this principal, by name, and which config to edit. With --listen it
+also serves /.well-known/vouch/keys (JWKS), /.well-known/vouch/vkeys and /healthz beside /mcp.
 
   --upstream-cmd CMD   start the server as a child process over stdio (split like a shell, never run by one)
   --upstream-url URL   connect to a Streamable HTTP server
@@ -83,7 +91,10 @@ export async function run(argv: string[], io: Io): Promise<number> {
     onLine,
   });
   try {
-    return listen ? await serveHttp(rt, listen, io, onLine) : await serveStdio(rt, onLine);
+    // The bundled example is not the operator's to edit: point at where `vouch init` puts their copy.
+    const bundled = rt.configPath === resolve(EXAMPLE_CONFIG.pathname) ? { ownConfig: join(resolve(values.data!), 'vouch.yaml') } : {};
+    const tell = values.quiet ? undefined : (o: UpstreamOffer) => formatOffer({ ...o, ...bundled }).forEach((l) => io.err(`vouch gateway: ${l}`));
+    return listen ? await serveHttp(rt, listen, io, onLine, tell) : await serveStdio(rt, onLine, tell);
   } catch (e) {
     // An upstream that cannot be started is a setup problem, not an internal failure.
     if (e instanceof GatewayError) throw new ConfigError('ERR_CONFIG', e.message);
@@ -100,9 +111,19 @@ function untilSignal(): Promise<string> {
   });
 }
 
-async function serveStdio(rt: GatewayRuntime, onLine?: (l: Record<string, unknown>) => void): Promise<number> {
+type Tell = (o: UpstreamOffer) => void;
+
+/** The summary in the background: it never delays the client, and a failure is only a diagnostic. */
+function survey(p: () => Promise<UpstreamOffer>, tell: Tell | undefined, onLine?: (l: Record<string, unknown>) => void): Promise<void> {
+  if (!tell) return Promise.resolve();
+  return p().then(tell, (e) => onLine?.({ msg: 'could not list what the upstream offers', error: String(e) }));
+}
+
+async function serveStdio(rt: GatewayRuntime, onLine?: (l: Record<string, unknown>) => void, tell?: Tell): Promise<number> {
   const gateway = await rt.start(new StdioServerTransport());
-  onLine?.({ msg: 'vouch gateway ready (stdio)', server: rt.serverName, tenant: rt.tenant, principal: rt.principal, policy: rt.policies.clientToServer.chainDigest, log: rt.log.origin });
+  onLine?.({ msg: 'vouch gateway ready (stdio)', server: rt.serverName, tenant: rt.tenant, principal: rt.principal, policy: rt.policies.clientToServer.chainDigest, log: rt.log.origin, config: rt.configPath });
+  // Over the session's own upstream connection: nothing of it reaches the client or the log.
+  const surveyed = survey(() => surveyUpstream(gateway.client, gateway.capabilities, rt.policies.clientToServer, rt.viewer(), rt.configPath), tell, onLine);
   // The client hanging up (stdin closes) ends the session, as does a signal.
   const stdinEnded = new Promise<string>((resolve) => {
     process.stdin.once('end', () => resolve('stdin closed'));
@@ -111,13 +132,19 @@ async function serveStdio(rt: GatewayRuntime, onLine?: (l: Record<string, unknow
   const why = await Promise.race([gateway.closed.then(() => 'client closed'), stdinEnded, untilSignal()]);
   onLine?.({ msg: 'vouch gateway shutting down', why });
   await gateway.close();
+  await surveyed;
   return EXIT.ok;
 }
 
-async function serveHttp(rt: GatewayRuntime, at: { host: string; port: number }, io: Io, onLine?: (l: Record<string, unknown>) => void): Promise<number> {
+async function serveHttp(rt: GatewayRuntime, at: { host: string; port: number }, io: Io, onLine?: (l: Record<string, unknown>) => void, tell?: Tell): Promise<number> {
   const listening = await listenGateway(rt, at);
+  const base = listening.url.slice(0, -'/mcp'.length);
   io.out(`vouch gateway on ${listening.url} -> ${rt.serverName}  tenant ${rt.tenant}  principal ${rt.principal}  policy ${rt.policies.clientToServer.chainDigest.slice(0, 19)}…`);
+  io.out(`  keys ${base}/.well-known/vouch/keys  vkeys ${base}/.well-known/vouch/vkeys  health ${base}/healthz`);
+  // No session yet: a short-lived upstream of its own, listed once at start.
+  const surveyed = survey(() => probeUpstream(rt, GATEWAY_CLIENT_OPTIONS), tell, onLine);
   const why = await untilSignal();
+  await surveyed;
   onLine?.({ msg: 'vouch gateway shutting down', why });
   await listening.close();
   return EXIT.ok;

@@ -1,6 +1,7 @@
 // vouch init: keys (never overwritten), the data directory, and an example config to start from.
-import { copyFileSync, existsSync, readdirSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parse as parseYaml } from 'yaml';
 import { initDataDir, loadKeys } from '../../store/node.js';
 import { parse } from '../args.js';
 import { EXIT, type Io } from '../io.js';
@@ -12,22 +13,34 @@ mode 0600), the logs folder, and an example config (vouch.yaml with its Cedar po
 Existing keys and files are kept, never overwritten.`;
 
 const EXAMPLE_DIR = new URL('../../../fixtures/config/', import.meta.url);
+const EXAMPLE = 'vouch.example.yaml';
+
+/**
+ * The example config as DIR/vouch.yaml, with the policy and schema files it names beside it.
+ * Existing files are kept, never overwritten. `vouch init` and a first `vouch serve` both call it.
+ */
+export function writeExampleConfig(dir: string): string[] {
+  const example = new URL(EXAMPLE, EXAMPLE_DIR);
+  if (!existsSync(example)) return [];
+  const doc = parseYaml(readFileSync(example, 'utf8')) as { policies?: { files?: unknown; schema?: unknown } } | null;
+  const named = [...(Array.isArray(doc?.policies?.files) ? doc.policies.files : []), doc?.policies?.schema].filter((f): f is string => typeof f === 'string' && /^[A-Za-z0-9._-]+$/.test(f));
+  const copied: string[] = [];
+  // The referenced files first: a vouch.yaml never appears without the files it needs.
+  for (const [from, to] of [...named.map((f) => [f, f]), [EXAMPLE, 'vouch.yaml']]) {
+    const dest = join(dir, to);
+    if (existsSync(dest)) continue;
+    copyFileSync(new URL(from, EXAMPLE_DIR), dest);
+    copied.push(dest);
+  }
+  return copied;
+}
 
 export async function run(argv: string[], io: Io): Promise<number> {
   const { values } = parse(argv, { 'no-ed25519': { type: 'boolean', default: false } });
   if (values.help) return io.out(help), EXIT.ok;
   const dir = values.data!;
   const res = initDataDir(dir, { ed25519: !values['no-ed25519'] });
-  const copied: string[] = [];
-  if (existsSync(EXAMPLE_DIR)) {
-    for (const f of readdirSync(EXAMPLE_DIR)) {
-      if (!/\.(ya?ml|cedar|json)$/.test(f)) continue;
-      const to = join(dir, f === 'vouch.example.yaml' ? 'vouch.yaml' : f);
-      if (existsSync(to)) continue;
-      copyFileSync(new URL(f, EXAMPLE_DIR), to);
-      copied.push(to);
-    }
-  }
+  const copied = writeExampleConfig(dir);
   const { keys } = loadKeys(dir);
   if (values.json) {
     io.out(JSON.stringify({ data: dir, created: [...res.created, ...copied], kept: res.kept, keys: keys.map((k) => ({ alg: k.alg, keyId: k.keyId, vkey: k.vkey })) }));

@@ -1,19 +1,28 @@
 // vouch serve: the enforcement service (interceptor endpoint + REST API) on Node.
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseAuthConfig } from '../../http/auth.js';
 import { startServer } from '../../http/node-server.js';
+import { initDataDir, listTenants } from '../../store/node.js';
 import { intOption, parse } from '../args.js';
 import { EXIT, type Io } from '../io.js';
+import { watchConfig } from './_config-watch.js';
+import { activateHint, formatReady, readyReport } from './_serve-ready.js';
+import { writeExampleConfig } from './init.js';
 
-export const help = `vouch serve [--host H] [--port P] [--data DIR] [--config FILE] [--auth FILE] [--callers FILE] [--allow-origin URL]...
+export const help = `vouch serve [--host H] [--port P] [--data DIR] [--config FILE] [--auth FILE] [--callers FILE [--require-caller-signature]] [--allow-origin URL]...
 
 Run the service: POST /mcp (SEP-2624 interceptor server over MCP Streamable HTTP), the REST API
 (/v1/authorize, /v1/entries/:seq, /v1/checkpoint, /v1/proofs/*), /.well-known/vouch/keys,
-/healthz and /metrics. Keys and the database are created in --data on first run.
+/healthz and /metrics, and the audit console at /audit/. Keys, the database and (without
+--config) the example config DIR/vouch.yaml with its Cedar files are created in --data on first
+run. The ready lines name the console, the config file, and per tenant the policy in force with
+the \`policy\` entry it came from; a config file that is not in force (a pinned policy, or an
+edit while running) is a WARNING saying how to activate it (vouch policy activate FILE).
 
   --host H       address to bind (default 127.0.0.1)
   --port P       port (default 8787; 0 picks a free one)
-  --config FILE  chain config (default DIR/vouch.yaml, else the bundled example)
+  --config FILE  chain config (default DIR/vouch.yaml, created from the bundled example if missing)
   --auth FILE    JSON {jwks | jwksUrl, issuer, audience, clockSkewSeconds?, maxTokenAgeSeconds?,
                  allowOrigins?}: bearer JWTs required, each with exp and iat, at most
                  maxTokenAgeSeconds old (default 86400). Without it the service runs in
@@ -23,6 +32,8 @@ Run the service: POST /mcp (SEP-2624 interceptor server over MCP Streamable HTTP
                  and request bodies must be application/json (415), in every mode.
   --callers FILE JSON {tenant: JWKS}: keys callers co-sign requests with (_meta["io.vouch/caller-signature"]
                  or the X-Vouch-Caller-Signature header); a signature by any other key is denied.
+  --require-caller-signature  co-signing required: a request without a caller signature is denied
+                 (and recorded as such), not just decided unsigned. Needs --callers.
   --checkpoint-idle S  after S seconds without new entries, sign a checkpoint over the log and publish
                  it (DIR/checkpoints/TENANT.note and a log line); default 60, 0 turns it off. One is
                  also signed on clean shutdown. Keep them elsewhere: they prove a later cut.`;
@@ -34,30 +45,66 @@ export async function run(argv: string[], io: Io): Promise<number> {
     config: { type: 'string' },
     auth: { type: 'string' },
     callers: { type: 'string' },
+    'require-caller-signature': { type: 'boolean', default: false },
     'allow-origin': { type: 'string', multiple: true },
     'checkpoint-idle': { type: 'string', default: '60' },
   });
   if (values.help) return io.out(help), EXIT.ok;
   const auth = values.auth ? parseAuthConfig(JSON.parse(readFileSync(values.auth, 'utf8'))) : undefined;
+  const data = values.data!;
+  let config = values.config;
+  let configCreated = false;
+  if (config === undefined) {
+    // First run: the example config lands in the data directory to be edited, and is what runs.
+    initDataDir(data);
+    configCreated = writeExampleConfig(data).some((f) => f.endsWith('vouch.yaml'));
+    config = join(data, 'vouch.yaml');
+  }
   const server = await startServer({
-    data: values.data!,
+    data,
     host: values.host,
     port: intOption(values.port, 'port'),
-    config: values.config,
+    config,
     auth,
     callers: values.callers ? JSON.parse(readFileSync(values.callers, 'utf8')) : undefined,
+    requireCallerSignature: values['require-caller-signature'],
     allowOrigins: values['allow-origin'],
     idleCheckpointMs: (intOption(values['checkpoint-idle'], 'checkpoint-idle') ?? 60) * 1000,
     logLine: (l) => io.err(JSON.stringify(l)),
   });
   if (!auth) io.err('WARNING: no --auth given: development mode, no tokens checked, serving loopback only. Do not expose this port.');
-  const ready = { msg: 'vouch ready', url: server.url, keyId: server.keyId, policy: server.policy.chainDigest, interceptors: server.policy.interceptors.length };
-  io.out(values.json ? JSON.stringify(ready) : `vouch ready on ${server.url}  key ${server.keyId}  policy ${server.policy.chainDigest.slice(0, 19)}…  (${ready.interceptors} interceptors)`);
-  await new Promise<void>((resolve) => {
+  // Signals first: a SIGTERM right after the ready line (or during the lines after it) shuts down cleanly.
+  const stopped = new Promise<void>((resolve) => {
     const stop = () => resolve();
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
+  // Development mode serves the `default` tenant: its log is opened (and its policy recorded) now.
+  const tenants = [...new Set([...(auth ? [] : ['default']), ...listTenants(data)])];
+  let ready;
+  try {
+    ready = await readyReport(server, { tenants, configCreated });
+  } catch (e) {
+    await server.close();
+    throw e;
+  }
+  const text = formatReady(ready, data);
+  if (values.json) {
+    io.out(JSON.stringify(ready));
+    for (const w of text.warnings) io.err(JSON.stringify({ level: 'warn', msg: w }));
+  } else {
+    for (const l of text.lines) io.out(l);
+    for (const w of text.warnings) io.err(w);
+  }
+  const stopWatching = await watchConfig({
+    config,
+    loadedChain: server.policy.chainDigest,
+    inForce: async () => Promise.all(tenants.map(async (t) => ({ tenant: t, chain: (await server.policyOf(t)).chainDigest }))),
+    hint: (t) => activateHint(config, data, t, server.url),
+    warn: (w) => io.err(values.json ? JSON.stringify({ level: 'warn', ...w }) : `WARNING: ${w.msg}`),
+  });
+  await stopped;
+  stopWatching();
   io.err('vouch: shutting down (finishing the batch in flight)');
   await server.close();
   return EXIT.ok;

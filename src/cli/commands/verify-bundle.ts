@@ -2,12 +2,14 @@
 // signatures, every leaf and link, the root, documents, and a replay of every decision with a
 // payload. `vouch verify` dispatches here for a directory or .tar.gz (receipts are verify.ts).
 import { existsSync, readFileSync } from 'node:fs';
-import { emptyBundleReport, verifyBundle, type BundleReport } from '../../audit/index.js';
+import { emptyBundleReport, verifyBundle, type BundleReader, type BundleReport } from '../../audit/index.js';
 import { nodeHashLeaf, openBundle } from '../../audit/node-bundle.js';
 import { codeOf, publicMessage } from '../../errors.js';
 import { parseNewerCheckpoint, parseTrust } from '../../receipt/index.js';
 import { parse } from '../args.js';
 import { EXIT, UsageError, type Io } from '../io.js';
+import { counted, createProgress, type Progress, type ProgressStream } from '../progress.js';
+import { FILES } from '../../audit/bundle-format.js';
 
 export const help = `vouch verify BUNDLE [--key FILE | --trust-bundle-keys] [--checkpoint NEWER] [--classical-ok] [--no-replay] [--json]
 
@@ -33,7 +35,7 @@ devices, fifos or duplicate files (ERR_BUNDLE_FILE). Files the format lacks are 
 
 The verdict names the algorithms and key ids that verified.`;
 
-export async function verifyBundleCommand(argv: string[], io: Io): Promise<number> {
+export async function verifyBundleCommand(argv: string[], io: Io, progressStream?: ProgressStream): Promise<number> {
   const { values, positionals } = parse(argv, { key: { type: 'string' }, 'no-replay': { type: 'boolean', default: false }, 'trust-bundle-keys': { type: 'boolean', default: false }, 'classical-ok': { type: 'boolean', default: false }, checkpoint: { type: 'string' } }, true);
   if (values.help) return io.out(help), EXIT.ok;
   if (positionals.length !== 1) throw new UsageError('give one BUNDLE (a directory or a .tar.gz)');
@@ -44,19 +46,43 @@ export async function verifyBundleCommand(argv: string[], io: Io): Promise<numbe
   const newer = values.checkpoint ? parseNewerCheckpoint(readFileSync(values.checkpoint, 'utf8')) : undefined;
   let report: BundleReport;
   let bundle: Awaited<ReturnType<typeof openBundle>> | undefined;
+  const progress = createProgress('vouch verify', { json: values.json, stream: progressStream });
   try {
     bundle = await openBundle(path);
-    report = await verifyBundle(bundle.reader, { trusted, trustBundleKeys: values['trust-bundle-keys'], classicalOk: values['classical-ok'], newer, replay: !values['no-replay'], hashLeaf: nodeHashLeaf });
+    report = await verifyBundle(await withProgress(bundle.reader, progress), { trusted, trustBundleKeys: values['trust-bundle-keys'], classicalOk: values['classical-ok'], newer, replay: !values['no-replay'], hashLeaf: nodeHashLeaf });
   } catch (e) {
     // A bundle past its limits, or holding links or devices, is refused as input (exit 3), not verified.
     if (codeOf(e) === 'ERR_BUNDLE_LIMIT' || codeOf(e) === 'ERR_BUNDLE_FILE') return io.err(`vouch verify: error ${codeOf(e)}: ${publicMessage(e)}`), values.json && io.out(JSON.stringify({ ok: false, error: { code: codeOf(e), message: publicMessage(e) } })), EXIT.input;
     // A .tar.gz that does not unpack is itself a finding (a flipped byte breaks gzip's CRC).
     report = { ...emptyBundleReport({ trusted }), findings: [{ check: 'manifest', code: codeOf(e), message: `cannot read the bundle: ${publicMessage(e)}` }] };
   } finally {
+    progress.done();
     bundle?.close();
   }
   print(report, path, values.json!, io);
   return report.ok ? EXIT.ok : EXIT.findings;
+}
+
+/** The reader with entries.jsonl counted as verifyBundle streams it (the total from the manifest's range, when it parses). */
+async function withProgress(reader: BundleReader, progress: Progress): Promise<BundleReader> {
+  let total: number | undefined;
+  try {
+    const m = JSON.parse((await reader.text(FILES.manifest)) ?? 'null') as { range?: { from?: unknown; to?: unknown } } | null;
+    if (typeof m?.range?.from === 'number' && typeof m.range.to === 'number') total = m.range.to - m.range.from;
+  } catch {
+    // verifyBundle reports a bad manifest; progress just has no total
+  }
+  return {
+    text: (name) => reader.text(name),
+    bytes: (path) => reader.bytes(path),
+    unknown: reader.unknown,
+    lines: (name) => {
+      const lines = reader.lines(name);
+      if (!lines || name !== FILES.entries) return lines;
+      progress.stage('verifying entries', total);
+      return counted(lines, progress);
+    },
+  };
 }
 
 function print(r: BundleReport, path: string, json: boolean, io: Io): void {

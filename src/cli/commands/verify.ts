@@ -6,7 +6,7 @@ import { parseJson } from '../../canonical/index.js';
 import { parseJwks, type PublicKeyEntry } from '../../crypto/index.js';
 import { InputError, codeOf, publicMessage } from '../../errors.js';
 import { hashLeaf } from '../../log/index.js';
-import { formatChecklist, parseNewerCheckpoint, parseTlogProof, parseTrust, verdictFields, verifyReceiptFully, type NewerCheckpoint } from '../../receipt/index.js';
+import { formatChecklist, summarizeEntry, parseNewerCheckpoint, parseTlogProof, parseTrust, verdictFields, verifyReceiptFully, type NewerCheckpoint } from '../../receipt/index.js';
 import { parse } from '../args.js';
 import { EXIT, UsageError, type Io } from '../io.js';
 
@@ -31,6 +31,9 @@ inclusion proof. Prints the checklist (✓ / ✗ per check).
                        Without it an ML-DSA-65 signature by a trusted key is required; the
                        verdict says when classical signatures alone were accepted.
 
+Under the first line: what the entry says was decided, from the signed entry alone, e.g.
+  tools/call echo by alice at 2026-12-01T10:00:00Z: allow
+(arguments are digests in the entry and never printed). --json: the same under "entry".
 The verdict names the algorithms and key ids that verified.
 Exit codes: 0 valid, 1 invalid (every failing check listed), 2 usage, 3 unreadable input.`;
 
@@ -101,7 +104,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
   }
   const report = verifyReceiptFully({ ...input, origin: values.origin, classicalOk: values['classical-ok'] });
   if (values.json) {
-    io.out(JSON.stringify({ ...verdictFields(report), receipt: path, checks: report.checks, entry: report.entry && { seq: report.entry.seq, log: report.entry.log, type: report.entry.type }, ...(report.evidence && { evidence: report.evidence }) }));
+    io.out(JSON.stringify({ ...verdictFields(report), receipt: path, checks: report.checks, entry: report.entry && summarizeEntry(report.entry), ...(report.evidence && { evidence: report.evidence }) }));
   } else {
     for (const line of formatChecklist(report, path)) io.out(line);
   }

@@ -1,6 +1,7 @@
 // sensitive-field-guard: an MCP server may not use elicitation to ask the user for bank, card,
 // password or national-id data (phishing through the client UI). Inspects every property of
-// `requestedSchema` by name, title and description.
+// `requestedSchema` by name, title and description; a description is prose, so a category named
+// only in a negated clause ("do not give us your pin") is not a request for it.
 import type { Interceptor, Json, Message, ValidationOutcome } from '../types.js';
 import { buildDescriptor, ConfigReader } from './_content-config.js';
 import { isRecord } from './_walk.js';
@@ -48,6 +49,38 @@ export function categoryOf(texts: string[], categories: readonly FieldCategory[]
   return categories.find((c) => normalized.some((t) => CATEGORY_PATTERNS[c].test(t)));
 }
 
+// A clause is what sentence punctuation and brackets delimit; commas do not (lists stay in their clause).
+const CLAUSE_BREAK = /[.;:!?()[\]{}\n]+/;
+const VERB = / (give|share|enter|send|provide|include|type|tell|disclose|reveal|submit|put|fill|write|use)(s|ing)? /g;
+const NEGATED = / (not|never|don't|dont|no need to|do not ever|never ever)$/;
+
+/** The words before a match say "do not give/share/enter ..." with no other verb between. */
+function negated(prefix: string): boolean {
+  let last: RegExpExecArray | undefined;
+  for (const m of prefix.matchAll(VERB)) last = m as RegExpExecArray;
+  return last !== undefined && NEGATED.test(prefix.slice(0, last.index));
+}
+
+/**
+ * The category a prose description asks for. A match counts unless its clause says not to
+ * give it ("do not give us your phone number, pin, or ..."): a negation right before the last
+ * sharing verb that precedes the match. "Don't worry, enter your PIN" still counts.
+ */
+export function categoryOfProse(text: string, categories: readonly FieldCategory[]): FieldCategory | undefined {
+  const clauses = text.split(CLAUSE_BREAK).map(normalizeWords);
+  return categories.find((c) =>
+    clauses.some((clause) => {
+      const pattern = new RegExp(CATEGORY_PATTERNS[c].source, 'g');
+      // Every occurrence in the clause: one that is not negated is enough.
+      for (let m = pattern.exec(clause); m !== null; m = pattern.exec(clause)) {
+        if (!negated(clause.slice(0, m.index + 1))) return true;
+        pattern.lastIndex = m.index + 1;
+      }
+      return false;
+    }),
+  );
+}
+
 /** Pure: one error message per sensitive property, at any nesting depth of the schema. */
 export function checkRequestedSchema(payload: unknown, config: SensitiveFieldConfig): ValidationOutcome {
   const messages: Message[] = [];
@@ -61,10 +94,11 @@ export function checkRequestedSchema(payload: unknown, config: SensitiveFieldCon
     for (const [prop, def] of Object.entries(node.properties)) {
       const propPath = `${path}.properties.${prop}`;
       if (!config.allow.includes(prop)) {
-        const texts = [prop];
-        if (isRecord(def) && typeof def.title === 'string') texts.push(def.title);
-        if (isRecord(def) && typeof def.description === 'string') texts.push(def.description);
-        const category = categoryOf(texts, config.categories);
+        // Name and title are labels; the description is prose (see categoryOfProse).
+        const labels = [prop];
+        if (isRecord(def) && typeof def.title === 'string') labels.push(def.title);
+        const description = isRecord(def) && typeof def.description === 'string' ? def.description : undefined;
+        const category = categoryOf(labels, config.categories) ?? (description === undefined ? undefined : categoryOfProse(description, config.categories));
         if (category) {
           messages.push({
             message: `elicitation must not request ${category.replace('_', '-')} data from the user (field '${prop}')`,

@@ -1,9 +1,11 @@
 // Shared setup for the policy-backed built-in tests: the example policy set and a context maker.
 import { readFileSync } from 'node:fs';
+import { expandSettings } from '../../../src/policy/config-settings.js';
 import type { Json, InterceptorContext, Phase } from '../../../src/interceptors/types.js';
 import { loadPolicySet, type PolicySet } from '../../../src/policy/index.js';
 
-const policies = readFileSync(new URL('../../../fixtures/config/policy.cedar', import.meta.url), 'utf8');
+// The file's settings (`${VOUCH_FILES_ROOT:-/tmp/allowed}`) at their defaults, as loadConfigFile reads them.
+const policies = expandSettings(readFileSync(new URL('../../../fixtures/config/policy.cedar', import.meta.url), 'utf8'), {});
 const schema = JSON.parse(readFileSync(new URL('../../../fixtures/config/schema.cedarschema.json', import.meta.url), 'utf8')) as Json;
 
 let cached: PolicySet | undefined;

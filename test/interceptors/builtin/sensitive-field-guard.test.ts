@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createSensitiveFieldGuard, normalizeWords } from '../../../src/interceptors/builtin/sensitive-field-guard.js';
+import { categoryOfProse, createSensitiveFieldGuard, FIELD_CATEGORIES, normalizeWords } from '../../../src/interceptors/builtin/sensitive-field-guard.js';
 import type { ValidationOutcome } from '../../../src/interceptors/types.js';
 import { ctxOf, make } from './_content-ctx.js';
 
@@ -44,6 +44,36 @@ describe('sensitive-field-guard', () => {
     expect(out.valid).toBe(false);
     expect(out.messages![0].message).toContain(`${category} data`);
     expect(out.messages![0].path).toBe(`requestedSchema.properties.${Object.keys(props)[0]}`);
+  });
+
+  it('does not fire on a description that tells the user not to give it (server-everything form)', async () => {
+    // The real field of server-everything's trigger-elicitation-request (it was flagged as password data).
+    const out = await make(createSensitiveFieldGuard).run(
+      ask({ integer: { type: 'integer', title: 'Integer', description: 'Your favorite integer (do not give us your phone number, pin, or other sensitive info)' } }),
+      ctx,
+    );
+    expect(out).toEqual({ valid: true });
+  });
+
+  it('still fires on prose that asks for it, including attempts to borrow a negation', () => {
+    const asks = [
+      'Enter your PIN',
+      "Don't worry, just enter your PIN",
+      'Do not give up hope, enter your PIN',
+      'Your bank PIN, required to verify the transfer',
+      'Please type your card number. Do not share your password.',
+      'Do not share it with anyone: your password',
+    ];
+    for (const t of asks) expect(categoryOfProse(t, FIELD_CATEGORIES), t).toBeDefined();
+    for (const t of ['never share your password with anyone', 'No need to provide your SSN', 'do not give us your phone number, pin, or other sensitive info'])
+      expect(categoryOfProse(t, FIELD_CATEGORIES), t).toBeUndefined();
+  });
+
+  it('checks names and titles as labels, whatever the description says', async () => {
+    const out = (await make(createSensitiveFieldGuard).run(ask({ pin: { type: 'string', description: 'do not give us your pin' } }), ctx)) as ValidationOutcome;
+    expect(out.valid).toBe(false);
+    const titled = (await make(createSensitiveFieldGuard).run(ask({ x: { type: 'string', title: 'PIN code', description: 'never share it' } }), ctx)) as ValidationOutcome;
+    expect(titled.valid).toBe(false);
   });
 
   it('allows an ordinary profile form', async () => {

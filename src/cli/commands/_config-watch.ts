@@ -1,0 +1,77 @@
+// While `vouch serve` runs, an edit to its config file (or the Cedar files it names) is not used:
+// the policy changes only through a `policy` entry. Watch the files and say so, once per edit,
+// with the way to put the edited file in force. Stat polling: editors that replace files are seen.
+import { unwatchFile, watchFile, type Stats } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { loadConfigFile } from '../../policy/load-config.js';
+
+export interface WatchTarget {
+  config: string;
+  /** The chain the service loaded from the file at start: an edit made before the watch began is caught too. */
+  loadedChain: string;
+  /** The chain in force for each tenant shown at start (read again at each edit). */
+  inForce(): Promise<{ tenant: string; chain: string }[]>;
+  warn(w: { msg: string; tenant?: string; fileChain?: string; chain?: string; error?: string }): void;
+  hint(tenant: string): string;
+  intervalMs?: number;
+}
+
+async function filesOf(config: string): Promise<string[]> {
+  const files = [resolve(config)];
+  try {
+    const p = (await loadConfigFile(config)).config.policies;
+    if (p && 'files' in p) {
+      for (const f of p.files) files.push(resolve(dirname(config), f));
+      if (p.schema) files.push(resolve(dirname(config), p.schema));
+    }
+  } catch {
+    // the service could not start on a bad file; only the file itself is watched then
+  }
+  return files;
+}
+
+/** Start watching; returns the function that stops it. */
+export async function watchConfig(t: WatchTarget): Promise<() => void> {
+  let files = await filesOf(t.config);
+  let timer: NodeJS.Timeout | undefined;
+  let warned = new Set<string>();
+  const check = async (initial = false) => {
+    let chain: string;
+    try {
+      chain = (await loadConfigFile(t.config)).chainDigest;
+      if (initial && chain === t.loadedChain) return; // unchanged since start: the start-up lines said it all
+    } catch (e) {
+      t.warn({ msg: `${t.config} was edited and cannot be loaded (${(e as Error).message}); the policy in force is unchanged`, error: (e as Error).message });
+      return;
+    }
+    const next = new Set<string>();
+    for (const f of await t.inForce()) {
+      if (f.chain === chain) continue;
+      const key = `${f.tenant} ${chain}`;
+      next.add(key);
+      if (!warned.has(key)) {
+        t.warn({ msg: `tenant ${f.tenant}: ${t.config} was edited (chain ${chain.slice(0, 19)}…) and is NOT in force: the service keeps chain ${f.chain.slice(0, 19)}… until it is activated. ${t.hint(f.tenant)}`, tenant: f.tenant, fileChain: chain, chain: f.chain });
+      }
+    }
+    warned = next; // back to the policy in force: a later edit warns again
+    const now = await filesOf(t.config);
+    if (now.join('\n') !== files.join('\n')) rewatch(now);
+  };
+  const onChange = (cur: Stats, prev: Stats) => {
+    if (cur.mtimeMs === prev.mtimeMs && cur.size === prev.size) return;
+    clearTimeout(timer);
+    timer = setTimeout(() => void check().catch(() => undefined), 200);
+    timer.unref();
+  };
+  const rewatch = (next: string[]) => {
+    for (const f of files) unwatchFile(f, onChange);
+    files = next;
+    for (const f of files) watchFile(f, { interval: t.intervalMs ?? 1000, persistent: false }, onChange);
+  };
+  rewatch(files);
+  await check(true);
+  return () => {
+    clearTimeout(timer);
+    for (const f of files) unwatchFile(f, onChange);
+  };
+}

@@ -1,0 +1,85 @@
+// What `vouch serve` tells its operator when it is ready: the URL, the console's URL, the config
+// file (and whether it was just created), and per tenant the policy in force with the entry it
+// came from. A config file that is not the policy in force is a warning with the way to activate it.
+import { existsSync } from 'node:fs';
+import type { RunningServer } from '../../http/node-server.js';
+import { describeActivation, policyInForce, short, type PolicyActivation } from './_policy-history.js';
+
+const CONSOLE_INDEX = new URL('../../../web/dist/index.html', import.meta.url);
+
+export interface TenantReady {
+  tenant: string;
+  chain: string;
+  policySet: string;
+  interceptors: number;
+  /** The newest policy entry (where the policy in force came from). */
+  entry?: PolicyActivation;
+  /** Whether the config file's policy is the one in force. */
+  configInForce: boolean;
+}
+
+export interface Ready {
+  msg: 'vouch ready';
+  url: string;
+  keyId: string;
+  /** The audit console's URL, or null when web/dist is not built. */
+  console: string | null;
+  config: string;
+  configCreated: boolean;
+  configChain: string;
+  /** Kept from the first ready line: the chain in force for the first tenant listed (the file's when none). */
+  policy: string;
+  interceptors: number;
+  tenants: TenantReady[];
+}
+
+export function consoleBuilt(): boolean {
+  return existsSync(CONSOLE_INDEX);
+}
+
+export async function readyReport(server: RunningServer, opts: { tenants: string[]; configCreated: boolean }): Promise<Ready> {
+  const tenants: TenantReady[] = [];
+  for (const tenant of opts.tenants) {
+    const p = await server.policyOf(tenant);
+    const entry = policyInForce(server.dataDir.log(tenant).store);
+    tenants.push({ tenant, chain: p.chainDigest, policySet: p.policyDigest, interceptors: p.interceptors.length, entry, configInForce: p.chainDigest === server.policy.chainDigest });
+  }
+  const first = tenants[0];
+  return {
+    msg: 'vouch ready',
+    url: server.url,
+    keyId: server.keyId,
+    console: consoleBuilt() ? `${server.url}/audit/` : null,
+    config: server.configPath,
+    configCreated: opts.configCreated,
+    configChain: server.policy.chainDigest,
+    policy: first?.chain ?? server.policy.chainDigest,
+    interceptors: first?.interceptors ?? server.policy.interceptors.length,
+    tenants,
+  };
+}
+
+/** How to put a config file in force, for a data directory and tenant. */
+export function activateHint(config: string, data: string, tenant: string, url: string): string {
+  const t = tenant === 'default' ? '' : ` --tenant ${tenant}`;
+  return `To put it in force: \`vouch policy activate ${config} --url ${url}\` while the service runs (POST /v1/policy, admin), or stop it and run \`vouch policy activate ${config} --data ${data}${t}\``;
+}
+
+/** The ready block (stdout) and the warnings (stderr), as text. */
+export function formatReady(r: Ready, data: string): { lines: string[]; warnings: string[] } {
+  const lines = [`vouch ready on ${r.url}  key ${r.keyId}  policy ${short(r.policy)}  (${r.interceptors} interceptors)`];
+  lines.push(`  console  ${r.console ?? 'not built: run `npm run build:web` (npm start builds it), then reload /audit/'}`);
+  lines.push(`  config   ${r.config}${r.configCreated ? ' (created from the example on this first run: edit it, then restart)' : ''}  chain ${short(r.configChain)}`);
+  const warnings: string[] = [];
+  for (const t of r.tenants) {
+    const from = t.entry ? describeActivation(t.entry) : 'not recorded yet';
+    const source = t.configInForce ? `from ${r.config}` : 'pinned, NOT the config file';
+    lines.push(`  policy   tenant ${t.tenant}: chain ${short(t.chain)}  policy set ${short(t.policySet)}  ${source}; ${from}`);
+    if (!t.configInForce) {
+      const entry = t.entry ? `policy entry #${t.entry.seq}${t.entry.by ? ` by ${t.entry.by}` : ''}${t.entry.time ? ` at ${t.entry.time}` : ''}` : 'a policy entry';
+      warnings.push(`WARNING: tenant ${t.tenant}: the config file ${r.config} (chain ${short(r.configChain)}) is NOT the policy in force, and edits to it are not used: ${entry} pinned chain ${short(t.chain)}. ${activateHint(r.config, data, t.tenant, r.url)}; or \`vouch policy unpin --data ${data}${t.tenant === 'default' ? '' : ` --tenant ${t.tenant}`}\` so that the next start follows the file. \`vouch policy history\` lists every activation.`);
+    }
+  }
+  if (r.tenants.length === 0) lines.push('  policy   no tenant log yet: each tenant records the config file\'s policy at its first request');
+  return { lines, warnings };
+}
