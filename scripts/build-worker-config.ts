@@ -3,6 +3,9 @@
 // committed; test/workers/config.test.ts fails when it is stale.
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { ConfigError, type Issue } from '../src/errors.js';
+import { builtinConfigIssues } from '../src/interceptors/builtin/_config-validate.js';
+import { isRemoteDeclaration } from '../src/policy/index.js';
 import { loadConfigFile } from '../src/policy/load-config.js';
 
 export const WORKER_CONFIG_SOURCE = fileURLToPath(new URL('../fixtures/config/vouch.worker.yaml', import.meta.url));
@@ -11,6 +14,13 @@ export const WORKER_CONFIG_OUT = fileURLToPath(new URL('../src/worker/config.gen
 /** The text of config.generated.json for the config file at `source`. */
 export async function renderWorkerConfig(source = WORKER_CONFIG_SOURCE): Promise<string> {
   const resolved = await loadConfigFile(source);
+  // The Worker cannot run ajv (code generation): each built-in's config is checked against its
+  // JSON Schema here, so a config.generated.json exists only for a config that passes.
+  const issues: Issue[] = [];
+  resolved.config.interceptors.forEach((d, i) => {
+    if (!isRemoteDeclaration(d)) issues.push(...builtinConfigIssues(d.use, d.config, `/interceptors/${i}/config`));
+  });
+  if (issues.length) throw new ConfigError('ERR_CONFIG', `${source}: ${issues.map((x) => `${x.path}: ${x.message}`).join('; ')}`, issues);
   return `${JSON.stringify(resolved.resolved, null, 2)}\n`;
 }
 

@@ -4,6 +4,7 @@
 import { ConfigError, type Issue } from './errors.js';
 import { createBehavior, CONFORMANCE_BEHAVIORS } from './interceptors/conformance-behaviors.js';
 import { builtinFactories } from './interceptors/builtin/index.js';
+import { builtinConfigIssues } from './interceptors/builtin/_config-validate.js';
 import type { StateStores } from './interceptors/builtin/types.js';
 import { connectRemoteInterceptors } from './interceptors/remote.js';
 import { withDeclaration } from './interceptors/list.js';
@@ -15,6 +16,12 @@ export interface ActivateDeps {
   state: StateStores;
   /** Remote interceptor servers are connected live; replay passes `offline` and uses recorded answers. */
   remote?: 'connect' | 'offline';
+  /**
+   * How built-in configs are checked against their JSON Schemas: 'ajv' (default) at activation;
+   * 'prebuilt' only for the Worker, whose embedded config was schema-checked by `npm run build:config`
+   * (workerd forbids ajv's code generation). The built-ins' own parsers run either way.
+   */
+  configSchemas?: 'ajv' | 'prebuilt';
 }
 
 export interface Activated extends ActivePolicy {
@@ -37,7 +44,10 @@ export async function activatePolicy(resolved: ResolvedConfig, deps: ActivateDep
         if (deps.remote === 'offline') continue;
         const r = await connectRemoteInterceptors({ url: decl.remote.url, names: decl.remote.names, timeoutMs: config.timeouts?.interceptorMs });
         closers.push(r.close);
-        interceptors.push(...r.interceptors.map((ic) => withDeclaration(ic, decl)));
+        for (const ic of r.interceptors) {
+          if (decl.compat) ic.descriptor.compat = { ...decl.compat }; // the config narrows the server's range
+          interceptors.push(withDeclaration(ic, decl));
+        }
         continue;
       }
       if (decl.use.startsWith(CONFORMANCE_PREFIX)) {
@@ -47,6 +57,11 @@ export async function activatePolicy(resolved: ResolvedConfig, deps: ActivateDep
       const factory = builtinFactories[decl.use];
       if (!factory) {
         issues.push({ path: `${path}/use`, message: `unknown built-in ${JSON.stringify(decl.use)} (known: ${Object.keys(builtinFactories).sort().join(', ')})` });
+        continue;
+      }
+      const schemaIssues = deps.configSchemas === 'prebuilt' ? [] : builtinConfigIssues(decl.use, decl.config, `${path}/config`);
+      if (schemaIssues.length) {
+        issues.push(...schemaIssues);
         continue;
       }
       interceptors.push(withDeclaration(factory({ name: decl.name, config: decl.config, declaration: overrides(decl), deps: { policySet, state: deps.state } }), decl));
@@ -92,6 +107,7 @@ function overrides(d: DeclarationOverrides): Partial<InterceptorDescriptor> {
   if (d.failOpen) o.failOpen = true;
   if (d.priorityHint !== undefined) o.priorityHint = d.priorityHint;
   if (d.description) o.description = d.description;
+  if (d.compat) o.compat = d.compat;
   return o;
 }
 

@@ -6,7 +6,7 @@ import { canonicalBytes, digestBytes, digestJson, type Digest } from './canonica
 import { codeOf, publicMessage } from './errors.js';
 import { decisionOf, executeChain, stripDurations, type ChainContext, type ChainOptions } from './interceptors/chain.js';
 import { assertKnownEvent } from './interceptors/events.js';
-import { coverageOf, runningInterceptors, selectInterceptors, type UncoveredRule } from './interceptors/list.js';
+import { compatibleInterceptors, coverageOf, runningInterceptors, selectInterceptors, type UncoveredRule } from './interceptors/list.js';
 import { serverOf } from './interceptors/server-of.js';
 import { decisionTarget } from './interceptors/target-of.js';
 import type { ChainResult, Direction, Interceptor, Json, Phase } from './interceptors/types.js';
@@ -135,10 +135,13 @@ export function directionOf(policy: ActivePolicy, phase: Phase): Direction {
  * Which interceptors a call runs and whether an authorization interceptor covers it: the same
  * pure function of (policy, requested, event, phase) live and in replay (audit/_rerun.ts).
  */
-export function planOf(policy: ActivePolicy, only: readonly string[] | undefined, event: string, phase: Phase) {
+export function planOf(policy: ActivePolicy, only: readonly string[] | undefined, event: string, phase: Phase, protocolVersion?: string) {
   const running = runningInterceptors(policy.interceptors, only);
-  const coverage = coverageOf(running, event, phase, policy.uncovered);
-  return { running, coverage, hooked: selectInterceptors(running, event, phase).map((i) => i.descriptor.name) };
+  // An interceptor the negotiated protocol version is outside the compat range of is skipped by
+  // the chain: it neither covers the call (fail closed) nor counts as having run.
+  const compatible = compatibleInterceptors(running, protocolVersion);
+  const coverage = coverageOf(compatible, event, phase, policy.uncovered);
+  return { running, coverage, hooked: selectInterceptors(compatible, event, phase).map((i) => i.descriptor.name) };
 }
 
 /** The coverage fact recorded in the entry's guard state, absent when an authorization interceptor covered the call. */
@@ -158,7 +161,7 @@ export async function decide(req: DecisionRequest, deps: DecideDeps): Promise<De
   assertKnownEvent(req.event, policy.events);
   // Which server the message belongs to: the caller's word first, else the tool map (recorded).
   if (req.context.server === undefined) req = { ...req, context: { ...req.context, server: serverOf({ event: req.event, payload: req.payload, toolMap: policy.toolMap }) } };
-  const plan = planOf(policy, req.only, req.event, req.phase);
+  const plan = planOf(policy, req.only, req.event, req.phase, req.context.protocolVersion);
   const interceptors = plan.running;
   let ran: string[] = [];
   let inputBytes: Uint8Array | undefined;
@@ -212,6 +215,7 @@ export async function decide(req: DecisionRequest, deps: DecideDeps): Promise<De
     session: ctx.sessionId,
     trace: ctx.traceId,
     server: ctx.server,
+    protocolVersion: ctx.protocolVersion,
     // The tool, prompt or resource the call is about (never its arguments): see target-of.ts.
     target: decisionTarget({ event: req.event, effect, input: req.payload, finalPayload: chain.finalPayload, chain, mutators: mutatorsOf(interceptors, req.event, req.phase) }),
     only: req.only,

@@ -42,7 +42,7 @@ export function parseDecisionFacts(e: Entry): DecisionFacts {
   };
   if (typeof e.event !== 'string' || e.event === '') bad('/event', 'must be a non-empty string');
   if (e.phase !== 'request' && e.phase !== 'response') bad('/phase', 'must be request or response');
-  const [sessionId, traceId, principal, tenant, server, direction, onBehalfOf] = ['session', 'trace', 'principal', 'tenant', 'server', 'direction', 'onBehalfOf'].map(str);
+  const [sessionId, traceId, principal, tenant, server, direction, onBehalfOf, protocolVersion] = ['session', 'trace', 'principal', 'tenant', 'server', 'direction', 'onBehalfOf', 'protocolVersion'].map(str);
   if (e.roles !== undefined && !isStringList(e.roles)) bad('/roles', 'must be a list of strings');
   if (e.only !== undefined && !isStringList(e.only)) bad('/only', 'must be a list of strings');
   if (e.ran !== undefined && !isStringList(e.ran)) bad('/ran', 'must be a list of strings');
@@ -67,6 +67,7 @@ export function parseDecisionFacts(e: Entry): DecisionFacts {
   if (tenant !== undefined) context.tenant = tenant;
   if (e.roles !== undefined) context.roles = [...(e.roles as string[])];
   if (server !== undefined) context.server = server;
+  if (protocolVersion !== undefined) context.protocolVersion = protocolVersion;
   const pol = p as Record<string, Json>;
   return {
     seq: e.seq,

@@ -23,7 +23,7 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 export async function rerunDecision(facts: DecisionFacts, payload: unknown, policy: ActivePolicy, withRemote: boolean): Promise<Rerun> {
   // Entries that record `ran` were decided with mandatory interceptors and coverage (decide.ts
   // planOf); older ones ran exactly the interceptors `only` named.
-  const plan = facts.ran !== undefined ? planOf(policy, facts.only, facts.event, facts.phase) : undefined;
+  const plan = facts.ran !== undefined ? planOf(policy, facts.only, facts.event, facts.phase, facts.context.protocolVersion) : undefined;
   const local = plan ? plan.running : facts.only ? policy.interceptors.filter((i) => facts.only!.includes(i.descriptor.name)) : policy.interceptors;
   const uncovered = plan && !plan.coverage.covered ? (plan.coverage.allow ? ('allow' as const) : ('deny' as const)) : undefined;
   const planned = plan ? { uncovered } : {};

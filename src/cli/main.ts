@@ -14,6 +14,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   payload: () => import('./commands/payload.js'),
   'verify-bundle': () => import('./commands/verify-bundle.js'),
   verify: () => import('./commands/verify.js'),
+  tools: () => import('./commands/tools.js'),
 };
 
 const SUMMARY: [string, string][] = [
@@ -26,6 +27,7 @@ const SUMMARY: [string, string][] = [
   ['verify BUNDLE', 'check an audit bundle offline: signatures, leaves, links, root, replay'],
   ['policy activate FILE', 'store and pin a new chain config (stopped data dir; POST /v1/policy live)'],
   ['policy history', 'every activation of the policy, from the log (status: the one in force)'],
+  ['tools approve SERVER TOOL DIGEST', 'approve a changed tool definition the gateway hides (pins live in the log)'],
   ['payload erase DIGEST', 'erase a payload, record the erasure; proofs stay valid'],
   ['verify RECEIPT', 'check a receipt offline against a trusted key (and a newer checkpoint, a caller key)'],
 ];

@@ -7,6 +7,7 @@ import { readJsonBody } from './body.js';
 import { DEFAULT_LIMITS, type AppDeps, type Caller, type Role } from './deps.js';
 import { errorJson, httpStatusOf, JSONRPC, rpcCodeOf } from './errors.js';
 import { createMcpEndpoint } from './mcp-endpoint.js';
+import { challengeFor, metadataDocument, scopesGranting, wwwAuthenticate } from './oauth-metadata.js';
 import { webGuard } from './web-guard.js';
 import { Metrics } from './metrics.js';
 import { registerRestRoutes } from './routes-rest.js';
@@ -40,6 +41,28 @@ export function createApp(deps: AppDeps, metrics = new Metrics()): VouchApp {
     if (c.req.path === '/mcp') return c.json({ jsonrpc: '2.0', id: null, error: { code: rpcCodeOf(e), message: publicMessage(e), data: { code: codeOf(e) } } }, httpStatusOf(e) as 400);
     return c.json(errorJson(e), httpStatusOf(e) as 400);
   };
+  // Every 401 says how to get a token (RFC 6750 §3, RFC 9728 §5.1): where this resource's metadata is.
+  // A 403 for a missing role names the scopes that grant it (insufficient_scope), so a client can step up.
+  const missingRole = new WeakMap<Request, Role>();
+  if (deps.authenticate) {
+    app.use('*', async (c, next) => {
+      await next();
+      if (c.res.status === 401) c.res.headers.set('www-authenticate', wwwAuthenticate(deps.protectedResource, challengeFor(c.req.header('authorization'))));
+      const role = missingRole.get(c.req.raw);
+      const scope = role && deps.protectedResource ? scopesGranting(deps.protectedResource, role) : [];
+      if (c.res.status === 403 && scope.length) c.res.headers.set('www-authenticate', wwwAuthenticate(deps.protectedResource, { error: 'insufficient_scope', scope }));
+    });
+  }
+  /** requireRole, remembering which role was missing for the challenge above. */
+  const needRole = (c: Context, caller: Caller, role: Role) => {
+    if (!caller.roles.includes(role)) missingRole.set(c.req.raw, role);
+    requireRole(caller, role);
+  };
+  // RFC 9728 metadata: public, read-only and token-free, so any origin may read it (before the web guard).
+  for (const path of deps.protectedResource?.paths ?? []) {
+    const doc = metadataDocument(deps.protectedResource!);
+    app.get(path, (c) => c.json(doc, 200, { 'access-control-allow-origin': '*', 'cache-control': 'max-age=300' }));
+  }
   // First on every route: foreign web origins are refused, bodies must be application/json.
   app.use('*', webGuard(deps.allowOrigins ?? [], refuse));
 
@@ -60,7 +83,7 @@ export function createApp(deps: AppDeps, metrics = new Metrics()): VouchApp {
   };
   const withRole = (role: Role) => async (c: Context<Env>, next: () => Promise<void>) => {
     const caller = await authenticate(c);
-    requireRole(caller, role);
+    needRole(c, caller, role);
     c.set('caller', caller);
     await next();
   };
@@ -80,7 +103,7 @@ export function createApp(deps: AppDeps, metrics = new Metrics()): VouchApp {
     let caller: Caller;
     try {
       caller = await authenticate(c);
-      requireRole(caller, 'enforce');
+      needRole(c, caller, 'enforce');
       body = await readJsonBody(c.req.raw, limits.bodyBytes);
     } catch (e) {
       return refuse(c, e);
@@ -95,7 +118,10 @@ export function createApp(deps: AppDeps, metrics = new Metrics()): VouchApp {
       log,
       now: deps.clock.now,
       clock: deps.clock,
-      onDecision: (o) => metrics.decision(o.effect, deps.clock.monotonic() - t0),
+      onDecision: (o) => {
+        metrics.decision(o.effect, deps.clock.monotonic() - t0);
+        deps.observe?.({ tenant: caller.tenant, seq: o.appended.seq, leaf: o.appended.leaf, bytes: o.appended.bytes });
+      },
       signResult: deps.signResult,
       precheck: (p) => precheck(caller, log, policy, p),
     });

@@ -1,6 +1,8 @@
 // Bearer JWTs checked with jose against a JWKS (a file's contents or a URL): issuer, audience,
 // expiry (required) with a clock-skew allowance, and a maximum age from `iat` (required).
-// Claims give principal, tenant and roles.
+// Claims give principal, tenant and roles; OAuth scopes (the `scope` claim) map to roles through
+// config. As an MCP resource server (RFC 9728/8707), `resource` is this server's URL and, unless
+// `audience` says otherwise, the audience every token must carry.
 import { createLocalJWKSet, createRemoteJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 import { AccessError, ConfigError, type Issue } from '../errors.js';
 import { parseAllowedOrigins } from './web-guard.js';
@@ -10,7 +12,19 @@ export interface AuthConfig {
   /** A JWKS document, or the URL to fetch one from. */
   jwks: JSONWebKeySet | string;
   issuer: string;
-  audience: string;
+  /** The token audience required; default `resource` (RFC 8707: a token is for one resource). */
+  audience?: string;
+  /**
+   * This server's resource identifier (RFC 8707/9728): its public URL, e.g. https://vouch.example/mcp.
+   * Advertised at /.well-known/oauth-protected-resource and in every 401's WWW-Authenticate.
+   */
+  resource?: string;
+  /** Authorization servers that issue tokens for this resource (RFC 9728); default [issuer]. */
+  authorizationServers?: string[];
+  /** OAuth scope -> roles granted by it, e.g. {"mcp:enforce": ["enforce"]}; the `scope` claim is read through it. */
+  scopes?: Record<string, string[]>;
+  /** Tenant for tokens without a tenant claim (generic authorization servers issue none); default: such tokens are refused. */
+  tenant?: string;
   clockSkewSeconds?: number;
   /**
    * Oldest token accepted, seconds since its `iat` (default 86,400: one day). Every token needs
@@ -28,13 +42,44 @@ const MAX_TOKEN_AGE_LIMIT = 366 * 86_400;
 
 const TENANT_RE = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 
-export function parseAuthConfig(input: unknown, path = '/auth'): AuthConfig {
+const SCOPE_RE = /^[\x21\x23-\x5b\x5d-\x7e]{1,128}$/; // RFC 6749 scope-token
+const ROLE_RE = /^[A-Za-z0-9._:-]{1,64}$/;
+
+function isAbsoluteUrl(v: unknown, resource = false): boolean {
+  if (typeof v !== 'string') return false;
+  try {
+    const u = new URL(v);
+    // RFC 8707: an absolute URI without a fragment; RFC 9728 identifiers are https (http for loopback testing).
+    return (u.protocol === 'https:' || u.protocol === 'http:') && (!resource || !u.hash) && !v.includes('#');
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * `opts.resourceLater`: the listener fills `resource` in (the gateway's own URL once it listens),
+ * so neither `audience` nor `resource` is required here.
+ */
+export function parseAuthConfig(input: unknown, path = '/auth', opts: { resourceLater?: boolean } = {}): AuthConfig {
   const issues: Issue[] = [];
   const o = (input ?? {}) as Record<string, unknown>;
   if (typeof input !== 'object' || input === null) throw new ConfigError('ERR_CONFIG', 'auth must be an object', [{ path, message: 'not an object' }]);
   if (typeof o.jwks !== 'string' && (typeof o.jwks !== 'object' || o.jwks === null || !Array.isArray((o.jwks as JSONWebKeySet).keys))) issues.push({ path: `${path}/jwks`, message: 'a JWKS object or a URL' });
   if (typeof o.issuer !== 'string' || !o.issuer) issues.push({ path: `${path}/issuer`, message: 'required string' });
-  if (typeof o.audience !== 'string' || !o.audience) issues.push({ path: `${path}/audience`, message: 'required string' });
+  if (o.audience !== undefined && (typeof o.audience !== 'string' || !o.audience)) issues.push({ path: `${path}/audience`, message: 'a non-empty string' });
+  if (o.resource !== undefined && !isAbsoluteUrl(o.resource, true)) issues.push({ path: `${path}/resource`, message: 'an absolute http(s) URL without a fragment' });
+  if (o.audience === undefined && o.resource === undefined && !opts.resourceLater) issues.push({ path: `${path}/audience`, message: 'give audience or resource (the audience defaults to the resource)' });
+  if (o.authorizationServers !== undefined && (!Array.isArray(o.authorizationServers) || !o.authorizationServers.length || !o.authorizationServers.every((u) => isAbsoluteUrl(u)))) issues.push({ path: `${path}/authorizationServers`, message: 'a non-empty list of absolute http(s) URLs' });
+  if (o.tenant !== undefined && (typeof o.tenant !== 'string' || !TENANT_RE.test(o.tenant))) issues.push({ path: `${path}/tenant`, message: 'a tenant name (lower case letters, digits, _ and -)' });
+  if (o.scopes !== undefined) {
+    if (typeof o.scopes !== 'object' || o.scopes === null || Array.isArray(o.scopes)) issues.push({ path: `${path}/scopes`, message: 'an object: scope -> list of roles' });
+    else
+      for (const [scope, roles] of Object.entries(o.scopes)) {
+        const at = `${path}/scopes/${scope.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+        if (!SCOPE_RE.test(scope)) issues.push({ path: at, message: 'not an OAuth scope token' });
+        if (!Array.isArray(roles) || !roles.every((r) => typeof r === 'string' && ROLE_RE.test(r))) issues.push({ path: at, message: 'a list of role names' });
+      }
+  }
   if (o.clockSkewSeconds !== undefined && (!Number.isInteger(o.clockSkewSeconds) || (o.clockSkewSeconds as number) < 0 || (o.clockSkewSeconds as number) > 600)) issues.push({ path: `${path}/clockSkewSeconds`, message: 'integer 0..600' });
   if (o.maxTokenAgeSeconds !== undefined && (!Number.isInteger(o.maxTokenAgeSeconds) || (o.maxTokenAgeSeconds as number) < 1 || (o.maxTokenAgeSeconds as number) > MAX_TOKEN_AGE_LIMIT)) issues.push({ path: `${path}/maxTokenAgeSeconds`, message: `integer 1..${MAX_TOKEN_AGE_LIMIT}` });
   try {
@@ -46,7 +91,23 @@ export function parseAuthConfig(input: unknown, path = '/auth'): AuthConfig {
   return o as unknown as AuthConfig;
 }
 
+/** A verified token: the caller (vouch roles only) and every role it grants (for policy, as `--role`). */
+export interface Verified {
+  caller: Caller;
+  roles: string[];
+}
+
+export type TokenVerifier = (authorization: string | undefined) => Promise<Verified>;
+
 export function createAuthenticator(cfg: AuthConfig, now: () => Date): Authenticator {
+  const verify = createTokenVerifier(cfg, now);
+  return async (authorization) => (await verify(authorization)).caller;
+}
+
+export function createTokenVerifier(cfg: AuthConfig, now: () => Date): TokenVerifier {
+  const audience = cfg.audience ?? cfg.resource;
+  // Fail closed: a verifier with no audience would take a token minted for any resource.
+  if (!audience) throw new ConfigError('ERR_CONFIG', 'auth: no audience and no resource: tokens for other resources would be accepted', [{ path: '/auth/audience', message: 'required (or resource)' }]);
   const keys = typeof cfg.jwks === 'string' ? createRemoteJWKSet(new URL(cfg.jwks)) : createLocalJWKSet(cfg.jwks);
   const names = { principal: cfg.claims?.principal ?? 'sub', tenant: cfg.claims?.tenant ?? 'tenant', roles: cfg.claims?.roles ?? 'roles' };
   return async (authorization) => {
@@ -56,7 +117,7 @@ export function createAuthenticator(cfg: AuthConfig, now: () => Date): Authentic
     try {
       ({ payload } = await jwtVerify(m[1], keys, {
         issuer: cfg.issuer,
-        audience: cfg.audience,
+        audience,
         clockTolerance: cfg.clockSkewSeconds ?? 30,
         currentDate: now(),
         requiredClaims: ['exp', 'iat'],
@@ -67,18 +128,22 @@ export function createAuthenticator(cfg: AuthConfig, now: () => Date): Authentic
       const { code, claim } = e as { code?: string; claim?: string };
       throw new AccessError('ERR_UNAUTHENTICATED', `token rejected: ${code ?? 'invalid'}${typeof claim === 'string' ? ` (${claim})` : ''}`);
     }
-    return callerFromClaims(payload, names);
+    return fromClaims(payload, names, cfg);
   };
 }
 
-function callerFromClaims(p: Record<string, unknown>, names: { principal: string; tenant: string; roles: string }): Caller {
+function fromClaims(p: Record<string, unknown>, names: { principal: string; tenant: string; roles: string }, cfg: AuthConfig): Verified {
   const principal = p[names.principal];
-  const tenant = p[names.tenant];
+  const tenant = p[names.tenant] ?? cfg.tenant;
   const roles = p[names.roles];
   if (typeof principal !== 'string' || !principal) throw new AccessError('ERR_UNAUTHENTICATED', `token has no ${names.principal} claim`);
   if (typeof tenant !== 'string' || !TENANT_RE.test(tenant)) throw new AccessError('ERR_UNAUTHENTICATED', `token has no valid ${names.tenant} claim`);
-  const list = typeof roles === 'string' ? roles.split(/[ ,]+/) : Array.isArray(roles) ? roles : [];
-  return { principal, tenant, roles: list.filter((r): r is Role => ROLES.includes(r as Role)) };
+  const list = typeof roles === 'string' ? roles.split(/[ ,]+/) : Array.isArray(roles) ? roles.filter((r): r is string => typeof r === 'string') : [];
+  // OAuth scopes grant roles only through the configured map: an unmapped scope grants nothing.
+  const scope = p.scope;
+  if (cfg.scopes && typeof scope === 'string') for (const s of scope.split(' ')) if (Object.hasOwn(cfg.scopes, s)) list.push(...cfg.scopes[s]);
+  const all = [...new Set(list.filter((r) => r.length > 0))];
+  return { caller: { principal, tenant, roles: all.filter((r): r is Role => ROLES.includes(r as Role)) }, roles: all };
 }
 
 /** Development mode: no tokens, one local operator with every role (the server binds loopback only). */

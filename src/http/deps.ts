@@ -2,6 +2,7 @@
 // Workers (a Durable Object per tenant log). Everything async, so a remote log fits.
 import type { Jwks, PublicKeyEntry } from '../crypto/index.js';
 import type { ActivePolicy } from '../decide.js';
+import type { ProtectedResource } from './oauth-metadata.js';
 
 export type Role = 'enforce' | 'audit' | 'admin' | 'delegate';
 export const ROLES: readonly Role[] = ['enforce', 'audit', 'admin', 'delegate'];
@@ -32,6 +33,8 @@ export interface AppDeps {
   policy(tenant: string): Promise<ActivePolicy>;
   /** Undefined = development mode: every request is the local operator (loopback only). */
   authenticate?: Authenticator;
+  /** OAuth resource server metadata (RFC 9728): served at /.well-known/oauth-protected-resource, named in each 401. */
+  protectedResource?: ProtectedResource;
   keys: { jwks: Jwks; vkeys: string[]; keyId: string };
   clock: { now(): Date; monotonic(): number };
   limits?: Partial<Limits>;
@@ -47,4 +50,6 @@ export interface AppDeps {
   callerKeys?(tenant: string): Promise<PublicKeyEntry[]>;
   /** Co-signing required (`vouch serve --require-caller-signature`): an unsigned request is a recorded deny. */
   requireCallerSignature?: boolean;
+  /** Called once an entry is durable (telemetry export, e.g. OpenTelemetry): must not throw or block. */
+  observe?(e: { tenant: string; seq: number; leaf: Uint8Array; bytes: Uint8Array }): void;
 }

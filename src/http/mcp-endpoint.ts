@@ -57,13 +57,31 @@ class SharedTransport implements Transport {
     answer?.(message);
   }
 
-  ask(req: JSONRPCRequest, authInfo: AuthInfo): Promise<JSONRPCMessage> {
+  ask(req: JSONRPCRequest, authInfo: AuthInfo, headers?: Record<string, string>): Promise<JSONRPCMessage> {
     const id = ++this.next;
     return new Promise((resolve) => {
       this.owed.set(id, (m) => resolve({ ...m, id: req.id } as JSONRPCMessage));
-      this.onmessage?.({ ...req, id }, { authInfo });
+      this.onmessage?.({ ...req, id }, { authInfo, ...(headers && { requestInfo: { headers } }) });
     });
   }
+}
+
+/**
+ * The HTTP `traceparent` header, copied into each executeChain request's `params._meta` that
+ * names none (the request's own `_meta.traceparent` wins): decide-params.ts records it.
+ */
+export function withHeaderTraceparent(req: Request, body: unknown): unknown {
+  const tp = req.headers.get('traceparent');
+  if (tp === null) return body;
+  const one = (m: unknown): unknown => {
+    if (typeof m !== 'object' || m === null || Array.isArray(m) || (m as { method?: unknown }).method !== 'interceptor/executeChain') return m;
+    const params = (m as { params?: unknown }).params;
+    if (typeof params !== 'object' || params === null || Array.isArray(params)) return m;
+    const meta = (params as { _meta?: unknown })._meta;
+    if (meta !== undefined && (typeof meta !== 'object' || meta === null || Array.isArray(meta) || 'traceparent' in meta)) return m;
+    return { ...m, params: { ...params, _meta: { ...(meta as object | undefined), traceparent: tp } } };
+  };
+  return Array.isArray(body) ? body.map(one) : one(body);
 }
 
 export interface McpEndpoint {
@@ -83,10 +101,13 @@ export function createMcpEndpoint(): McpEndpoint {
 
   return {
     async handle(req, body, session) {
+      body = withHeaderTraceparent(req, body);
       const plain = plainInterceptorRequest(req, body);
       if (plain) {
         const authInfo: AuthInfo = { token: '', clientId: session.principal, scopes: session.roles, extra: { [SESSION_KEY]: session } };
-        const answer = await (await sharedTransport()).ask(plain, authInfo);
+        // The MCP-Protocol-Version header reaches the handlers as the SDK transport would pass it (compat skipping).
+        const version = req.headers.get('mcp-protocol-version');
+        const answer = await (await sharedTransport()).ask(plain, authInfo, version === null ? undefined : { 'mcp-protocol-version': version });
         return new Response(JSON.stringify(answer), { status: 200, headers: { 'Content-Type': 'application/json' } });
       }
       // Stateless Streamable HTTP through the SDK's transport: one per request, JSON responses.

@@ -31,6 +31,7 @@ export class Metrics {
   private errors = new Map<string, number>();
   private audits = new Map<string, { checked: number; total: number; complete: boolean; failed: boolean }>();
   private published = new Map<string, number>();
+  private otlpFailures = new Map<string, number>();
 
   decision(effect: 'allow' | 'deny', ms: number): void {
     this.decisions.set(effect, (this.decisions.get(effect) ?? 0) + 1);
@@ -50,6 +51,11 @@ export class Metrics {
   /** Size of the newest shutdown/idle checkpoint published for a tenant. */
   checkpointPublished(tenant: string, size: number): void {
     this.published.set(tenant, size);
+  }
+
+  /** Telemetry (OTLP) items whose export failed, by signal: never a decision's failure. */
+  otlpFailed(signal: string, items: number): void {
+    this.otlpFailures.set(signal, (this.otlpFailures.get(signal) ?? 0) + items);
   }
 
   error(code: string): void {
@@ -76,6 +82,10 @@ export class Metrics {
     for (const [t, n] of this.published) l.push(`vouch_checkpoint_published_size{tenant="${t}"} ${n}`);
     l.push('# HELP vouch_errors_total Errors answered, by code.', '# TYPE vouch_errors_total counter');
     for (const [c, n] of this.errors) l.push(`vouch_errors_total{code="${c}"} ${n}`);
+    if (this.otlpFailures.size) {
+      l.push('# HELP vouch_otlp_export_failures_total Spans and log records whose OTLP export failed, by signal.', '# TYPE vouch_otlp_export_failures_total counter');
+      for (const [sig, n] of this.otlpFailures) l.push(`vouch_otlp_export_failures_total{signal="${sig}"} ${n}`);
+    }
     return l.join('\n') + '\n';
   }
 }

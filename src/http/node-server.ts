@@ -17,9 +17,11 @@ import { systemClock } from '../clock.js';
 import { createApp } from './app.js';
 import type { AuditAppDeps, PolicyAdmin } from './routes-audit.js';
 import { createAuthenticator, type AuthConfig } from './auth.js';
+import { protectedResourceOf } from './oauth-metadata.js';
 import type { Limits } from './deps.js';
 import { Metrics } from './metrics.js';
 import { parseAllowedOrigins } from './web-guard.js';
+import { createOtelExporter, parseOtlpUrl, type OtelExporter } from '../observe/otel.js';
 
 export const EXAMPLE_CONFIG = new URL('../../fixtures/config/vouch.example.yaml', import.meta.url);
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|localhost|::1)$/;
@@ -44,6 +46,8 @@ export interface ServeOptions {
   idleCheckpointMs?: number;
   /** Entries per page of the background leaf audit (default 2048). */
   auditPage?: number;
+  /** OTLP/HTTP collector base URL (`--otlp`): each durable entry exported as a span and a log record. Off when absent. */
+  otlp?: string;
 }
 
 export interface RunningServer {
@@ -81,8 +85,11 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     throw new ConfigError('ERR_CONFIG', 'requireCallerSignature needs caller keys (--callers FILE): without them every request would be denied');
   }
   const allowOrigins = [...parseAllowedOrigins(opts.allowOrigins, '/allowOrigins'), ...parseAllowedOrigins(opts.auth?.allowOrigins, '/auth/allowOrigins')];
+  if (opts.otlp !== undefined) parseOtlpUrl(opts.otlp); // a bad URL is a start-up error, before anything is opened
   initDataDir(opts.data); // first run: keys generated; existing keys are kept
   const metrics = new Metrics();
+  const otel: OtelExporter | undefined =
+    opts.otlp === undefined ? undefined : createOtelExporter({ url: opts.otlp, onExportError: (signal, n, error) => (metrics.otlpFailed(signal, n), opts.logLine?.({ level: 'warn', msg: 'OTLP export failed', signal, items: n, error })) });
   const dataDir = await openDataDir(opts.data, {
     thread: true,
     logThread: true,
@@ -107,6 +114,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     policy = await activatePolicy(await loadConfigFile(configPath), { state, remote: 'connect' });
   } catch (e) {
     await dataDir.close();
+    await otel?.shutdown();
     throw e;
   }
   const ports = new Map<string, Promise<LogPort>>();
@@ -168,6 +176,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     },
     policyAdmin,
     authenticate: opts.auth && createAuthenticator(opts.auth, () => systemClock.now()),
+    protectedResource: opts.auth && protectedResourceOf(opts.auth),
     keys: { jwks: dataDir.jwks(), vkeys: dataDir.keys.map((k) => k.vkey), keyId: dataDir.keys[0].keyId },
     clock: systemClock,
     limits: opts.limits,
@@ -179,6 +188,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     signResult: async (bytes) => ({ alg: dataDir.signers[0].alg, keyId: dataDir.keys[0].keyId, signature: await dataDir.signers[0].sign(bytes) }),
     callerKeys: async (tenant) => (Object.hasOwn(callers, tenant) ? callers[tenant] : []),
     requireCallerSignature: opts.requireCallerSignature === true,
+    observe: otel && ((e) => otel.observe(e)),
   };
   const { app } = createApp(appDeps, metrics);
   let server: ReturnType<typeof serve>;
@@ -190,6 +200,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   } catch (e) {
     await dataDir.close();
     await policy.close();
+    await otel?.shutdown();
     throw e;
   }
   const port = (server.address() as AddressInfo).port;
@@ -213,6 +224,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
           (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
         });
         await lifecycle.shutdown(); // after the batches in flight: a checkpoint over everything committed
+        await otel?.shutdown(); // exports what is queued (bounded by the exporter's timeout)
         await dataDir.close(); // finishes queued and in-flight batches first
         await policy.close();
         for (const p of [...tenantPolicy.values(), ...retired]) await p.close();

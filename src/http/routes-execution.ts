@@ -92,6 +92,7 @@ export function registerExecutionRoutes(app: Hono<Env>, rc: Omit<RestContext, 'p
       event: body.event,
       drift: driftRulesOf(policy),
     });
+    deps.observe?.({ tenant: caller.tenant, seq: out.seq, leaf: out.appended.leaf, bytes: out.appended.bytes });
     return c.json({ seq: out.seq, drift: out.drift, flags: out.flags, receipt: out.receipt });
   });
 

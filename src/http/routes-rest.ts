@@ -38,6 +38,9 @@ export function registerRestRoutes(app: Hono<Env>, rc: RestContext): void {
     const caller = c.get('caller');
     const t0 = deps.clock.monotonic();
     const p = parseExecuteChainParams(await readJsonBody(c.req.raw, limits.bodyBytes));
+    // The HTTP traceparent header, when the body's _meta names none: recorded like _meta's (decide-params.ts).
+    const tp = c.req.header('traceparent');
+    if (tp !== undefined && p.meta?.traceparent === undefined) p.meta = { ...p.meta, traceparent: tp };
     const [log, policy] = await Promise.all([deps.logs(caller.tenant), deps.policy(caller.tenant)]);
     const { outcome, receipt } = await decideParams(p, caller, {
       policy,
@@ -48,6 +51,7 @@ export function registerRestRoutes(app: Hono<Env>, rc: RestContext): void {
       callerSignatureHeader: c.req.header('x-vouch-caller-signature'),
     });
     metrics.decision(outcome.effect, deps.clock.monotonic() - t0);
+    deps.observe?.({ tenant: caller.tenant, seq: outcome.appended.seq, leaf: outcome.appended.leaf, bytes: outcome.appended.bytes });
     return c.json({ effect: outcome.effect, seq: outcome.appended.seq, chain: outcome.chain, finalPayload: outcome.finalPayload, receipt });
   });
 

@@ -13,6 +13,8 @@ export interface ChainContext {
   tenant?: string;
   roles?: string[];
   server?: string;
+  /** Negotiated MCP protocol version (initialize / MCP-Protocol-Version), recorded; drives compat skipping. */
+  protocolVersion?: string;
 }
 
 export type BaseContext = Omit<InterceptorContext, 'state' | 'signal'>;
@@ -28,5 +30,6 @@ export function baseContext(ctx: ChainContext, event: string, phase: Phase, dire
   if (ctx.tenant !== undefined) out.tenant = ctx.tenant;
   if (ctx.roles !== undefined) out.roles = [...ctx.roles];
   if (ctx.server !== undefined) out.server = ctx.server;
+  if (ctx.protocolVersion !== undefined) out.protocolVersion = ctx.protocolVersion;
   return out;
 }

@@ -5,7 +5,7 @@ import { VouchError } from '../errors.js';
 import { DEFAULT_DIRECTIONS, baseContext, type ChainContext } from './_context.js';
 import { runMutation, runParallel, type ChainState, type StepEnv } from './_chain-steps.js';
 import { cloneJson, describeError } from './_json.js';
-import { orderInterceptors, selectInterceptors } from './list.js';
+import { COMPAT_SKIP, compatSkipReason, orderInterceptors, selectInterceptors } from './list.js';
 import type { AbortedAt, ChainResult, Direction, Interceptor, InterceptorResult, Json, Phase, ValidationSummary } from './types.js';
 
 export type { ChainContext } from './_context.js';
@@ -78,8 +78,15 @@ async function runChain(
   const direction = (opts.directions ?? DEFAULT_DIRECTIONS)[phase];
   if (direction !== 'sending' && direction !== 'receiving') throw new Error('direction must be sending or receiving');
   const original = cloneJson(req.payload, '/payload');
-  const ordered = orderInterceptors(selectInterceptors(interceptors, event, phase), phase);
-  assertUniqueNames(ordered);
+  const hooked = orderInterceptors(selectInterceptors(interceptors, event, phase), phase);
+  assertUniqueNames(hooked);
+  // Compat: an interceptor whose protocol range excludes the negotiated version is skipped, and
+  // the reason recorded as its state (the entry keeps it; replay recomputes the same skip).
+  const ordered = hooked.filter((ic) => {
+    const why = compatSkipReason(ic.descriptor, ctx.protocolVersion);
+    if (why !== undefined) state[ic.descriptor.name] = { skipped: COMPAT_SKIP, reason: why };
+    return why === undefined;
+  });
 
   const s: ChainState = { original, payload: original, results: [], inFlight: new Set(), closed: false };
   const chainAbort = new AbortController();

@@ -3,11 +3,14 @@
 // descriptors compare byte-equal after JCS. Unknown fields are ignored (forward compatible).
 import { InputError, type Issue } from '../errors.js';
 import { escapePointer, isPlainObject } from './_json.js';
-import type { Hook, InterceptorDescriptor, InterceptorType, Phase, PriorityHint } from './types.js';
+import type { Compat, Hook, InterceptorDescriptor, InterceptorType, Phase, PriorityHint } from './types.js';
 
 const NAME = /^[A-Za-z0-9._/:-]+$/;
 const MAX_NAME = 200;
 const MAX_EVENT = 200;
+const MAX_VERSION = 100;
+/** MCP protocol versions are dates; compared as strings, so the format is enforced. */
+export const PROTOCOL_VERSION = /^\d{4}-\d{2}-\d{2}$/;
 const TYPES: readonly InterceptorType[] = ['validation', 'mutation', 'observability'];
 const PHASES: readonly Phase[] = ['request', 'response'];
 
@@ -37,23 +40,27 @@ export function parseDeclaration(input: unknown, path = ''): InterceptorDescript
   const priorityHint = parsePriorityHint(d.priorityHint, bad);
 
   if (d.description !== undefined && typeof d.description !== 'string') bad('/description', 'must be a string');
-  if (d.compat !== undefined && !isPlainObject(d.compat)) bad('/compat', 'must be an object');
-  if (d.configSchema !== undefined && !isPlainObject(d.configSchema)) bad('/configSchema', 'must be an object');
+  if (d.version !== undefined && (typeof d.version !== 'string' || d.version.length === 0 || d.version.length > MAX_VERSION)) {
+    bad('/version', `must be a non-empty string of at most ${MAX_VERSION} characters`);
+  }
+  const compat = parseCompat(d.compat, bad);
+  if (d.configSchema !== undefined && !isPlainObject(d.configSchema)) bad('/configSchema', 'must be an object (a JSON Schema)');
 
   if (issues.length > 0) {
     throw new InputError('ERR_INPUT', `invalid interceptor declaration: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`, issues);
   }
   const out: InterceptorDescriptor = { name: d.name as string, type: d.type as InterceptorType, hooks };
+  if (typeof d.version === 'string') out.version = d.version;
   if (typeof d.description === 'string') out.description = d.description;
   if (mode) out.mode = mode;
   if (d.failOpen === true) out.failOpen = true;
   if (priorityHint !== undefined) out.priorityHint = priorityHint;
-  if (isPlainObject(d.compat)) out.compat = { ...d.compat };
-  if (isPlainObject(d.configSchema)) out.configSchema = { ...d.configSchema };
+  if (compat !== undefined) out.compat = compat;
+  if (isPlainObject(d.configSchema)) out.configSchema = structuredClone(d.configSchema);
   return out;
 }
 
-type Bad = (field: string, message: string) => void;
+export type Bad = (field: string, message: string) => void;
 
 function parseHooks(d: Record<string, unknown>, bad: Bad): Hook[] {
   const flat = d.events !== undefined || d.phase !== undefined || d.phases !== undefined;
@@ -116,4 +123,25 @@ function parsePriorityHint(v: unknown, bad: Bad): PriorityHint | undefined {
     else if (n !== 0) out[k] = n; // 0 is the default: omitted
   }
   return out.request === undefined && out.response === undefined ? undefined : out;
+}
+
+/**
+ * `compat: {minProtocol?, maxProtocol?}` (SEP-1763 seed); each bound a protocol version
+ * (YYYY-MM-DD). Other keys are ignored (forward compatible); an empty range is omitted.
+ */
+export function parseCompat(v: unknown, bad: Bad, field = '/compat'): Compat | undefined {
+  if (v === undefined) return undefined;
+  if (!isPlainObject(v)) {
+    bad(field, 'must be an object {minProtocol?, maxProtocol?}');
+    return undefined;
+  }
+  const out: Compat = {};
+  for (const k of ['minProtocol', 'maxProtocol'] as const) {
+    const b = v[k];
+    if (b === undefined) continue;
+    if (typeof b !== 'string' || !PROTOCOL_VERSION.test(b)) bad(`${field}/${k}`, 'must be a protocol version YYYY-MM-DD');
+    else out[k] = b;
+  }
+  if (out.minProtocol !== undefined && out.maxProtocol !== undefined && out.minProtocol > out.maxProtocol) bad(`${field}/maxProtocol`, 'is before minProtocol');
+  return out.minProtocol === undefined && out.maxProtocol === undefined ? undefined : out;
 }

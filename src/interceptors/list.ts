@@ -1,5 +1,6 @@
 // Which interceptors a message reaches, and in what order: event matching (`*` hooks every
 // event), interceptors/list, and the priority order (lower first, ties by name, ordinal).
+import { PROTOCOL_VERSION } from './declaration.js';
 import type { Interceptor, InterceptorDescriptor, Phase } from './types.js';
 
 function hooksEvent(d: InterceptorDescriptor, event: string, phase?: Phase): boolean {
@@ -74,4 +75,25 @@ export function withDeclaration<T extends Interceptor>(ic: T, d: { optional?: bo
   if (d.optional !== undefined) ic.optional = d.optional;
   if (d.authorizes !== undefined) ic.authorizes = d.authorizes;
   return ic;
+}
+
+/** What a compat skip records (in the entry's state under the interceptor's name) so replay matches. */
+export const COMPAT_SKIP = 'compat';
+
+/**
+ * Why `d` must not run under the negotiated `protocolVersion`, or undefined when it may. An
+ * unknown version (no initialize seen, no header) skips nothing: the range cannot be judged.
+ */
+export function compatSkipReason(d: InterceptorDescriptor, protocolVersion: string | undefined): string | undefined {
+  const c = d.compat;
+  // A version not in the YYYY-MM-DD form cannot be placed in a range: run the interceptor (never skip on doubt).
+  if (protocolVersion === undefined || c === undefined || !PROTOCOL_VERSION.test(protocolVersion)) return undefined;
+  if (c.minProtocol !== undefined && protocolVersion < c.minProtocol) return `protocol ${protocolVersion} is before minProtocol ${c.minProtocol}`;
+  if (c.maxProtocol !== undefined && protocolVersion > c.maxProtocol) return `protocol ${protocolVersion} is after maxProtocol ${c.maxProtocol}`;
+  return undefined;
+}
+
+/** The interceptors whose compat range admits `protocolVersion` (all of them when it is unknown). */
+export function compatibleInterceptors<T extends Interceptor>(interceptors: T[], protocolVersion: string | undefined): T[] {
+  return protocolVersion === undefined ? interceptors : interceptors.filter((i) => compatSkipReason(i.descriptor, protocolVersion) === undefined);
 }

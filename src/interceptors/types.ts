@@ -14,17 +14,25 @@ export interface Hook {
 
 export type PriorityHint = number | { request?: number; response?: number };
 
+/** The MCP protocol versions (YYYY-MM-DD, compared as strings) an interceptor works with (SEP-1763 seed). */
+export interface Compat {
+  minProtocol?: string;
+  maxProtocol?: string;
+}
+
 /** Normalized descriptor as it goes on the wire in interceptors/list. */
 export interface InterceptorDescriptor {
   name: string;
   type: InterceptorType;
   hooks: Hook[];
+  /** The interceptor's own version (SEP-1763 seed), e.g. "0.1.0". */
+  version?: string;
   description?: string;
   mode?: 'audit'; // omitted when active (the default)
   failOpen?: true; // omitted when false (the default)
   priorityHint?: PriorityHint; // omitted when 0
-  compat?: Record<string, unknown>;
-  configSchema?: Record<string, unknown>;
+  compat?: Compat; // omitted when it names no bound
+  configSchema?: Record<string, unknown>; // JSON Schema of the interceptor's `config`
 }
 
 export interface Message {
@@ -116,6 +124,8 @@ export interface InterceptorContext {
   roles?: string[];
   /** Which MCP server this message belongs to (see interceptors/server-of.ts). */
   server?: string;
+  /** The negotiated MCP protocol version of the session, when known (recorded). */
+  protocolVersion?: string;
   /** Interceptor-specific recorded state: what `prepare` returned (live) or the entry held (replay). */
   state?: Json;
   signal: AbortSignal;

@@ -4,8 +4,9 @@ import { canonicalBytes, canonicalText, parseJson, toHex, utf8 } from '../canoni
 import { InputError, VerificationError } from '../errors.js';
 import type { Json } from '../interceptors/types.js';
 
-export type EntryType = 'decision' | 'execution' | 'policy' | 'key' | 'erasure';
-export const ENTRY_TYPES: readonly EntryType[] = ['decision', 'execution', 'policy', 'key', 'erasure'];
+// `pin`: a tool definition pinned, changed or approved (mcp/tool-pins.ts).
+export type EntryType = 'decision' | 'execution' | 'policy' | 'key' | 'erasure' | 'pin';
+export const ENTRY_TYPES: readonly EntryType[] = ['decision', 'execution', 'policy', 'key', 'erasure', 'pin'];
 export const ENTRY_VERSION = 1;
 /** prev of the first entry: 32 zero bytes in hex. */
 export const GENESIS_PREV = '0'.repeat(64);

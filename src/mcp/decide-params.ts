@@ -10,6 +10,7 @@ import type { Precheck, PrecheckRequest } from '../execution/index.js';
 import type { Json } from '../interceptors/types.js';
 import type { Receipt } from '../receipt/index.js';
 import type { ChainContextParams, ExecuteChainParams } from './params.js';
+import { traceparentOf } from './traceparent.js';
 
 /** The role that lets a caller act on behalf of another principal (recorded as onBehalfOf). */
 export const DELEGATE_ROLE = 'delegate';
@@ -28,6 +29,8 @@ export interface DecideParamsDeps {
   precheck?(req: PrecheckRequest): Promise<Precheck>;
   /** REST carries the caller's signature in a header. */
   callerSignatureHeader?: string;
+  /** The session's MCP protocol version (the MCP-Protocol-Version header on /mcp), recorded in the entry. */
+  protocolVersion?: string;
 }
 
 export function assertKnownInterceptors(policy: ActivePolicy, names: string[] | undefined): void {
@@ -59,8 +62,13 @@ export async function decideParams(p: ExecuteChainParams, who: Asker, deps: Deci
   const delegateFor = onBehalfOf(p.context, who);
   const extra: Record<string, Json> = { caller: who.principal };
   if (p.timeoutMs !== undefined) extra.timeoutMs = p.timeoutMs;
+  // W3C trace context (_meta.traceparent; the HTTP header is copied there by the transport):
+  // recorded, so an exporter continues the caller's trace and replay sees the same traceId.
+  const tp = traceparentOf(p.meta);
+  if (tp) extra.traceparent = tp.header;
+  const traceId = p.context?.traceId ?? tp?.traceId;
   const pre = deps.precheck
-    ? await deps.precheck({ event: p.event, phase: p.phase, payload: p.payload, meta: p.meta, sessionId: p.context?.sessionId, traceId: p.context?.traceId, ...(deps.callerSignatureHeader !== undefined && { callerSignatureHeader: deps.callerSignatureHeader }) })
+    ? await deps.precheck({ event: p.event, phase: p.phase, payload: p.payload, meta: p.meta, sessionId: p.context?.sessionId, traceId, ...(deps.callerSignatureHeader !== undefined && { callerSignatureHeader: deps.callerSignatureHeader }) })
     : undefined;
   if (pre) Object.assign(extra, pre.extra);
   const effective = p.timeoutMs ? { ...policy, options: { ...policy.options, chainTimeoutMs: Math.min(p.timeoutMs, policy.options.chainTimeoutMs ?? p.timeoutMs) } } : policy;
@@ -77,8 +85,9 @@ export async function decideParams(p: ExecuteChainParams, who: Asker, deps: Deci
         onBehalfOf: delegateFor,
         roles: who.roles,
         sessionId: p.context?.sessionId,
-        traceId: p.context?.traceId,
+        traceId,
         server: p.context?.server,
+        ...(deps.protocolVersion !== undefined && { protocolVersion: deps.protocolVersion }),
       },
       extra,
       guards: pre?.guards,

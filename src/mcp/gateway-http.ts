@@ -1,17 +1,21 @@
 // NODE-ONLY: the gateway served over MCP Streamable HTTP (`--listen`). One gateway session (and
 // one upstream connection) per MCP session; beside /mcp, the keys that verify its receipts
-// (/.well-known/vouch/keys as JWKS, /.well-known/vouch/vkeys) and /healthz. No tokens are checked here, so it binds to loopback
-// only, and Host headers are checked (DNS rebinding would otherwise reach it from a web page).
+// (/.well-known/vouch/keys as JWKS, /.well-known/vouch/vkeys) and /healthz. Without `auth` no tokens are checked, so it binds
+// to loopback only; with it, it is an OAuth resource server (RFC 9728 metadata, a token for this resource on every /mcp request,
+// each session bound to its token's subject). Host headers are checked (DNS rebinding would otherwise reach it from a web page).
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { ConfigError } from '../errors.js';
+import { createTokenVerifier, type AuthConfig, type Verified } from '../http/auth.js';
+import { challengeFor, metadataDocument, protectedResourceOf, wwwAuthenticate, type ProtectedResource } from '../http/oauth-metadata.js';
 import { JSONRPC } from '../http/errors.js';
 import { requireJsonMediaType } from '../http/body.js';
 import { isOwnOrigin } from '../http/web-guard.js';
 import type { Gateway } from './gateway.js';
 import type { GatewayRuntime } from './gateway-node.js';
+import { approveTool, sendJson, TOOLS_APPROVE_PATH } from './tool-pins-route.js';
 
 export const GATEWAY_PATH = '/mcp';
 const JSON_TYPE = 'application/json';
@@ -22,11 +26,15 @@ export interface ListenOptions {
   port?: number;
   maxSessions?: number;
   maxBodyBytes?: number;
+  /** OAuth: every /mcp request needs a token for this resource (default `resource`: this listener's /mcp URL). */
+  auth?: AuthConfig;
 }
 
 export interface Listening {
   url: string;
   port: number;
+  /** With auth: what this resource server advertises. */
+  resource?: ProtectedResource;
   close(): Promise<void>;
 }
 
@@ -58,10 +66,14 @@ function readBody(req: IncomingMessage, limit: number): Promise<unknown> {
 
 export async function listenGateway(rt: GatewayRuntime, opts: ListenOptions = {}): Promise<Listening> {
   const host = opts.host ?? '127.0.0.1';
-  if (!LOOPBACK.test(host)) throw new ConfigError('ERR_CONFIG', `refusing to listen on ${host}: the gateway checks no tokens, so it serves loopback only`);
+  if (!LOOPBACK.test(host) && !opts.auth) throw new ConfigError('ERR_CONFIG', `refusing to listen on ${host}: without --auth the gateway checks no tokens, so it serves loopback only`);
+  if (!LOOPBACK.test(host) && !opts.auth?.resource) throw new ConfigError('ERR_CONFIG', `listening on ${host}: set "resource" in the auth file to the public URL clients reach /mcp at (tokens are checked for it)`);
   const maxSessions = opts.maxSessions ?? 32;
   const maxBody = opts.maxBodyBytes ?? 4 * 1024 * 1024;
-  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; gateway: Gateway }>();
+  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; gateway: Gateway; principal?: string }>();
+  // Set once listening (the resource defaults to this listener's own URL).
+  let verify: ((authorization: string | undefined) => Promise<Verified>) | undefined;
+  let resource: ProtectedResource | undefined;
   const allowedHosts: string[] = [];
   const publicRoutes: Record<string, () => [string, string]> = {
     '/healthz': () => [JSON_TYPE, JSON.stringify({ ok: true, server: rt.serverName, tenant: rt.tenant, sessions: sessions.size })],
@@ -81,7 +93,11 @@ export async function listenGateway(rt: GatewayRuntime, opts: ListenOptions = {}
       const [type, body] = fixed();
       return void res.writeHead(200, { 'content-type': type, 'cache-control': 'no-store' }).end(req.method === 'HEAD' ? undefined : body);
     }
-    if (path !== GATEWAY_PATH) return reply(res, 404, JSONRPC.methodNotFound, `not found: the gateway serves ${GATEWAY_PATH}, ${Object.keys(publicRoutes).join(', ')}`);
+    if (resource?.paths.includes(path)) {
+      if (req.method !== 'GET' && req.method !== 'HEAD') return void res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'application/json' }).end();
+      return void res.writeHead(200, { 'content-type': JSON_TYPE, 'cache-control': 'max-age=300' }).end(req.method === 'HEAD' ? undefined : JSON.stringify(metadataDocument(resource)));
+    }
+    if (path !== GATEWAY_PATH && path !== TOOLS_APPROVE_PATH) return reply(res, 404, JSONRPC.methodNotFound, `not found: the gateway serves ${GATEWAY_PATH}, ${Object.keys(publicRoutes).join(', ')}`);
     if (req.method === 'POST' || req.method === 'PUT' || req.method === 'PATCH') {
       try {
         requireJsonMediaType(req.headers['content-type']);
@@ -89,10 +105,31 @@ export async function listenGateway(rt: GatewayRuntime, opts: ListenOptions = {}
         return reply(res, 415, JSONRPC.invalidRequest, (e as Error).message);
       }
     }
+    // OAuth: a token for this resource on every request, before anything of the session is touched.
+    let caller: { principal: string; roles: string[] } | undefined;
+    if (opts.auth) {
+      if (!verify) return reply(res, 503, JSONRPC.unavailable, 'starting: try again');
+      const authorization = req.headers.authorization;
+      let v: Verified;
+      try {
+        v = await verify(authorization);
+      } catch (e) {
+        const message = (e as Error).message;
+        res.setHeader('www-authenticate', wwwAuthenticate(resource, challengeFor(authorization, message)));
+        return reply(res, 401, JSONRPC.unauthorized, message);
+      }
+      // One gateway writes one tenant's log: a token for another tenant is not for this gateway.
+      if (v.caller.tenant !== rt.tenant) return reply(res, 403, JSONRPC.unauthorized, `the token is for tenant ${v.caller.tenant}; this gateway serves ${rt.tenant}`);
+      caller = { principal: v.caller.principal, roles: v.roles };
+    }
+    // Approving a changed tool definition (tool-pins-route.ts): admin role when tokens are checked.
+    if (path === TOOLS_APPROVE_PATH) return req.method === 'POST' ? sendJson(res, await approveTool(rt.toolPins, await readBody(req, maxBody), caller)) : reply(res, 405, JSONRPC.invalidRequest, `${path} answers POST only`);
     const sid = req.headers['mcp-session-id'];
     if (typeof sid === 'string') {
       const s = sessions.get(sid);
       if (!s) return reply(res, 404, JSONRPC.unauthorized, 'session not found (it ended, or the gateway restarted): initialize again');
+      // A session is its token subject's: another's token cannot ride it (session ids leak: logs, proxies).
+      if (caller && s.principal !== caller.principal) return reply(res, 403, JSONRPC.unauthorized, 'this session belongs to another principal');
       const body = req.method === 'POST' ? await readBody(req, maxBody) : undefined;
       return s.transport.handleRequest(req, res, body);
     }
@@ -102,8 +139,8 @@ export async function listenGateway(rt: GatewayRuntime, opts: ListenOptions = {}
     if (sessions.size >= maxSessions) return reply(res, 503, JSONRPC.unavailable, `too many sessions (${maxSessions}); close one first`);
     const sessionId = crypto.randomUUID();
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => sessionId, enableDnsRebindingProtection: true, allowedHosts });
-    const gateway = await rt.start(transport, { sessionId });
-    sessions.set(sessionId, { transport, gateway });
+    const gateway = await rt.start(transport, { sessionId, caller });
+    sessions.set(sessionId, { transport, gateway, principal: caller?.principal });
     void gateway.closed.then(() => sessions.delete(sessionId));
     await transport.handleRequest(req, res, body);
   }
@@ -121,9 +158,21 @@ export async function listenGateway(rt: GatewayRuntime, opts: ListenOptions = {}
   const port = (server.address() as AddressInfo).port;
   allowedHosts.push(`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`);
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}${GATEWAY_PATH}`;
+  if (opts.auth) {
+    try {
+      resource = protectedResourceOf(opts.auth, opts.auth.resource ?? url)!;
+      verify = createTokenVerifier({ ...opts.auth, resource: resource.resource }, () => new Date());
+    } catch (e) {
+      server.close();
+      throw e;
+    }
+    // Clients reach it under its public name (the resource's host) as well as the address it binds.
+    allowedHosts.push(`${host.includes(':') ? `[${host}]` : host}:${port}`, new URL(resource.resource).host);
+  }
   return {
     url,
     port,
+    resource,
     close: async () => {
       await Promise.allSettled([...sessions.values()].map((s) => s.gateway.close()));
       await new Promise<void>((resolve) => {

@@ -17,7 +17,10 @@ import { logPortOf, type LogPort } from '../store/log-port.js';
 import { initDataDir, openDataDir, type DataDir } from '../store/node.js';
 import { serverNameOfCommand, serverNameOfUrl, splitCommand } from './gateway-command.js';
 import { activateGatewayPolicies, type GatewayPolicies } from './gateway-policy.js';
+import { observedLog } from '../observe/observed-log.js';
+import { createOtelExporter, parseOtlpUrl } from '../observe/otel.js';
 import { startGateway, type Gateway } from './gateway.js';
+import { parseToolsConfig, readPins, ToolPins } from './tool-pins.js';
 
 export type UpstreamSpec = { command: string; env?: Record<string, string>; cwd?: string; stderr?: IOType } | { url: string };
 
@@ -36,6 +39,8 @@ export interface GatewayRunOptions {
   /** Sign in a worker thread (default true: signing never blocks relaying). */
   thread?: boolean;
   onLine?: (line: Record<string, unknown>) => void;
+  /** OTLP/HTTP collector base URL (`--otlp`): each durable entry exported as a span and a log record. Off when absent. */
+  otlp?: string;
 }
 
 export interface GatewayRuntime {
@@ -45,6 +50,8 @@ export interface GatewayRuntime {
   dataDir: DataDir;
   policies: GatewayPolicies;
   log: LogPort;
+  /** Pinned tool definitions of this upstream (from the log's `pin` entries), unless the config turns pinning off. */
+  toolPins?: ToolPins;
   drift: DriftRules;
   /** The chain config in force (what the operator edits). */
   configPath: string;
@@ -53,7 +60,7 @@ export interface GatewayRuntime {
   /** A fresh transport to the upstream (a new child process for a command). */
   connectUpstream(): Transport;
   /** One client session: a gateway over `downstream` and a fresh upstream (or the one given). */
-  start(downstream: Transport, opts?: { upstream?: Transport; sessionId?: string }): Promise<Gateway>;
+  start(downstream: Transport, opts?: { upstream?: Transport; sessionId?: string; caller?: { principal: string; roles: string[] } }): Promise<Gateway>;
   sessions(): Gateway[];
   close(): Promise<void>;
 }
@@ -82,26 +89,36 @@ export async function openGateway(opts: GatewayRunOptions): Promise<GatewayRunti
   if (!SERVER_NAME.test(serverName)) issues.push({ path: '/serverName', message: 'letters, digits and . _ : - only, 1 to 128 characters' });
   if (principal.length === 0 || principal.length > 256) issues.push({ path: '/principal', message: 'a non-empty string of at most 256 characters' });
   if (issues.length) throw new InputError('ERR_INPUT', `bad gateway options: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`, issues);
+  if (opts.otlp !== undefined) parseOtlpUrl(opts.otlp); // a bad URL fails before any key is touched
   initDataDir(opts.data); // first run: keys generated; existing keys are kept
   const dataDir = await openDataDir(opts.data, { thread: opts.thread ?? true, keyName: opts.keyName, monotonic: systemClock.monotonic });
+  const otel = opts.otlp === undefined ? undefined : createOtelExporter({ url: opts.otlp, onExportError: (signal, items, error) => opts.onLine?.({ level: 'warn', msg: 'OTLP export failed', signal, items, error }) });
   let policies: GatewayPolicies | undefined;
   let log: LogPort;
   let drift: DriftRules;
+  let toolPins: ToolPins | undefined;
   const configPath = resolve(opts.config ?? defaultConfigPath(opts.data));
   try {
     const resolved = await loadConfigFile(configPath);
     drift = parseDriftConfig(resolved.config.drift);
     policies = await activateGatewayPolicies(resolved, { state: createMemoryStateStores(), remote: 'connect' });
     const t = dataDir.log(tenant);
-    log = logPortOf(t.origin, t.store, t.appender);
+    log = observedLog(logPortOf(t.origin, t.store, t.appender), tenant, otel && ((e) => otel.observe(e)));
     // Both chains in one `policy` entry (the mirror as `mirror`), so server-request decisions name activated rules too.
     await recordActivation(log, t.store, policies.clientToServer, systemClock.isoNow(), { mirror: policies.serverToClient });
     // The mirror's document, so server-request decisions replay from the log (and go into bundles).
     const mirror = policies.serverToClient;
     await log.putDocument('chain', mirror.chainDigest, canonicalBytes(mirror.resolved.resolved));
+    // Pins come from the log's `pin` entries (never a mutable table); config pins are recorded too.
+    const tools = parseToolsConfig(resolved.config.tools);
+    if (tools.pinning) {
+      toolPins = new ToolPins(serverName, log, readPins(t.store), () => systemClock.isoNow());
+      await toolPins.configure(tools.pins);
+    }
   } catch (e) {
     await policies?.close().catch(() => undefined);
     await dataDir.close();
+    await otel?.shutdown();
     throw e;
   }
   const open = new Set<Gateway>();
@@ -114,6 +131,7 @@ export async function openGateway(opts: GatewayRunOptions): Promise<GatewayRunti
     dataDir,
     policies,
     log,
+    toolPins,
     drift,
     configPath,
     viewer: () => ({ principal, roles: opts.roles, tenant, server: serverName, time: systemClock.isoNow() }),
@@ -128,13 +146,15 @@ export async function openGateway(opts: GatewayRunOptions): Promise<GatewayRunti
         serverPolicy: policies!.serverToClient,
         log,
         tenant,
-        principal,
-        roles: opts.roles,
+        // A session opened with a verified token (--listen --auth) is its subject's, with its roles.
+        principal: s.caller?.principal ?? principal,
+        roles: s.caller ? s.caller.roles : opts.roles,
         clock: systemClock,
         sessionId: s.sessionId,
         drift,
         timeoutMs: opts.timeoutMs,
         onLine: opts.onLine,
+        toolPins,
       });
       open.add(gateway);
       void gateway.closed.then(() => open.delete(gateway));
@@ -146,6 +166,7 @@ export async function openGateway(opts: GatewayRunOptions): Promise<GatewayRunti
         await Promise.allSettled([...open].map((g) => g.close()));
         await dataDir.close(); // finishes queued and in-flight batches first
         await policies!.close();
+        await otel?.shutdown(); // exports what is queued (bounded by the exporter's timeout)
       })()),
   };
 }

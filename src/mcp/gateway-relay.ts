@@ -10,6 +10,8 @@ import { computeDrift, DEFAULT_DRIFT_RULES, driftRecord, recordExecution, type D
 import { JSONRPC } from '../http/errors.js';
 import { deniedError, errorRecord, GatewayError, peerError, unrecordedError } from './gateway-errors.js';
 import { RECEIPT_META } from './interceptor-server.js';
+import type { SessionPins } from './tool-pins.js';
+import { traceparentOf } from './traceparent.js';
 
 export const SEQ_META = 'io.vouch/seq';
 export const RESPONSE_RECEIPT_META = 'io.vouch/response-receipt';
@@ -32,6 +34,8 @@ export interface RelaySession {
   /** The upstream server's name: `context.server` of every decision. */
   server: string;
   sessionId: string;
+  /** The MCP protocol version negotiated with the upstream (set once initialize is answered). */
+  protocolVersion?: string;
   drift?: DriftRules;
   timeoutMs: number;
   onHookError?: (interceptor: string, e: unknown) => void;
@@ -44,6 +48,8 @@ export interface RelaySession {
   onDecided?: (d: { method: string; flow: Flow; request?: number; response?: number; denied?: boolean; error?: string }) => void;
   /** The tail of each way's notification decisions (gateNotification keeps their order). */
   notificationQueues?: Partial<Record<Flow, Promise<unknown>>>;
+  /** Pinned tool definitions (tool-pins.ts): tools/list hides changed tools, tools/call of one is denied. */
+  pins?: SessionPins;
 }
 
 /** The far side of one request: `wire` is the params as handed to its transport. */
@@ -82,7 +88,12 @@ export async function relayRequest(s: RelaySession, flow: Flow, method: string, 
   const policy = flow === 'client-to-server' ? s.policy : s.serverPolicy;
   const toUpstream = flow === 'server-to-client';
   const { payload, token } = splitProgress(params);
-  const request = await decideOrThrow(s, policy, { event: method, phase: 'request', payload, context: contextOf(s), extra: { flow } });
+  // W3C trace context the message carries (_meta.traceparent): recorded on both of its decisions (trace, traceparent).
+  const tp = traceparentOf(isRec(payload._meta) ? payload._meta : undefined);
+  const ctxOf = () => (tp ? { ...contextOf(s), traceId: tp.traceId } : contextOf(s));
+  const traced: Record<string, string> = tp ? { traceparent: tp.header } : {};
+  const pinned = s.pins && !toUpstream && method === 'tools/call' ? [await pinGuard(s.pins, payload)] : undefined;
+  const request = await decideOrThrow(s, policy, { event: method, phase: 'request', payload, context: ctxOf(), extra: { flow, ...traced }, guards: pinned });
   // The upstream asked for a server request (sampling...); the decision's receipt is the client side's, not its.
   if (request.effect === 'deny') {
     if (toUpstream) s.onDecided?.({ method, flow, request: request.appended.seq, denied: true });
@@ -105,7 +116,10 @@ export async function relayRequest(s: RelaySession, flow: Flow, method: string, 
   const wire = forwarded.wire ?? intent;
   // Progress and log messages the peer sent before its answer reach the caller before it.
   await s.notificationQueues?.[toUpstream ? 'client-to-server' : 'server-to-client'];
-  const response = await decideOrThrow(s, policy, { event: method, phase: 'response', payload: result, context: contextOf(s), extra: { flow, authorization: request.appended.seq }, guards: driftGuard(s, request, intent, wire) });
+  // A listing shows only tools whose definitions match their pins (the hidden ones are recorded as a guard).
+  const listed = s.pins && !toUpstream && method === 'tools/list' ? await pinFilter(s.pins, result) : undefined;
+  const guards = [...(driftGuard(s, request, intent, wire) ?? []), ...(listed?.guards ?? [])];
+  const response = await decideOrThrow(s, policy, { event: method, phase: 'response', payload: listed?.result ?? result, context: ctxOf(), extra: { flow, authorization: request.appended.seq, ...traced }, guards: guards.length ? guards : undefined });
   // The execution entry is appended after the response decision (the answer's own evidence),
   // so the answer waits for one signed batch after the peer answered, not two.
   await settle(s, execute(s, request, wire, result));
@@ -121,6 +135,23 @@ export async function relayRequest(s: RelaySession, flow: Flow, method: string, 
   return withReceipts(response.finalPayload, request, response);
 }
 
+/** Pin checks that cannot be recorded fail closed, like a decision that cannot be recorded. */
+async function pinGuard(pins: SessionPins, payload: Rec): Promise<Guard> {
+  try {
+    return await pins.callGuard(payload);
+  } catch (e) {
+    throw unrecordedError(e);
+  }
+}
+
+async function pinFilter(pins: SessionPins, result: Rec): Promise<{ result: Rec; guards: Guard[] }> {
+  try {
+    return await pins.filterList(result);
+  } catch (e) {
+    throw unrecordedError(e);
+  }
+}
+
 /** Hand the execution entry's append to the session's background, or wait for it. */
 async function settle(s: RelaySession, p: Promise<unknown>): Promise<void> {
   if (s.background) s.background('execution entry', p);
@@ -128,7 +159,9 @@ async function settle(s: RelaySession, p: Promise<unknown>): Promise<void> {
 }
 
 export function contextOf(s: RelaySession): DecisionRequest['context'] {
-  return { time: s.clock.isoNow(), tenant: s.tenant, principal: s.principal, roles: s.roles, sessionId: s.sessionId, server: s.server };
+  const ctx: DecisionRequest['context'] = { time: s.clock.isoNow(), tenant: s.tenant, principal: s.principal, roles: s.roles, sessionId: s.sessionId, server: s.server };
+  if (s.protocolVersion !== undefined) ctx.protocolVersion = s.protocolVersion;
+  return ctx;
 }
 
 export async function decideOrThrow(s: RelaySession, policy: ActivePolicy, req: DecisionRequest): Promise<DecisionOutcome> {

@@ -5,7 +5,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { Implementation, RequestId, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { ResultSchema, type Implementation, type RequestId, type ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { systemClock, type Clock } from '../clock.js';
 import { VOUCH_ENGINE_VERSION, type ActivePolicy } from '../decide.js';
@@ -14,6 +14,7 @@ import { clientPeer, isLateProgress, tapWire, upstreamPeer, type ClientCapabilit
 import { unavailableError } from './gateway-errors.js';
 import { decideInitialize, gateNotification } from './gateway-notify.js';
 import { relayRequest, type RelaySession } from './gateway-relay.js';
+import { SessionPins, type ToolPins } from './tool-pins.js';
 
 export const DEFAULT_GATEWAY_TIMEOUT_MS = 300_000;
 
@@ -39,6 +40,8 @@ export interface GatewayOptions {
   timeoutMs?: number;
   /** Structured diagnostics (never on stdout: over stdio, stdout is the protocol). */
   onLine?: (line: Record<string, unknown>) => void;
+  /** Pinned tool definitions of this upstream (tool-pins.ts); absent: no pinning. */
+  toolPins?: ToolPins;
 }
 
 export interface Gateway {
@@ -137,6 +140,13 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     if (!closing) line({ msg: 'upstream closed', server: opts.serverName });
   };
   client.onerror = (e) => isLateProgress(e) || line({ msg: 'upstream transport error', server: opts.serverName, error: e.message });
+  if (opts.toolPins) session.pins = new SessionPins(opts.toolPins, () => listUpstreamTools(client, timeoutMs), sessionId);
+  // The protocol version the upstream negotiated: every decision records it (compat skipping).
+  const setProtocolVersion = opts.upstream.setProtocolVersion?.bind(opts.upstream);
+  opts.upstream.setProtocolVersion = (v: string) => {
+    session.protocolVersion = v;
+    setProtocolVersion?.(v);
+  };
   try {
     await client.connect(opts.upstream, { timeout: Math.min(timeoutMs, 60_000) });
   } catch (e) {
@@ -177,6 +187,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   const toClient = gate('server-to-client');
   const toUpstream = gate('client-to-server');
   client.fallbackNotificationHandler = async (n) => {
+    if (n.method === 'notifications/tools/list_changed') session.pins?.invalidate(); // the next call re-lists
     const relatedRequestId = related();
     await toClient(n.method, n.params, (params) => server!.notification({ method: n.method, params } as never, { relatedRequestId }).catch(onError));
   };
@@ -207,6 +218,19 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   line({ msg: 'gateway session open', server: opts.serverName, session: sessionId, upstream: upstreamInfo?.name, methods });
 
   return { serverName: opts.serverName, sessionId, upstreamInfo, capabilities, client, server, isUpstreamOpen: () => upstreamOpen, closed, close };
+}
+
+/** Every page of the upstream's tools/list, as sent (loose schema: the digest is of what the server said). */
+async function listUpstreamTools(client: Client, timeoutMs: number): Promise<Record<string, unknown>[]> {
+  const tools: Record<string, unknown>[] = [];
+  let cursor: unknown;
+  for (let page = 0; page < 1000; page++) {
+    const r = (await client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } } as never, ResultSchema, { timeout: timeoutMs })) as Record<string, unknown>;
+    if (Array.isArray(r.tools)) tools.push(...(r.tools as Record<string, unknown>[]));
+    cursor = r.nextCursor;
+    if (typeof cursor !== 'string') return tools;
+  }
+  throw new Error('the upstream tools/list did not end after 1000 pages');
 }
 
 function waitFor(p: Promise<void>, signal: AbortSignal): Promise<void> {

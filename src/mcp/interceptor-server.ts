@@ -9,6 +9,7 @@ import { directionOf, VOUCH_ENGINE_VERSION, type ActivePolicy, type DecisionOutc
 import { VouchError, codeOf, publicMessage } from '../errors.js';
 import { assertKnownEvent, MCP_EVENTS, SEP_EVENTS } from '../interceptors/events.js';
 import { invokeInterceptor } from '../interceptors/invoke.js';
+import { PROTOCOL_VERSION } from '../interceptors/declaration.js';
 import { listInterceptors } from '../interceptors/list.js';
 import type { Precheck, PrecheckRequest } from '../execution/index.js';
 import { JSONRPC, rpcCodeOf } from '../http/errors.js';
@@ -119,12 +120,20 @@ export function createInterceptorServer(who: InterceptorSession | SessionOf): Se
       const session = sessionOf(extra);
       const { policy } = session;
       const p = parseExecuteChainParams(req.params);
-      const { outcome, receipt } = await decideParams(p, session, { policy, log: session.log, now: session.now, clock: session.clock, precheck: session.precheck });
+      const protocolVersion = protocolVersionOf(extra);
+      const { outcome, receipt } = await decideParams(p, session, { policy, log: session.log, now: session.now, clock: session.clock, precheck: session.precheck, ...(protocolVersion && { protocolVersion }) });
       session.onDecision?.(outcome);
       return { ...outcome.chain, _meta: { [RECEIPT_META]: receipt, 'io.vouch/seq': outcome.appended.seq, 'io.vouch/direction': directionOf(policy, p.phase) } } as never;
     }),
   );
   return server;
+}
+
+/** The MCP-Protocol-Version header of the HTTP request (Streamable HTTP), when it is a protocol version. */
+function protocolVersionOf(extra: { requestInfo?: { headers?: Record<string, string | string[] | undefined> } }): string | undefined {
+  const h = extra.requestInfo?.headers?.['mcp-protocol-version'];
+  const v = Array.isArray(h) ? h[0] : h;
+  return typeof v === 'string' && PROTOCOL_VERSION.test(v) ? v : undefined;
 }
 
 export { JSONRPC };

@@ -1,5 +1,6 @@
 // One `interceptors[i]` entry of the config: a builtin (`use`) or a remote interceptor server
 // (`remote`), plus overrides, normalized to hooks (flat events/phase accepted, per the SEP-1763 seed).
+import { parseCompat } from '../interceptors/declaration.js';
 import { isKnownEvent } from '../interceptors/events.js';
 import type { Hook, InterceptorDescriptor, Phase, PriorityHint } from '../interceptors/types.js';
 import { Issues, isObj, pointer } from './_issues.js';
@@ -9,7 +10,7 @@ import type { DeclarationOverrides, InterceptorDeclaration } from './config-type
 export const CUSTOM_EVENT = /^[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)+$/;
 /** Instance names appear in results and entries; printable, no spaces. */
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$/;
-const OVERRIDE_KEYS = ['events', 'phase', 'hooks', 'mode', 'failOpen', 'priorityHint', 'description', 'optional', 'authorizes'] as const;
+const OVERRIDE_KEYS = ['events', 'phase', 'hooks', 'mode', 'failOpen', 'priorityHint', 'description', 'optional', 'authorizes', 'compat'] as const;
 
 function parseEvents(is: Issues, v: unknown, path: string): string[] | undefined {
   const events = is.strArray(v, path, { nonEmpty: true });
@@ -62,6 +63,10 @@ function parseOverrides(is: Issues, o: Record<string, unknown>, path: string): D
   if (o.description !== undefined) out.description = is.str(o.description, pointer(path, 'description'));
   if (o.optional !== undefined) out.optional = is.bool(o.optional, pointer(path, 'optional'));
   if (o.authorizes !== undefined) out.authorizes = is.bool(o.authorizes, pointer(path, 'authorizes'));
+  if (o.compat !== undefined) {
+    const compat = parseCompat(o.compat, (field, message) => is.add(`${path}${field}`, message));
+    if (compat) out.compat = compat;
+  }
   return out;
 }
 
@@ -112,5 +117,6 @@ export function descriptorOverridesOf(d: InterceptorDeclaration): Partial<Interc
   if (d.failOpen === true) out.failOpen = true;
   if (d.priorityHint !== undefined) out.priorityHint = d.priorityHint;
   if (d.description !== undefined) out.description = d.description;
+  if (d.compat !== undefined) out.compat = { ...d.compat };
   return out;
 }

@@ -1,6 +1,6 @@
 // The chain config document (one YAML or JSON file): which interceptors run, with what
 // settings, under which policy set. Parsed by config.ts; the resolved form inlines the policy text.
-import type { Direction, Hook, Json, Mode, PriorityHint } from '../interceptors/types.js';
+import type { Compat, Direction, Hook, Json, Mode, PriorityHint } from '../interceptors/types.js';
 import type { PolicySource } from './types.js';
 
 /** Declaration fields that override a builtin's (or a remote's) defaults, normalized. */
@@ -16,6 +16,8 @@ export interface DeclarationOverrides {
   optional?: boolean;
   /** Whether it counts as an authorization interceptor (default: the built-in's own flag; remotes false). */
   authorizes?: boolean;
+  /** Narrows the protocol versions it runs under (SEP-1763 seed `compat`); replaces the interceptor's own range. */
+  compat?: Compat;
 }
 
 export interface BuiltinDeclaration extends DeclarationOverrides {
@@ -49,6 +51,8 @@ export interface VouchConfig {
   servers?: { toolMap?: Record<string, string> };
   /** Drift classification rules: opaque here, read by the execution side. */
   drift?: Json;
+  /** Tool definition pins (`pinning`, `pins`): opaque here, read by mcp/tool-pins.ts. */
+  tools?: Json;
   /** Custom event names this config declares, beyond the MCP and SEP events (interceptors/events.ts). */
   events?: string[];
   /** Traffic that no active authorization interceptor covers and that is allowed anyway (recorded). */

@@ -7,7 +7,7 @@ import { parseDeclaration } from './config-declaration.js';
 import { checkHookedEvents, parseDeclaredEvents, parseUncovered } from './config-events.js';
 import type { InterceptorDeclaration, PolicyConfig, VouchConfig } from './config-types.js';
 
-const TOP_KEYS = ['version', 'directions', 'timeouts', 'policies', 'interceptors', 'servers', 'drift', 'events', 'uncovered'];
+const TOP_KEYS = ['version', 'directions', 'timeouts', 'policies', 'interceptors', 'servers', 'drift', 'events', 'uncovered', 'tools'];
 const MAX_TIMEOUT_MS = 600_000;
 const POLICY_USERS = ['cedar-policy', 'discovery-filter'];
 
@@ -110,6 +110,7 @@ export function parseConfig(input: unknown): VouchConfig {
   });
   if (o.servers !== undefined) config.servers = parseServers(is, o.servers);
   if (o.drift !== undefined) config.drift = is.json(o.drift, '/drift') as Json;
+  if (o.tools !== undefined) config.tools = is.json(o.tools, '/tools') as Json; // pins: mcp/tool-pins.ts
   if (is.list.length > 0) {
     const lines = is.list.map((i) => `  ${i.path || '/'}: ${i.message}`).join('\n');
     throw new ConfigError('ERR_CONFIG', `invalid config (${is.list.length} problem${is.list.length === 1 ? '' : 's'}):\n${lines}`, is.list);

@@ -24,6 +24,9 @@ export interface MigrationTarget {
  */
 export const POLICY_ENTRY_SQL = `instr(bytes, CAST('"type":"policy"' AS BLOB)) > 0 AND json_valid(CAST(bytes AS TEXT)) AND json_extract(CAST(bytes AS TEXT), '$.type') = 'policy'`;
 
+/** Which entries are `pin` entries (tool-pins.ts): the WHERE of migration 0004's partial index `entries_pin`. */
+export const PIN_ENTRY_SQL = `instr(bytes, CAST('"type":"pin"' AS BLOB)) > 0 AND json_valid(CAST(bytes AS TEXT)) AND json_extract(CAST(bytes AS TEXT), '$.type') = 'pin'`;
+
 export const MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS schema_migrations (
   version INTEGER PRIMARY KEY, name TEXT NOT NULL)`;
 

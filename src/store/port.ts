@@ -21,6 +21,9 @@ export interface LogStore extends LogStorage {
   /** The newest `policy` entry (the rules in force come from it, never from meta); optional: else found by a scan. */
   latestPolicyEntry?(): StoredEntry | undefined;
 
+  /** The `pin` entries (tool definitions pinned, changed, approved), in seq order; optional: else found by a scan. */
+  pinEntries?(): Iterable<{ seq: number; bytes: Uint8Array }>;
+
   /** Small key/value facts about the log, each set once (origin; legacy policy pins are read only). */
   meta(key: string): string | undefined;
   setMeta(key: string, value: string): void;

@@ -5,7 +5,7 @@ import { chmodSync, closeSync, existsSync, openSync, readdirSync, readFileSync }
 import type { Digest } from '../canonical/index.js';
 import { StoreError } from '../errors.js';
 import type { Hash, TreeNode } from '../log/merkle.js';
-import { applyMigrations, orderMigrations, POLICY_ENTRY_SQL, type Migration } from './migrations.js';
+import { applyMigrations, orderMigrations, PIN_ENTRY_SQL, POLICY_ENTRY_SQL, type Migration } from './migrations.js';
 import type { Batch, DocumentKind, LogStore, StoredCheckpoint, StoredEntry } from './port.js';
 
 const MIGRATIONS_DIR = new URL('../../migrations/', import.meta.url);
@@ -78,6 +78,7 @@ class SqliteStore implements LogStore {
       payload: db.prepare('SELECT bytes FROM payloads WHERE digest = ?').pluck(),
       erase: db.prepare('DELETE FROM payloads WHERE digest = ?'),
       latestPolicy: db.prepare(`SELECT seq, bytes, leaf FROM entries WHERE ${POLICY_ENTRY_SQL} ORDER BY seq DESC LIMIT 1`),
+      pins: db.prepare(`SELECT seq, bytes FROM entries WHERE ${PIN_ENTRY_SQL} ORDER BY seq`),
       putDocument: db.prepare('INSERT OR IGNORE INTO documents (digest, kind, bytes) VALUES (?, ?, ?)'),
       document: db.prepare('SELECT kind, bytes FROM documents WHERE digest = ?'),
       meta: db.prepare('SELECT value FROM meta WHERE key = ?').pluck(),
@@ -185,6 +186,11 @@ class SqliteStore implements LogStore {
       const r = this.q.latestPolicy.get() as { seq: number; bytes: Buffer; leaf: Buffer } | undefined;
       return r && { seq: r.seq, bytes: u8(r.bytes), leaf: u8(r.leaf) };
     });
+  }
+
+  /** The `pin` entries in seq order, through their partial index (migration 0004). */
+  pinEntries(): { seq: number; bytes: Uint8Array }[] {
+    return this.guard('read pin entries', () => (this.q.pins.all() as { seq: number; bytes: Buffer }[]).map((r) => ({ seq: r.seq, bytes: u8(r.bytes) })));
   }
 
   putDocument(kind: DocumentKind, digest: Digest, bytes: Uint8Array): void {

@@ -6,6 +6,7 @@ import { systemClock } from '../clock.js';
 import { ConfigError } from '../errors.js';
 import { createApp, type VouchApp } from '../http/app.js';
 import { createAuthenticator, parseAuthConfig } from '../http/auth.js';
+import { protectedResourceOf } from '../http/oauth-metadata.js';
 import type { Json } from '../interceptors/types.js';
 import type { LogPort } from '../store/log-port.js';
 import { keyNameOf, originOf, type WorkerEnv } from './env.js';
@@ -61,6 +62,7 @@ export async function buildWorkerApp(env: WorkerEnv, configDocument: Json): Prom
     logs,
     policy: async () => policy,
     authenticate: auth && createAuthenticator(auth, () => systemClock.now()),
+    protectedResource: auth && protectedResourceOf(auth),
     keys: { jwks: keys.jwks, vkeys: keys.vkeys, keyId: keys.keyId },
     clock: systemClock,
     logLine: (line) => console.log(JSON.stringify(line)),

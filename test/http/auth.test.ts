@@ -1,6 +1,7 @@
 // Bearer JWTs, tenants and roles through the HTTP API of a real server.
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTokenVerifier, parseAuthConfig } from '../../src/http/auth.js';
 import { startServer } from '../../src/http/node-server.js';
 import { get, post, testIssuer, testServer } from './_server.js';
 
@@ -98,5 +99,46 @@ describe('auth', () => {
 describe('binding', () => {
   it('refuses a non-loopback host without auth', async () => {
     await expect(startServer({ data: `${s.dir}/other`, host: '0.0.0.0', port: 0 })).rejects.toMatchObject({ code: 'ERR_CONFIG' });
+  });
+});
+
+describe('resource server config (RFC 8707 / 9728)', () => {
+  const base = { jwks: { keys: [] }, issuer: 'https://as.example' };
+  const issuesOf = (input: unknown, opts?: { resourceLater?: boolean }) => {
+    try {
+      parseAuthConfig(input, '/auth', opts);
+      return [];
+    } catch (e) {
+      return (e as { issues: { path: string }[] }).issues.map((i) => i.path);
+    }
+  };
+
+  it('needs an audience or a resource (a verifier without one would take any token)', () => {
+    expect(issuesOf(base)).toEqual(['/auth/audience']);
+    expect(issuesOf(base, { resourceLater: true })).toEqual([]);
+    expect(() => createTokenVerifier(parseAuthConfig(base, '/auth', { resourceLater: true }), () => new Date())).toThrow(/audience/);
+  });
+
+  it('reports bad resource, authorizationServers, scopes and tenant by path', () => {
+    expect(issuesOf({ ...base, resource: 'https://rs.example/mcp#frag' })).toContain('/auth/resource');
+    expect(issuesOf({ ...base, resource: 'not a url' })).toContain('/auth/resource');
+    expect(issuesOf({ ...base, audience: 'x', authorizationServers: [] })).toEqual(['/auth/authorizationServers']);
+    expect(issuesOf({ ...base, audience: 'x', scopes: { 'bad scope': ['enforce'], 'mcp:x': 'enforce' } })).toEqual(['/auth/scopes/bad scope', '/auth/scopes/mcp:x']);
+    expect(issuesOf({ ...base, audience: 'x', tenant: 'Not A Tenant' })).toEqual(['/auth/tenant']);
+  });
+
+  it('checks the audience against the resource; maps scopes to roles; a configured tenant fills in', async () => {
+    const iss = await testIssuer();
+    const cfg = parseAuthConfig({ ...iss.auth, audience: undefined, resource: 'https://rs.example/mcp', scopes: { 'mcp:enforce': ['enforce'], 'mcp:tools': ['tool-user'] }, tenant: 'acme' });
+    const verify = createTokenVerifier({ ...cfg, issuer: iss.auth.issuer }, () => new Date());
+    const ok = await iss.token({ sub: 'alice', scope: 'mcp:enforce mcp:tools admin', roles: ['audit'] }, { aud: 'https://rs.example/mcp' });
+    const v = await verify(`Bearer ${ok}`);
+    // `admin` as a scope is not in the map: it grants nothing. The roles claim still counts.
+    expect(v.caller).toEqual({ principal: 'alice', tenant: 'acme', roles: ['audit', 'enforce'] });
+    expect(v.roles).toEqual(['audit', 'enforce', 'tool-user']);
+    for (const aud of ['vouch', 'https://rs.example', 'https://rs.example/mcp/other']) {
+      const t = await iss.token({ sub: 'alice' }, { aud });
+      await expect(verify(`Bearer ${t}`)).rejects.toMatchObject({ code: 'ERR_UNAUTHENTICATED' });
+    }
   });
 });

@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { parseConfig, parseConfigText } from '../../src/policy/index.js';
+import { activatePolicy } from '../../src/activate.js';
+import { createMemoryStateStores } from '../../src/interceptors/builtin/index.js';
+import { parseConfig, parseConfigText, resolveConfigDocument } from '../../src/policy/index.js';
 
 const exampleText = readFileSync(new URL('../../fixtures/config/vouch.example.yaml', import.meta.url), 'utf8');
 
@@ -173,5 +175,57 @@ describe('parseConfigText', () => {
 
   it('reads YAML 1.2: no timestamps, yes/no stay strings', () => {
     expect(parseConfigText('a: 2026-01-01\nb: yes\n', 'yaml')).toEqual({ a: '2026-01-01', b: 'yes' });
+  });
+});
+
+// Each built-in's `config` is checked against its JSON Schema at load: every bad field reported by
+// JSON Pointer into the config document, one ConfigError (ERR_CONFIG), before any factory runs.
+describe('built-in config schemas at load', () => {
+  const activate = (interceptors: unknown[]) => activatePolicy(resolveConfigDocument({ version: 1, interceptors } as never), { state: createMemoryStateStores(), remote: 'offline' });
+  async function loadIssues(interceptors: unknown[]): Promise<{ path: string; message: string }[]> {
+    try {
+      await activate(interceptors);
+    } catch (e) {
+      expect(e).toMatchObject({ code: 'ERR_CONFIG', name: 'ConfigError' });
+      return (e as { issues: { path: string; message: string }[] }).issues;
+    }
+    throw new Error('expected a ConfigError');
+  }
+
+  it('reports every schema violation of every built-in by path', async () => {
+    const issues = await loadIssues([
+      { name: 'rl', use: 'rate-limit', config: { limit: 0, windowMs: 'soon', key: ['principal', 'ip'], burst: 3 } },
+      { name: 'pii', use: 'pii-redactor', config: { kinds: ['iban', 'nope'] } },
+      { name: 'sg', use: 'schema-guard', config: { unknownTool: 'ignore' } },
+      { name: 'rl2', use: 'rate-limit' },
+    ]);
+    expect(issues.map((i) => i.path).sort()).toEqual(
+      [
+        '/interceptors/0/config/limit',
+        '/interceptors/0/config/windowMs',
+        '/interceptors/0/config/key/1',
+        '/interceptors/0/config/burst',
+        '/interceptors/1/config/kinds/1',
+        '/interceptors/2/config/unknownTool',
+        '/interceptors/3/config/limit',
+      ].sort(),
+    );
+    expect(issues.find((i) => i.path === '/interceptors/0/config/burst')?.message).toBe('unknown option');
+    expect(issues.find((i) => i.path === '/interceptors/1/config/kinds/1')?.message).toContain('allowed: iban, card');
+    expect(issues.find((i) => i.path === '/interceptors/3/config/limit')?.message).toContain('required');
+  });
+
+  it('a config that fits its schema loads, and its descriptors carry the schema', async () => {
+    const p = await activate([{ name: 'rl', use: 'rate-limit', config: { limit: 3 } }]);
+    expect(p.interceptors[0].descriptor.configSchema).toMatchObject({ required: ['limit'], additionalProperties: false });
+    await p.close();
+  });
+
+  it('a declaration may narrow compat; a malformed one is refused by path', () => {
+    const c = parseConfig({ version: 1, interceptors: [{ name: 'p', use: 'pii-redactor', compat: { minProtocol: '2025-06-18' } }] });
+    expect(c.interceptors[0]).toMatchObject({ compat: { minProtocol: '2025-06-18' } });
+    const issues = issuesOf(() => parseConfig({ version: 1, interceptors: [{ name: 'p', use: 'pii-redactor', compat: { minProtocol: 'v1', maxProtocol: '2024-01-01' } }] }));
+    expect(issues.map((i) => i.path)).toEqual(['/interceptors/0/compat/minProtocol']);
+    expect(issuesOf(() => parseConfig({ version: 1, interceptors: [{ name: 'p', use: 'pii-redactor', compat: 'x' }] })).map((i) => i.path)).toEqual(['/interceptors/0/compat']);
   });
 });

@@ -115,7 +115,7 @@ describe('token lifetime', () => {
   const claims = { sub: 'alice', tenant: 'acme', roles: ['enforce', 'audit'] };
   /** A token with exactly the time claims given (testIssuer always sets both). */
   const tokenWith = (times: { iat?: number; exp?: number }) =>
-    new SignJWT({ ...claims, ...times }).setProtectedHeader({ alg: 'ES256', kid: 'test-key' }).setIssuer(auth.issuer).setAudience(auth.audience).sign(key);
+    new SignJWT({ ...claims, ...times }).setProtectedHeader({ alg: 'ES256', kid: 'test-key' }).setIssuer(auth.issuer).setAudience(auth.audience!).sign(key);
   const decide = (t: string) => post(`${s.url}/v1/authorize`, { event: 'tools/call', phase: 'request', payload: { name: 'echo', arguments: { text: 'hi' } } }, { authorization: `Bearer ${t}` });
 
   beforeAll(async () => {

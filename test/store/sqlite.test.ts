@@ -21,6 +21,7 @@ describe('sqlite specifics', () => {
       { version: 1, name: 'log' },
       { version: 2, name: 'payloads' },
       { version: 3, name: 'rules_by_entry' },
+      { version: 4, name: 'pin_entries' },
     ]);
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     db.close();

@@ -1,7 +1,9 @@
 // vouch gateway: one policy in front of any MCP server. Relays a client (stdio, or Streamable
 // HTTP with --listen) to an upstream server (a command over stdio, or a URL), deciding and
 // signing every message either way. Over stdio, stdout is the protocol: diagnostics go to stderr.
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { parseAuthConfig, type AuthConfig } from '../../http/auth.js';
 import { ConfigError } from '../../errors.js';
 import { EXAMPLE_CONFIG } from '../../http/node-server.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
@@ -26,8 +28,12 @@ also serves /.well-known/vouch/keys (JWKS), /.well-known/vouch/vkeys and /health
 
   --upstream-cmd CMD   start the server as a child process over stdio (split like a shell, never run by one)
   --upstream-url URL   connect to a Streamable HTTP server
-  --listen HOST:PORT   serve clients over Streamable HTTP at http://HOST:PORT/mcp (loopback only);
-                       default: serve one client over this process's stdin/stdout
+  --listen HOST:PORT   serve clients over Streamable HTTP at http://HOST:PORT/mcp (loopback only
+                       without --auth); default: serve one client over this process's stdin/stdout
+  --auth FILE          with --listen: an OAuth resource server. Every /mcp request needs a bearer JWT
+                       for this resource; the token's subject and roles (and mapped scopes) are the
+                       principal and roles for policy. Same JSON as vouch serve --auth; "resource"
+                       defaults to the listener's /mcp URL. Serves /.well-known/oauth-protected-resource.
   --config FILE        chain config (default DIR/vouch.yaml, else the bundled example)
   --tenant T           tenant log to write (default ${DEFAULT_TENANT})
   --principal P        who the client is, for policy (default ${DEFAULT_PRINCIPAL})
@@ -35,6 +41,9 @@ also serves /.well-known/vouch/keys (JWKS), /.well-known/vouch/vkeys and /health
   --server-name NAME   the upstream's name for policy and entries (default: from the command or URL)
   --env NAME[=VALUE]   pass an environment variable to the upstream command (repeatable)
   --timeout-ms N       per forwarded request, reset by progress (default 300000)
+  --otlp URL           export each log entry as an OpenTelemetry span and log record over OTLP/HTTP
+                       to the collector at URL (e.g. http://127.0.0.1:4318), continuing the client's
+                       trace (params._meta.traceparent). Off by default; never delays a message.
   --quiet              no diagnostics on stderr`;
 
 function parseListen(v: string): { host: string; port: number } {
@@ -61,6 +70,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
     'upstream-cmd': { type: 'string' },
     'upstream-url': { type: 'string' },
     listen: { type: 'string' },
+    auth: { type: 'string' },
     config: { type: 'string' },
     tenant: { type: 'string', default: DEFAULT_TENANT },
     principal: { type: 'string', default: DEFAULT_PRINCIPAL },
@@ -68,6 +78,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
     'server-name': { type: 'string' },
     env: { type: 'string', multiple: true },
     'timeout-ms': { type: 'string' },
+    otlp: { type: 'string' },
     quiet: { type: 'boolean', default: false },
   });
   if (values.help) return io.out(help), EXIT.ok;
@@ -77,6 +88,8 @@ export async function run(argv: string[], io: Io): Promise<number> {
   if (url !== undefined && values.env) throw new UsageError('--env applies to --upstream-cmd only');
   const upstream: UpstreamSpec = cmd !== undefined ? { command: cmd, env: parseEnv(values.env) } : { url: url! };
   const listen = values.listen === undefined ? undefined : parseListen(values.listen);
+  if (values.auth !== undefined && !listen) throw new UsageError('--auth applies to --listen only (over stdio the client is this process\'s parent)');
+  const auth = values.auth === undefined ? undefined : readAuth(values.auth);
   const onLine = values.quiet ? undefined : (l: Record<string, unknown>) => io.err(JSON.stringify({ t: new Date().toISOString(), ...l }));
 
   const rt = await openGateway({
@@ -89,12 +102,13 @@ export async function run(argv: string[], io: Io): Promise<number> {
     upstream,
     timeoutMs: intOption(values['timeout-ms'], 'timeout-ms'),
     onLine,
+    otlp: values.otlp,
   });
   try {
     // The bundled example is not the operator's to edit: point at where `vouch init` puts their copy.
     const bundled = rt.configPath === resolve(EXAMPLE_CONFIG.pathname) ? { ownConfig: join(resolve(values.data!), 'vouch.yaml') } : {};
     const tell = values.quiet ? undefined : (o: UpstreamOffer) => formatOffer({ ...o, ...bundled }).forEach((l) => io.err(`vouch gateway: ${l}`));
-    return listen ? await serveHttp(rt, listen, io, onLine, tell) : await serveStdio(rt, onLine, tell);
+    return listen ? await serveHttp(rt, { ...listen, auth }, io, onLine, tell) : await serveStdio(rt, onLine, tell);
   } catch (e) {
     // An upstream that cannot be started is a setup problem, not an internal failure.
     if (e instanceof GatewayError) throw new ConfigError('ERR_CONFIG', e.message);
@@ -102,6 +116,16 @@ export async function run(argv: string[], io: Io): Promise<number> {
   } finally {
     await rt.close(); // sessions, upstream, the log batch in flight, the databases
   }
+}
+
+function readAuth(file: string): AuthConfig {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new ConfigError('ERR_CONFIG', `--auth ${file}: ${(e as Error).message}`);
+  }
+  return parseAuthConfig(raw, '/auth', { resourceLater: true });
 }
 
 function untilSignal(): Promise<string> {
@@ -136,11 +160,13 @@ async function serveStdio(rt: GatewayRuntime, onLine?: (l: Record<string, unknow
   return EXIT.ok;
 }
 
-async function serveHttp(rt: GatewayRuntime, at: { host: string; port: number }, io: Io, onLine?: (l: Record<string, unknown>) => void, tell?: Tell): Promise<number> {
+async function serveHttp(rt: GatewayRuntime, at: { host: string; port: number; auth?: AuthConfig }, io: Io, onLine?: (l: Record<string, unknown>) => void, tell?: Tell): Promise<number> {
   const listening = await listenGateway(rt, at);
   const base = listening.url.slice(0, -'/mcp'.length);
   io.out(`vouch gateway on ${listening.url} -> ${rt.serverName}  tenant ${rt.tenant}  principal ${rt.principal}  policy ${rt.policies.clientToServer.chainDigest.slice(0, 19)}…`);
   io.out(`  keys ${base}/.well-known/vouch/keys  vkeys ${base}/.well-known/vouch/vkeys  health ${base}/healthz`);
+  if (listening.resource) io.out(`  oauth: tokens for ${listening.resource.resource} from ${listening.resource.authorizationServers.join(', ')}; metadata ${listening.resource.metadataUrl}`);
+  else io.err('vouch gateway: no --auth: no tokens checked, serving loopback only');
   // No session yet: a short-lived upstream of its own, listed once at start.
   const surveyed = survey(() => probeUpstream(rt, GATEWAY_CLIENT_OPTIONS), tell, onLine);
   const why = await untilSignal();

@@ -6,9 +6,10 @@ import { nodeHashLeaf } from '../../audit/node-bundle.js';
 import { listTenants, loadKeys, logPath, openSqliteStore, DEFAULT_KEY_NAME } from '../../store/node.js';
 import { intOption, parse } from '../args.js';
 import { EXIT, UsageError, type Io } from '../io.js';
+import { followLogs } from './_log-follow.js';
 
 export const help = `vouch log verify [--data DIR] [--tenant T] [--json]
-vouch log tail [--data DIR] [--tenant T] [-n N] [--json]
+vouch log tail [--data DIR] [--tenant T] [-n N] [--json] [--follow [--interval MS]]
 
 verify  checks every entry (bytes, leaf hash, seq, prev link), every stored tree node, and every
         checkpoint (root and signature) of each tenant log, that every decision's chain and
@@ -16,7 +17,10 @@ verify  checks every entry (bytes, leaf hash, seq, prev link), every stored tree
         payload an entry names is stored or was erased by an \`erasure\` entry [payload]; it
         lists every finding with its seq.
         Exit 0 clean, 1 findings, 2 usage.
-tail    prints the newest N entries (default 10).`;
+tail    prints the newest N entries (default 10). --json prints each entry as it is signed, one
+        JSON object per line. --follow keeps printing entries as they are appended (polling the
+        database read-only every --interval ms, default 500; logs created meanwhile included)
+        until SIGINT or SIGTERM, then exits 0: \`vouch log tail -f --json | your-siem-shipper\`.`;
 
 export async function run(argv: string[], io: Io): Promise<number> {
   const [sub, ...rest] = argv;
@@ -59,26 +63,44 @@ function verify(argv: string[], io: Io): number {
   return findings === 0 ? EXIT.ok : EXIT.findings;
 }
 
-function tail(argv: string[], io: Io): number {
-  const { values } = parse(argv, { tenant: { type: 'string' }, n: { type: 'string', short: 'n', default: '10' } });
+function tail(argv: string[], io: Io): number | Promise<number> {
+  const { values } = parse(argv, { tenant: { type: 'string' }, n: { type: 'string', short: 'n', default: '10' }, follow: { type: 'boolean', short: 'f', default: false }, interval: { type: 'string', default: '500' } });
   if (values.help) return io.out(help), EXIT.ok;
   const n = intOption(values.n, 'n')!;
+  const line = (t: string, bytes: Uint8Array) => {
+    if (values.json) return io.out(new TextDecoder().decode(bytes));
+    const entry = decodeEntry(bytes) as Record<string, unknown>;
+    const d = entry.decision as { effect?: string } | undefined;
+    io.out([t, `#${entry.seq}`, entry.time, entry.type, entry.event ?? '', d?.effect ?? '', entry.principal ?? ''].join('  '));
+  };
+  if (values.follow) return follow(values.data!, values.tenant, n, intOption(values.interval, 'interval')!, (t, b) => line(t, b), io);
   for (const t of tenantsOf(values.data!, values.tenant)) {
     const store = openSqliteStore(logPath(values.data!, t), { readonly: true });
     try {
       const size = store.size();
-      for (const e of store.entries(Math.max(0, size - n), size)) {
-        const text = new TextDecoder().decode(e.bytes);
-        if (values.json) io.out(text);
-        else {
-          const entry = decodeEntry(e.bytes) as Record<string, unknown>;
-          const d = entry.decision as { effect?: string } | undefined;
-          io.out([t, `#${entry.seq}`, entry.time, entry.type, entry.event ?? '', d?.effect ?? '', entry.principal ?? ''].join('  '));
-        }
-      }
+      for (const e of store.entries(Math.max(0, size - n), size)) line(t, e.bytes);
     } finally {
       store.close();
     }
+  }
+  return EXIT.ok;
+}
+
+/** Follow until SIGINT/SIGTERM: the signal ends the poll loop, the databases close, exit 0. */
+async function follow(data: string, tenant: string | undefined, last: number, intervalMs: number, out: (t: string, bytes: Uint8Array) => void, io: Io): Promise<number> {
+  if (intervalMs < 10) throw new UsageError('--interval must be at least 10 ms');
+  if (!existsSync(data)) throw new UsageError(`no data directory ${data}`);
+  const stop = new AbortController();
+  const onSignal = () => stop.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  // On stderr, so stdout stays entries only: the follower is installed and stops cleanly from here on.
+  io.err(`vouch log tail: following ${tenant === undefined ? 'every tenant log' : `tenant ${tenant}`} in ${data} (SIGINT/SIGTERM stops)`);
+  try {
+    await followLogs({ data, tenant, last, intervalMs, signal: stop.signal, emit: (t, e) => out(t, e.bytes) });
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
   }
   return EXIT.ok;
 }

@@ -10,7 +10,7 @@ import { watchConfig } from './_config-watch.js';
 import { activateHint, formatReady, readyReport } from './_serve-ready.js';
 import { writeExampleConfig } from './init.js';
 
-export const help = `vouch serve [--host H] [--port P] [--data DIR] [--config FILE] [--auth FILE] [--callers FILE [--require-caller-signature]] [--allow-origin URL]...
+export const help = `vouch serve [--host H] [--port P] [--data DIR] [--config FILE] [--auth FILE] [--callers FILE [--require-caller-signature]] [--allow-origin URL]... [--otlp URL]
 
 Run the service: POST /mcp (SEP-2624 interceptor server over MCP Streamable HTTP), the REST API
 (/v1/authorize, /v1/entries/:seq, /v1/checkpoint, /v1/proofs/*), /.well-known/vouch/keys,
@@ -23,10 +23,13 @@ edit while running) is a WARNING saying how to activate it (vouch policy activat
   --host H       address to bind (default 127.0.0.1)
   --port P       port (default 8787; 0 picks a free one)
   --config FILE  chain config (default DIR/vouch.yaml, created from the bundled example if missing)
-  --auth FILE    JSON {jwks | jwksUrl, issuer, audience, clockSkewSeconds?, maxTokenAgeSeconds?,
-                 allowOrigins?}: bearer JWTs required, each with exp and iat, at most
-                 maxTokenAgeSeconds old (default 86400). Without it the service runs in
-                 development mode: no tokens, loopback only.
+  --auth FILE    JSON {jwks (object or URL), issuer, audience? | resource?, authorizationServers?,
+                 scopes?, tenant?, clockSkewSeconds?, maxTokenAgeSeconds?, allowOrigins?}: bearer
+                 JWTs required, each with exp and iat, at most maxTokenAgeSeconds old (default
+                 86400), audience = audience (default: resource). With resource, an OAuth resource
+                 server: /.well-known/oauth-protected-resource, WWW-Authenticate on each 401; scopes
+                 maps the token's scope claim to roles ({"mcp:enforce": ["enforce"]}). Without
+                 --auth the service runs in development mode: no tokens, loopback only.
   --allow-origin URL  a web origin (http(s)://host[:port]) besides the service's own that may call
                  it from a browser (CORS); repeat for more. Requests with any other Origin get 403,
                  and request bodies must be application/json (415), in every mode.
@@ -36,7 +39,12 @@ edit while running) is a WARNING saying how to activate it (vouch policy activat
                  (and recorded as such), not just decided unsigned. Needs --callers.
   --checkpoint-idle S  after S seconds without new entries, sign a checkpoint over the log and publish
                  it (DIR/checkpoints/TENANT.note and a log line); default 60, 0 turns it off. One is
-                 also signed on clean shutdown. Keep them elsewhere: they prove a later cut.`;
+                 also signed on clean shutdown. Keep them elsewhere: they prove a later cut.
+  --otlp URL     export each log entry as an OpenTelemetry span and log record over OTLP/HTTP (JSON)
+                 to the collector at URL (e.g. http://127.0.0.1:4318; /v1/traces and /v1/logs are
+                 appended), continuing the caller's W3C trace (_meta.traceparent or the traceparent
+                 header). Off by default; batched after the entry is durable; failures are counted in
+                 /metrics (vouch_otlp_export_failures_total), never a decision's failure.`;
 
 export async function run(argv: string[], io: Io): Promise<number> {
   const { values } = parse(argv, {
@@ -48,6 +56,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
     'require-caller-signature': { type: 'boolean', default: false },
     'allow-origin': { type: 'string', multiple: true },
     'checkpoint-idle': { type: 'string', default: '60' },
+    otlp: { type: 'string' },
   });
   if (values.help) return io.out(help), EXIT.ok;
   const auth = values.auth ? parseAuthConfig(JSON.parse(readFileSync(values.auth, 'utf8'))) : undefined;
@@ -71,6 +80,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
     allowOrigins: values['allow-origin'],
     idleCheckpointMs: (intOption(values['checkpoint-idle'], 'checkpoint-idle') ?? 60) * 1000,
     logLine: (l) => io.err(JSON.stringify(l)),
+    otlp: values.otlp,
   });
   if (!auth) io.err('WARNING: no --auth given: development mode, no tokens checked, serving loopback only. Do not expose this port.');
   // Signals first: a SIGTERM right after the ready line (or during the lines after it) shuts down cleanly.

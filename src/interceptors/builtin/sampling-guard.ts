@@ -7,7 +7,7 @@ import { isRecord } from './_walk.js';
 import type { BuiltinFactory } from './types.js';
 
 export const DEFAULT_MAX_TOKENS = 4096;
-const CONTEXT_VALUES = ['none', 'thisServer', 'allServers'] as const;
+export const CONTEXT_VALUES = ['none', 'thisServer', 'allServers'] as const;
 type IncludeContext = (typeof CONTEXT_VALUES)[number];
 
 export interface SamplingGuardConfig {

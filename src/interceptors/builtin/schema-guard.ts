@@ -8,7 +8,7 @@ import { compileSchema, messageOf } from './_json-schema.js';
 import type { BuiltinFactory, ToolSchemaCache } from './types.js';
 
 export type UnknownToolHandling = 'allow' | 'warning' | 'error';
-const UNKNOWN_HANDLING: readonly UnknownToolHandling[] = ['allow', 'warning', 'error'];
+export const UNKNOWN_HANDLING: readonly UnknownToolHandling[] = ['allow', 'warning', 'error'];
 /** An entry holds at most this many messages; `info.errors` has the full count. */
 const MAX_MESSAGES = 20;
 

@@ -31,6 +31,7 @@ describe('durable object store specifics', () => {
       { version: 1, name: 'log' },
       { version: 2, name: 'payloads' },
       { version: 3, name: 'rules_by_entry' },
+      { version: 4, name: 'pin_entries' },
     ]);
   });
 

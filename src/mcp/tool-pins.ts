@@ -1,0 +1,262 @@
+// Pinned tool definitions (issue 20 part 2, against "rug pulls"): the digest of each upstream tool
+// definition is pinned the first time it is seen (or from config); a definition that later differs is
+// hidden from tools/list and its calls are denied until its new digest is approved. Every first
+// sight, change and approval is a signed `pin` entry: pin state is derived from those entries only.
+import { digestJson, isDigest, parseJson, utf8, type Digest } from '../canonical/index.js';
+import type { Guard } from '../decide.js';
+import { ConfigError, InputError } from '../errors.js';
+import type { Json } from '../interceptors/types.js';
+import type { EntryBody } from '../log/index.js';
+
+export type PinAction = 'first-seen' | 'changed' | 'approved' | 'configured';
+export const PIN_GUARD = 'tool-pin';
+const PIN_MARK = utf8.encode('"type":"pin"');
+
+/** What a pin entry says; the log adds v, log, seq, prev. */
+export interface PinFact {
+  server: string;
+  tool: string;
+  action: PinAction;
+  /** The digest this entry pins (first-seen, approved, configured) or saw (changed). */
+  digest: Digest;
+  /** changed: the digest pinned before. */
+  pinned?: Digest;
+  by?: string;
+  session?: string;
+}
+
+export interface PinState {
+  /** The approved digest: calls and listings of this definition pass. */
+  pinned: Digest;
+  /** The newest differing definition seen (a change awaiting approval). */
+  pending?: Digest;
+  seq: number;
+}
+
+type Rec = Record<string, unknown>;
+const isRec = (v: unknown): v is Rec => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The digest of a tool definition: what the model reads and what the call must match (JCS, sha256). */
+export function toolDigest(tool: Rec): Digest {
+  const def: Rec = {};
+  for (const k of ['name', 'title', 'description', 'inputSchema', 'outputSchema', 'annotations']) if (tool[k] !== undefined) def[k] = tool[k];
+  return digestJson(def);
+}
+
+/** `tools: { pinning: false | true, pins: { "server/tool": "sha256:..." } }` from a chain config. */
+export interface ToolsConfig {
+  pinning: boolean;
+  pins: Record<string, Digest>;
+}
+
+export function parseToolsConfig(v: Json | undefined): ToolsConfig {
+  if (v === undefined) return { pinning: true, pins: {} };
+  const issues: { path: string; message: string }[] = [];
+  if (!isRec(v)) throw new ConfigError('ERR_CONFIG', 'invalid config: /tools must be an object', [{ path: '/tools', message: 'an object' }]);
+  for (const k of Object.keys(v)) if (k !== 'pinning' && k !== 'pins') issues.push({ path: `/tools/${k}`, message: 'unknown key (pinning, pins)' });
+  if (v.pinning !== undefined && typeof v.pinning !== 'boolean') issues.push({ path: '/tools/pinning', message: 'true or false' });
+  const pins: Record<string, Digest> = {};
+  if (v.pins !== undefined && !isRec(v.pins)) issues.push({ path: '/tools/pins', message: 'an object of "server/tool": "sha256:..."' });
+  else
+    for (const [k, d] of Object.entries((v.pins ?? {}) as Rec)) {
+      if (!/^[^/]+\/.+$/.test(k)) issues.push({ path: `/tools/pins/${k}`, message: 'key must be SERVER/TOOL' });
+      else if (!isDigest(d)) issues.push({ path: `/tools/pins/${k}`, message: 'a sha256:<64 hex> digest' });
+      else pins[k] = d;
+    }
+  if (issues.length) throw new ConfigError('ERR_CONFIG', `invalid config:\n${issues.map((i) => `  ${i.path}: ${i.message}`).join('\n')}`, issues);
+  return { pinning: v.pinning !== false, pins };
+}
+
+/** A pin entry body, checked. */
+export function pinEntryBody(f: PinFact, time: string): EntryBody {
+  if (!isDigest(f.digest)) throw new InputError('ERR_INPUT', `not a digest: ${JSON.stringify(f.digest)}`, [{ path: '/digest', message: 'sha256:<64 hex>' }]);
+  if (!f.server || !f.tool) throw new InputError('ERR_INPUT', 'a pin names a server and a tool', [{ path: '/tool', message: 'required' }]);
+  const body: EntryBody = { type: 'pin', time, server: f.server, tool: f.tool, action: f.action, digest: f.digest };
+  if (f.pinned) body.pinned = f.pinned;
+  if (f.by) body.by = f.by;
+  if (f.session) body.session = f.session;
+  return body;
+}
+
+/** Fold one decoded entry into pin state (non-pin entries are ignored). */
+export function applyPinEntry(state: Map<string, PinState>, e: Rec, seq: number): void {
+  if (e.type !== 'pin' || typeof e.server !== 'string' || typeof e.tool !== 'string' || !isDigest(e.digest)) return;
+  const key = `${e.server}/${e.tool}`;
+  const cur = state.get(key);
+  if (e.action === 'changed') {
+    if (cur) state.set(key, { ...cur, pending: e.digest, seq });
+  } else if (e.action === 'first-seen' || e.action === 'approved' || e.action === 'configured') {
+    state.set(key, { pinned: e.digest, seq });
+  }
+}
+
+/** Entries as the store gives them: seq and exact bytes. */
+export interface EntrySource {
+  size(): number;
+  entries(from: number, to: number): Iterable<{ seq: number; bytes: Uint8Array }>;
+  /** Optional index: only the pin entries, in seq order. */
+  pinEntries?(): Iterable<{ seq: number; bytes: Uint8Array }>;
+}
+
+function hasMark(b: Uint8Array): boolean {
+  outer: for (let i = 0; i + PIN_MARK.length <= b.length; i++) {
+    for (let j = 0; j < PIN_MARK.length; j++) if (b[i + j] !== PIN_MARK[j]) continue outer;
+    return true;
+  }
+  return false;
+}
+
+/** Pin state from the log's entries: via the store's pin index when it has one, else one pass over the entries. */
+export function readPins(store: EntrySource): Map<string, PinState> {
+  const state = new Map<string, PinState>();
+  const source = store.pinEntries ? store.pinEntries() : store.entries(0, store.size());
+  for (const { seq, bytes } of source) {
+    if (!hasMark(bytes)) continue;
+    applyPinEntry(state, parseJson(utf8.decode(bytes)) as Rec, seq);
+  }
+  return state;
+}
+
+export interface PinLog {
+  append(body: EntryBody): Promise<{ seq: number }>;
+}
+
+export interface PinVerdict {
+  tool: string;
+  pinned?: Digest;
+  current?: Digest;
+  deny?: string;
+}
+
+/**
+ * The pins of one upstream server. Appends are serialized, so two sessions seeing the same new tool
+ * record one first sight, and a change is recorded once per (pinned, new) pair.
+ */
+export class ToolPins {
+  private queue: Promise<unknown> = Promise.resolve();
+  constructor(
+    readonly server: string,
+    private readonly log: PinLog,
+    private readonly state: Map<string, PinState>,
+    private readonly now: () => string,
+  ) {}
+
+  pins(): Map<string, PinState> {
+    return new Map([...this.state].filter(([k]) => k.startsWith(`${this.server}/`)));
+  }
+
+  get(tool: string): PinState | undefined {
+    return this.state.get(`${this.server}/${tool}`);
+  }
+
+  private serial<T>(fn: () => Promise<T>): Promise<T> {
+    const next = this.queue.then(fn, fn);
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  private async record(f: Omit<PinFact, 'server'>): Promise<void> {
+    const { seq } = await this.log.append(pinEntryBody({ ...f, server: this.server }, this.now()));
+    applyPinEntry(this.state, { type: 'pin', server: this.server, ...f }, seq);
+  }
+
+  /** Config pins: recorded (`configured`) when the log does not already pin that digest. */
+  configure(pins: Record<string, Digest>): Promise<void> {
+    return this.serial(async () => {
+      for (const [key, digest] of Object.entries(pins)) {
+        const [server, ...rest] = key.split('/');
+        if (server !== this.server) continue;
+        const tool = rest.join('/');
+        if (this.get(tool)?.pinned !== digest) await this.record({ tool, action: 'configured', digest, by: 'config' });
+      }
+    });
+  }
+
+  /** Record first sights and changes of a listing; the verdict of each tool. */
+  observe(tools: Rec[], session?: string): Promise<PinVerdict[]> {
+    return this.serial(async () => {
+      const out: PinVerdict[] = [];
+      for (const t of tools) {
+        if (typeof t.name !== 'string') {
+          out.push({ tool: String(t.name), deny: 'a tool definition without a name' });
+          continue;
+        }
+        const current = toolDigest(t);
+        const pin = this.get(t.name);
+        if (!pin) {
+          await this.record({ tool: t.name, action: 'first-seen', digest: current, session });
+          out.push({ tool: t.name, pinned: current, current });
+        } else if (pin.pinned === current) out.push({ tool: t.name, pinned: current, current });
+        else {
+          if (pin.pending !== current) await this.record({ tool: t.name, action: 'changed', digest: current, pinned: pin.pinned, session });
+          out.push({ tool: t.name, pinned: pin.pinned, current, deny: changedReason(this.server, t.name, pin.pinned, current) });
+        }
+      }
+      return out;
+    });
+  }
+
+  approve(tool: string, digest: Digest, by: string): Promise<number> {
+    return this.serial(async () => {
+      await this.record({ tool, action: 'approved', digest, by });
+      return this.get(tool)!.seq;
+    });
+  }
+}
+
+export function changedReason(server: string, tool: string, pinned: Digest, current: Digest): string {
+  return `tool ${server}/${tool} changed its definition: pinned ${pinned}, now ${current}; approve it with \`vouch tools approve ${server} ${tool} ${current}\``;
+}
+
+/**
+ * One session's view: the definitions of the newest listing it relayed (re-listed from the upstream
+ * when a call names a tool not in it, or after tools/list_changed), checked against the pins.
+ */
+export class SessionPins {
+  /** Tool name -> digest of its definition in the newest listing this session saw. */
+  private current = new Map<string, Digest>();
+  private stale = true;
+  constructor(
+    private readonly pins: ToolPins,
+    private readonly listUpstream: () => Promise<Rec[]>,
+    private readonly session?: string,
+  ) {}
+
+  invalidate(): void {
+    this.stale = true;
+  }
+
+  private learn(verdicts: PinVerdict[], replace: boolean): void {
+    if (replace) this.current = new Map();
+    for (const v of verdicts) if (v.current) this.current.set(v.tool, v.current);
+  }
+
+  /** A tools/list result: the tools whose definitions match their pins, and the guard recording what was hidden. */
+  async filterList(result: Rec): Promise<{ result: Rec; guards: Guard[] }> {
+    const tools = Array.isArray(result.tools) ? (result.tools as unknown[]).filter(isRec) : [];
+    const verdicts = await this.pins.observe(tools, this.session);
+    this.learn(verdicts, false);
+    const hidden = verdicts.filter((v) => v.deny !== undefined);
+    if (!hidden.length) return { result, guards: [] };
+    const names = new Set(hidden.map((v) => v.tool));
+    const record = { hidden: hidden.map((v) => ({ tool: v.tool, pinned: v.pinned ?? null, current: v.current ?? null })) } as unknown as Record<string, Json>;
+    return { result: { ...result, tools: tools.filter((t) => !names.has(t.name as string)) }, guards: [{ name: PIN_GUARD, record }] };
+  }
+
+  /** The guard of a tools/call request: the definition it is made under, or a deny naming both digests. */
+  async callGuard(params: Rec): Promise<Guard> {
+    const name = params.name;
+    if (typeof name !== 'string') return { name: PIN_GUARD, record: {}, deny: 'tools/call without a tool name' };
+    if (this.stale || !this.current.has(name)) {
+      this.learn(await this.pins.observe(await this.listUpstream(), this.session), true);
+      this.stale = false;
+    }
+    const current = this.current.get(name);
+    if (!current) return { name: PIN_GUARD, record: { tool: name }, deny: `tool ${this.pins.server}/${name} is not in the server's tools/list: it has no pinned definition` };
+    // Judged against the pin now (an approval made since the listing counts).
+    const pinned = this.pins.get(name)?.pinned;
+    const record: Record<string, Json> = { tool: name, pinned: pinned ?? null, current };
+    if (pinned === current) return { name: PIN_GUARD, record };
+    return { name: PIN_GUARD, record, deny: pinned ? changedReason(this.pins.server, name, pinned, current) : `tool ${this.pins.server}/${name} has no pin` };
+  }
+}
