@@ -10,7 +10,7 @@ import type { Entry } from '../log/index.js';
 import { ActivationTracker } from '../log/activation-check.js';
 import { cedarVersion } from '../policy/index.js';
 import { parseDecisionFacts, type DecisionFacts } from './_decision-facts.js';
-import { canonicalOf, readEntry } from './_fast-entry.js';
+import { canonicalOf, readEntry } from '../log/fast-entry.js';
 import { PolicyCache, type DocumentSource, type UnreplayableReason } from './_rebuild.js';
 import { rerunDecision } from './_rerun.js';
 import { diffJson } from './diff.js';

@@ -9,7 +9,7 @@ import { extendRange, GENESIS_PREV, hashLeaf, openSignedCheckpoint, parseCheckpo
 import { checkNewerCheckpoint, verifiersFor, type NewerCheckpoint } from '../receipt/index.js';
 import { DocumentCheck, LinkBreaks, uniqueVerifiers } from './_bundle-checks.js';
 import { readBundleKeys } from './_bundle-keys.js';
-import { readEntry } from './_fast-entry.js';
+import { readEntry } from '../log/fast-entry.js';
 import { PayloadCursor } from './_payload-cursor.js';
 import { FILES, parseEntryLine, parseManifest, parseRangeFile, type BundleManifest } from './bundle-format.js';
 import { ActivationTracker } from '../log/activation-check.js';

@@ -6,7 +6,7 @@ import { publicMessage } from '../errors.js';
 import { runningInterceptors, selectInterceptors } from '../interceptors/list.js';
 import { resourceOf } from '../policy/index.js';
 import { parseDecisionFacts, type DecisionFacts } from './_decision-facts.js';
-import { readEntry } from './_fast-entry.js';
+import { readEntry } from '../log/fast-entry.js';
 import { rerunDecision, type Rerun } from './_rerun.js';
 import { loadInput, type ReplaySource } from './replay.js';
 import { determinersOf, type Determiner } from './what-if-explain.js';

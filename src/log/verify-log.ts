@@ -6,7 +6,7 @@ import type { EntryCheck, RuleFinding } from './activation-check.js';
 import { openCheckpoint } from './checkpoint.js';
 // The bundle verifier's decoder (same contract as decodeEntry, several times faster). The import
 // cycle through log/index.js is harmless: neither module uses the other at load time.
-import { readEntry } from '../audit/_fast-entry.js';
+import { readEntry } from './fast-entry.js';
 import { GENESIS_PREV } from './entry.js';
 import { rebuildPage, type RebuildFinding, type RebuildState } from './leaf-rebuild.js';
 import { rangeRoot } from './merkle.js';

@@ -10,7 +10,7 @@ import type { Precheck, PrecheckRequest } from '../execution/index.js';
 import type { Json } from '../interceptors/types.js';
 import type { Receipt } from '../receipt/index.js';
 import type { ChainContextParams, ExecuteChainParams } from './params.js';
-import { traceparentOf } from './traceparent.js';
+import { traceparentOf } from '../observe/traceparent.js';
 
 /** The role that lets a caller act on behalf of another principal (recorded as onBehalfOf). */
 export const DELEGATE_ROLE = 'delegate';

@@ -11,7 +11,7 @@ import { JSONRPC } from '../http/errors.js';
 import { deniedError, errorRecord, GatewayError, peerError, unrecordedError } from './gateway-errors.js';
 import { RECEIPT_META } from './interceptor-server.js';
 import type { SessionPins } from './tool-pins.js';
-import { traceparentOf } from './traceparent.js';
+import { traceparentOf } from '../observe/traceparent.js';
 
 export const SEQ_META = 'io.vouch/seq';
 export const RESPONSE_RECEIPT_META = 'io.vouch/response-receipt';

@@ -1,7 +1,7 @@
 // decodeEntry's contract (canonical JSON, the header fields) at bundle speed: one JSON.parse and
 // one canonical re-serialization compared with the text. Anything unusual (escaped surrogates,
 // deep nesting, a bad field) goes to decodeEntry itself, which throws the precise error.
-import { decodeEntry, ENTRY_TYPES, ENTRY_VERSION, type Entry, type EntryType } from '../log/index.js';
+import { decodeEntry, ENTRY_TYPES, ENTRY_VERSION, type Entry, type EntryType } from './entry.js';
 
 const fatal = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const ESCAPED_SURROGATE = /\\u[dD][89a-fA-F]/;
