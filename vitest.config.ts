@@ -7,5 +7,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Tests spawn bin/vouch.js, which runs dist/: build it first when stale.
+    globalSetup: ['test/helpers/build-dist.ts'],
   },
 });

@@ -2,8 +2,21 @@
 // suite against the Durable Object store, and decisions end to end through the Worker. Node-side
 // Worker tests (bundle scan, wrangler dev) are in test/workers/*.test.ts of the main config.
 import { cloudflareTest } from '@cloudflare/vitest-pool-workers';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+
+// The specs run the example config (the one Node runs), not whatever a team last generated into
+// src/worker/config.generated.json with `npm run build:config their.yaml`: it is resolved here,
+// through the same build step, and stands in for the generated file.
+const exampleConfig = fileURLToPath(new URL('./test-output/workers/config.example.json', import.meta.url));
+mkdirSync(fileURLToPath(new URL('./test-output/workers/', import.meta.url)), { recursive: true });
+execFileSync(process.execPath, ['--import', 'tsx', 'scripts/build-worker-config.ts', 'fixtures/config/vouch.example.yaml', '--out', exampleConfig], {
+  cwd: fileURLToPath(new URL('.', import.meta.url)),
+  env: { ...process.env, VOUCH_FILES_ROOT: '' },
+  stdio: ['ignore', 'ignore', 'inherit'],
+});
 
 /** Fixed test keys (seeds of 7s and 8s), in the key text form of the secrets. */
 const key = (alg: string, byte: number) => JSON.stringify({ v: 1, alg, seed: Buffer.alloc(32, byte).toString('base64') });
@@ -23,7 +36,10 @@ export default defineConfig({
   ],
   resolve: {
     // As wrangler.toml [alias]: the Cedar web build, initialized from the bundled wasm module.
-    alias: { '@cedar-policy/cedar-wasm/nodejs': fileURLToPath(new URL('./src/worker/cedar-web.ts', import.meta.url)) },
+    alias: [
+      { find: '@cedar-policy/cedar-wasm/nodejs', replacement: fileURLToPath(new URL('./src/worker/cedar-web.ts', import.meta.url)) },
+      { find: /^\.\/config\.generated\.json$/, replacement: exampleConfig },
+    ],
   },
   test: {
     // *.spec.ts, not *.test.ts: the main (Node) config runs every test/**/*.test.ts.

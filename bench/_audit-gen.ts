@@ -2,10 +2,8 @@
 // batches (a signature per 5,000 entries, not per decision), mostly real decision entries: each
 // of 64 request templates is decided once by the real chain, then entries repeat them with their
 // own trace id. Every entry replays to `match`. Not timed by the benchmark.
-import { activatePolicy } from '../src/activate.js';
+import { activatePolicy, decisionRecord, type DecisionRequest, recordActivation } from '../src/decide/index.js';
 import { canonicalBytes, digestBytes } from '../src/canonical/index.js';
-import { decisionRecord, type DecisionRequest } from '../src/decide.js';
-import { recordActivation } from '../src/http/node-server.js';
 import { createMemoryStateStores } from '../src/interceptors/builtin/index.js';
 import { executeChain } from '../src/interceptors/chain.js';
 import type { Json } from '../src/interceptors/types.js';

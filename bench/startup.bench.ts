@@ -99,6 +99,9 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
   for (const n of sizes) {
     ctx.log(`  startup: log of ${n} entries (generated once, then cached)...`);
     const cached = await startupLog(n, ctx.log);
+    // A cache generated before a newer migration: apply it once, here and untimed, so each run
+    // measures an ordinary restart rather than a one-off schema upgrade over the whole log.
+    openSqliteStore(logPath(cached, 'default')).close();
     const data = join(ctx.tempDir('startup'), 'data');
     cpSync(cached, data, { recursive: true });
     // The part of start-up that could grow with the log, alone and in-process: open the store and

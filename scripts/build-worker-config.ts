@@ -1,31 +1,76 @@
-// npm run build:config (Node only): resolve the Worker's chain config (policy text and schema
-// inlined) into src/worker/config.generated.json, which the Worker imports. The file is
-// committed; test/workers/config.test.ts fails when it is stale.
-import { writeFileSync } from 'node:fs';
+// npm run build:config [config.yaml] [--out file] (Node only): resolve a chain config (policy text
+// and schema inlined) into src/worker/config.generated.json, which the Worker imports. The same
+// config Node runs (default: fixtures/config/vouch.example.yaml). A config the Worker cannot run
+// fails here, with every reason, not at the first request. `--check` re-checks the generated file
+// (build:worker runs it first).
+import { readFileSync, writeFileSync } from 'node:fs';
+import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ConfigError, type Issue } from '../src/errors.js';
-import { builtinConfigIssues } from '../src/interceptors/builtin/_config-validate.js';
-import { isRemoteDeclaration } from '../src/policy/index.js';
+import { activatePolicy } from '../src/decide/index.js';
+import { codeOf, ConfigError, publicMessage, type Issue } from '../src/errors.js';
+import { createMemoryStateStores } from '../src/interceptors/builtin/index.js';
+import type { Json } from '../src/interceptors/types.js';
+import { resolveConfigDocument, type ResolvedConfig } from '../src/policy/index.js';
 import { loadConfigFile } from '../src/policy/load-config.js';
+import { workerConfigIssues } from '../src/worker/policy.js';
 
-export const WORKER_CONFIG_SOURCE = fileURLToPath(new URL('../fixtures/config/vouch.worker.yaml', import.meta.url));
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+export const WORKER_CONFIG_SOURCE = fileURLToPath(new URL('../fixtures/config/vouch.example.yaml', import.meta.url));
 export const WORKER_CONFIG_OUT = fileURLToPath(new URL('../src/worker/config.generated.json', import.meta.url));
+
+/** The generated file: the resolved document and the config file it came from (relative to the repo). */
+export interface GeneratedWorkerConfig {
+  source: string;
+  config: Json;
+}
+
+/**
+ * Everything the Worker does with the document at startup, done here, every reason at once:
+ * refuse what cannot run at the edge, schema-check each built-in's config (the Worker cannot run
+ * ajv) and activate the chain once (unknown built-ins, bad settings, Cedar errors).
+ */
+export async function checkWorkerConfig(resolved: ResolvedConfig, where: string): Promise<void> {
+  const issues: Issue[] = [...workerConfigIssues(resolved)];
+  try {
+    const active = await activatePolicy(resolved, { state: createMemoryStateStores(), remote: 'offline' });
+    await active.close();
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    issues.push(...(e.issues?.length ? e.issues : [{ path: '', message: e.message }]));
+  }
+  if (issues.length) throw new ConfigError('ERR_CONFIG', `${where} cannot run on Cloudflare Workers: ${issues.map((x) => `${x.path}: ${x.message}`).join('; ')}`, issues);
+}
 
 /** The text of config.generated.json for the config file at `source`. */
 export async function renderWorkerConfig(source = WORKER_CONFIG_SOURCE): Promise<string> {
   const resolved = await loadConfigFile(source);
-  // The Worker cannot run ajv (code generation): each built-in's config is checked against its
-  // JSON Schema here, so a config.generated.json exists only for a config that passes.
-  const issues: Issue[] = [];
-  resolved.config.interceptors.forEach((d, i) => {
-    if (!isRemoteDeclaration(d)) issues.push(...builtinConfigIssues(d.use, d.config, `/interceptors/${i}/config`));
-  });
-  if (issues.length) throw new ConfigError('ERR_CONFIG', `${source}: ${issues.map((x) => `${x.path}: ${x.message}`).join('; ')}`, issues);
-  return `${JSON.stringify(resolved.resolved, null, 2)}\n`;
+  await checkWorkerConfig(resolved, source);
+  const out: GeneratedWorkerConfig = { source: relative(ROOT, source), config: resolved.resolved };
+  return `${JSON.stringify(out, null, 2)}\n`;
+}
+
+/** The generated file as it is on disk, checked as the Worker will run it. */
+export async function checkGeneratedWorkerConfig(path = WORKER_CONFIG_OUT): Promise<GeneratedWorkerConfig> {
+  const generated = JSON.parse(readFileSync(path, 'utf8')) as GeneratedWorkerConfig;
+  await checkWorkerConfig(resolveConfigDocument(generated.config), `${path} (from ${generated.source})`);
+  return generated;
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const source = process.argv[2] ?? WORKER_CONFIG_SOURCE;
-  writeFileSync(WORKER_CONFIG_OUT, await renderWorkerConfig(source));
-  console.log(`wrote ${WORKER_CONFIG_OUT} from ${source}`);
+  try {
+    const args = process.argv.slice(2);
+    const at = args.indexOf('--out');
+    const out = at >= 0 ? args.splice(at, 2)[1] : WORKER_CONFIG_OUT;
+    if (args[0] === '--check') {
+      const g = await checkGeneratedWorkerConfig(out);
+      console.log(`${relative(ROOT, out)} (from ${g.source}) runs on Workers`);
+    } else {
+      const source = args[0] ?? WORKER_CONFIG_SOURCE;
+      writeFileSync(out, await renderWorkerConfig(source));
+      console.log(`wrote ${out} from ${source}`);
+    }
+  } catch (e) {
+    console.error(`vouch: ${codeOf(e)}: ${publicMessage(e)}`);
+    process.exit(1);
+  }
 }

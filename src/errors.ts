@@ -29,11 +29,18 @@ export type ErrorCode =
   | 'ERR_VERIFY_ENTRY'
   | 'ERR_VERIFY_RECEIPT'
   | 'ERR_LOG_FORK'
+  // a checkpoint signed by a key outside its time: revoked after a size, or retired by a rotation (log/key-window.ts)
+  | 'ERR_KEY_REVOKED'
+  | 'ERR_KEY_RETIRED'
   // store
   | 'ERR_STORE'
   | 'ERR_STORE_INCONSISTENT'
   | 'ERR_STORE_CLOSED'
+  // checkpoint signing fell behind the coverage bound: decisions stop until it catches up
+  | 'ERR_STORE_BEHIND'
   | 'ERR_NOT_FOUND'
+  // a log entry longer than a tlog-tiles entry bundle can frame (uint16 length prefix)
+  | 'ERR_TILE_ENTRY_TOO_LARGE'
   // policy and chain
   | 'ERR_POLICY'
   | 'ERR_CHAIN_TIMEOUT'

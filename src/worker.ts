@@ -7,6 +7,7 @@ import { WORKER_CONFIG_DOCUMENT } from './worker/config.js';
 import type { WorkerEnv } from './worker/env.js';
 
 export { VouchLog } from './worker/log-object.js';
+export { VouchState } from './worker/state-object.js';
 
 let built: { key: string; app: WorkerApp } | undefined;
 

@@ -1,7 +1,8 @@
 // Checks of a bundle that need a little state while entries stream by: which entry a broken
 // link points at (one link of lookahead), and the documents the entries name (few per log).
-import { digestBytes, isDigest, toHex, type Digest } from '../canonical/index.js';
+import { digestBytes, toHex, type Digest } from '../canonical/index.js';
 import type { NoteVerifier } from '../log/index.js';
+import type { TypedEntry } from '../entries/index.js';
 import { documentPath } from './bundle-format.js';
 import type { BundleReader } from './verify-bundle.js';
 
@@ -56,11 +57,11 @@ export class DocumentCheck {
   private readonly cache = new Map<Digest, Uint8Array | undefined>();
   constructor(private readonly reader: Pick<BundleReader, 'bytes'>) {}
 
-  note(e: Record<string, unknown>): void {
-    const p = (e.type === 'policy' ? e : e.policy) as Record<string, unknown> | undefined;
+  note(e: TypedEntry): void {
+    const p = e.type === 'policy' ? e : e.type === 'decision' ? e.policy : undefined;
     if (!p || this.named.size > 10_000) return;
-    if (isDigest(p.chain)) this.named.set(p.chain, 'chain');
-    if (isDigest(p.policySet)) this.named.set(p.policySet, 'policy');
+    this.named.set(p.chain, 'chain');
+    this.named.set(p.policySet, 'policy');
   }
 
   async read(d: Digest): Promise<Uint8Array | undefined> {

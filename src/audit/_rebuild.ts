@@ -1,7 +1,7 @@
 // Rebuild the policy a decision was made under from its stored documents, found by digest:
 // the chain document (the resolved config, policy text inlined) and the policy-set document.
 // Both are re-hashed before use, so a swapped document can never replay to `match`.
-import { activatePolicy, type Activated } from '../activate.js';
+import { activatePolicy, type Activated } from '../decide/index.js';
 import { digestBytes, parseJson, utf8, type Digest } from '../canonical/index.js';
 import { publicMessage } from '../errors.js';
 import { createMemoryStateStores } from '../interceptors/builtin/index.js';

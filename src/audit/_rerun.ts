@@ -1,7 +1,7 @@
 // Re-run one recorded decision: the stored input through a chain, with the recorded context and
 // recorded state (prepare() is never called), and build the decision record decide() would have
 // written. Remote interceptors are never called: stand-ins answer with the recorded answer.
-import { decisionRecord, denyResult, directionOf, guardDenyOf, planOf, type ActivePolicy } from '../decide.js';
+import { decisionRecord, denyResult, directionOf, guardDenyOf, planOf, type ActivePolicy } from '../decide/index.js';
 import { executeChain } from '../interceptors/chain.js';
 import type { ChainResult, Direction, Interceptor, InterceptorDescriptor, InterceptorType, Json, Outcome } from '../interceptors/types.js';
 import type { DecisionFacts } from './_decision-facts.js';

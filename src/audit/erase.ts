@@ -4,6 +4,7 @@
 import type { Digest } from '../canonical/index.js';
 import { InputError, VouchError } from '../errors.js';
 import type { Appended, EntryBody } from '../log/index.js';
+import { erasureEntryBody } from '../entries/index.js';
 
 export interface ErasureTarget {
   payload(digest: Digest): Promise<Uint8Array | undefined>;
@@ -29,10 +30,7 @@ export const MAX_REASON_LENGTH = 1000;
 export async function eraseStoredPayload(target: ErasureTarget, digest: Digest, opts: ErasureOptions): Promise<{ digest: Digest; seq: number; appended: Appended }> {
   if (opts.reason !== undefined && opts.reason.length > MAX_REASON_LENGTH) throw new InputError('ERR_INPUT', `reason longer than ${MAX_REASON_LENGTH} characters`, [{ path: '/reason', message: 'too long' }]);
   if (!(await target.payload(digest))) throw new VouchError('ERR_NOT_FOUND', `no payload ${digest} (never stored, or already erased)`);
-  const body: EntryBody = { type: 'erasure', time: opts.time, digest };
-  if (opts.reason !== undefined) body.reason = opts.reason;
-  if (opts.by !== undefined) body.by = opts.by;
-  const appended = await target.append(body);
+  const appended = await target.append(erasureEntryBody({ time: opts.time, digest, reason: opts.reason, by: opts.by }));
   await target.erasePayload(digest);
   return { digest, seq: appended.seq, appended };
 }

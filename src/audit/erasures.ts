@@ -1,6 +1,8 @@
 // Which payloads erasure entries removed: one pass over a log's entries, parsing only those
 // that can be erasure entries. Replay uses it to tell "erased" from "missing".
-import { isDigest, type Digest } from '../canonical/index.js';
+import type { Digest } from '../canonical/index.js';
+import { readErasureEntry } from '../entries/index.js';
+import { decodeEntry } from '../log/index.js';
 
 const MARK = '"type":"erasure"';
 const text = new TextDecoder();
@@ -11,13 +13,15 @@ export async function scanErasures(entries: AsyncIterable<{ seq: number; bytes: 
   for await (const { seq, bytes } of entries) {
     const s = text.decode(bytes);
     if (!s.includes(MARK)) continue;
-    let e: { type?: unknown; digest?: unknown };
+    let e;
     try {
-      e = JSON.parse(s);
+      const decoded = decodeEntry(bytes);
+      if (decoded.type !== 'erasure') continue;
+      e = readErasureEntry(decoded);
     } catch {
       continue; // not this pass's business: verifyLog names broken entries
     }
-    if (e.type === 'erasure' && isDigest(e.digest) && !out.has(e.digest)) out.set(e.digest, seq);
+    if (!out.has(e.digest)) out.set(e.digest, seq);
   }
   return out;
 }

@@ -2,7 +2,7 @@
 // policy set by digest, re-run the chain with the recorded context and state, and compare the
 // canonical decision byte for byte. Portable: entries, payloads and documents come from a source.
 import { digestBytes, digestJson, parseJson, utf8, type Digest } from '../canonical/index.js';
-import { GUARD_STATE_KEY, mutatorsOf, planOf, UNCOVERED_KEY, uncoveredOf, VOUCH_ENGINE_VERSION, type ActivePolicy } from '../decide.js';
+import { GUARD_STATE_KEY, mutatorsOf, planOf, UNCOVERED_KEY, uncoveredOf, VOUCH_ENGINE_VERSION, type ActivePolicy } from '../decide/index.js';
 import { decisionTarget } from '../interceptors/target-of.js';
 import type { ChainResult } from '../interceptors/types.js';
 import { publicMessage } from '../errors.js';

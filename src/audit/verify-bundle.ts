@@ -10,6 +10,7 @@ import { checkNewerCheckpoint, verifiersFor, type NewerCheckpoint } from '../rec
 import { DocumentCheck, LinkBreaks, uniqueVerifiers } from './_bundle-checks.js';
 import { readBundleKeys } from './_bundle-keys.js';
 import { readEntry } from '../log/fast-entry.js';
+import { readEntry as readTypedEntry, type TypedEntry } from '../entries/index.js';
 import { PayloadCursor } from './_payload-cursor.js';
 import { FILES, parseEntryLine, parseManifest, parseRangeFile, type BundleManifest } from './bundle-format.js';
 import { ActivationTracker } from '../log/activation-check.js';
@@ -213,7 +214,14 @@ export async function verifyBundle(reader: BundleReader, opts: VerifyBundleOptio
         if (e.seq !== seq) add('entry', 'ERR_VERIFY_ENTRY', `entry bytes say seq ${e.seq}, the line says ${seq}`, seq);
         if (e.log !== m.origin) add('entry', 'ERR_VERIFY_ENTRY', `entry names log ${JSON.stringify(e.log)}`, seq);
         if (prev !== undefined && e.prev !== prev) links.broken(seq);
-        docs.note(e);
+        // Each entry through its type's reader (entries/): a field its writer would never write is a finding.
+        let typed: TypedEntry | undefined;
+        try {
+          typed = readTypedEntry(e);
+        } catch (err) {
+          add('entry', codeOf(err), publicMessage(err), seq);
+        }
+        if (typed) docs.note(typed);
         const unactivated = activation?.visit(e);
         if (unactivated) add('activation', 'ERR_VERIFY_ENTRY', unactivated.message, seq);
         byType[e.type] = (byType[e.type] ?? 0) + 1;

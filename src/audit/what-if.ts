@@ -1,7 +1,7 @@
 // What-if replay (DESIGN.md section 4): stored inputs, recorded context and recorded state, run
 // against a candidate policy; lists the decisions that would flip. Policy-impact analysis
 // before activation. Portable: reads through the same ReplaySource as replay.
-import { uncoveredOf, type ActivePolicy } from '../decide.js';
+import { uncoveredOf, type ActivePolicy } from '../decide/index.js';
 import { publicMessage } from '../errors.js';
 import { runningInterceptors, selectInterceptors } from '../interceptors/list.js';
 import { resourceOf } from '../policy/index.js';

@@ -36,6 +36,8 @@ const EXIT_BY_CODE: Partial<Record<ErrorCode, number>> = {
   ERR_VERIFY_PROOF: EXIT.findings,
   ERR_VERIFY_CHECKPOINT: EXIT.findings,
   ERR_VERIFY_NOTE: EXIT.findings,
+  ERR_KEY_REVOKED: EXIT.findings,
+  ERR_KEY_RETIRED: EXIT.findings,
   ERR_VERIFY_ENTRY: EXIT.findings,
   ERR_VERIFY_RECEIPT: EXIT.findings,
   ERR_LOG_FORK: EXIT.findings,

@@ -6,6 +6,7 @@ type Command = { help: string; run(argv: string[], io: Io): Promise<number> };
 const COMMANDS: Record<string, () => Promise<Command>> = {
   gateway: () => import('./commands/gateway.js'),
   init: () => import('./commands/init.js'),
+  keys: () => import('./commands/keys.js'),
   log: () => import('./commands/log.js'),
   serve: () => import('./commands/serve.js'),
   replay: () => import('./commands/replay.js'),
@@ -15,6 +16,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   'verify-bundle': () => import('./commands/verify-bundle.js'),
   verify: () => import('./commands/verify.js'),
   tools: () => import('./commands/tools.js'),
+  witness: () => import('./commands/witness.js'),
 };
 
 const SUMMARY: [string, string][] = [
@@ -28,8 +30,10 @@ const SUMMARY: [string, string][] = [
   ['policy activate FILE', 'store and pin a new chain config (stopped data dir; POST /v1/policy live)'],
   ['policy history', 'every activation of the policy, from the log (status: the one in force)'],
   ['tools approve SERVER TOOL DIGEST', 'approve a changed tool definition the gateway hides (pins live in the log)'],
+  ['keys rotate|revoke|list', 'new keys as a signed log entry; refuse a retired key after a size; the key history'],
   ['payload erase DIGEST', 'erase a payload, record the erasure; proofs stay valid'],
   ['verify RECEIPT', 'check a receipt offline against a trusted key (and a newer checkpoint, a caller key)'],
+  ['witness --log O=VKEYS', 'run a transparency-log witness (c2sp.org/tlog-witness): cosign checkpoints that extend the last one'],
 ];
 
 export const usage = () => `vouch: signed, replayable evidence for what AI agents do over MCP

@@ -13,5 +13,5 @@ export { SIGNATURE_ALGS, isSignatureAlg, publicKeyLength, createSigner, createVe
 export { noteKeyId, typeBytesFor, ED25519_TYPE_BYTES, MLDSA65_TYPE_BYTES, MLDSA65_TYPE_ID } from './key-id.js';
 export { formatKeyText, parseKeyText, KEY_SEED_BYTES, type KeySeed } from './key-text.js';
 export {
-  toJwk, toJwks, parseJwks, toBase64Url, fromBase64Url, type Jwk, type AkpJwk, type OkpJwk, type Jwks, type PublicKeyEntry,
+  toJwk, toJwks, parseJwks, toBase64Url, fromBase64Url, type Jwk, type AkpJwk, type OkpJwk, type Jwks, type PublicKeyEntry, type KeyWindowJson,
 } from './jwks.js';

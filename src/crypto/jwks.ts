@@ -11,6 +11,7 @@ export interface AkpJwk {
   pub: string;
   kid: string;
   use: 'sig';
+  vouch_logs?: Record<string, KeyWindowJson>;
 }
 export interface OkpJwk {
   kty: 'OKP';
@@ -18,6 +19,7 @@ export interface OkpJwk {
   x: string;
   kid: string;
   use: 'sig';
+  vouch_logs?: Record<string, KeyWindowJson>;
 }
 export type Jwk = AkpJwk | OkpJwk;
 export interface Jwks {
@@ -27,6 +29,18 @@ export interface PublicKeyEntry {
   alg: SignatureAlg;
   publicKey: Uint8Array;
   kid: string;
+  /**
+   * Key history (issue 18): per log origin, the tree sizes this key signs there (from, to: the
+   * handover of the rotation that retired it) and the size after which it is revoked. Published
+   * as the JWK member `vouch_logs`; verifiers refuse the key's checkpoints outside them.
+   */
+  logs?: Record<string, KeyWindowJson>;
+}
+/** A key's window in a published key set: sizes it signs in one log. */
+export interface KeyWindowJson {
+  from: number;
+  to?: number;
+  revokedAfter?: number;
 }
 
 /** base64url without padding (RFC 7515 section 2). */
@@ -49,7 +63,25 @@ export function toJwk(alg: SignatureAlg, publicKey: Uint8Array, kid: string): Jw
 }
 
 export function toJwks(keys: PublicKeyEntry[]): Jwks {
-  return { keys: keys.map((k) => toJwk(k.alg, k.publicKey, k.kid)) };
+  return { keys: keys.map((k) => (k.logs && Object.keys(k.logs).length ? { ...toJwk(k.alg, k.publicKey, k.kid), vouch_logs: k.logs } : toJwk(k.alg, k.publicKey, k.kid))) };
+}
+
+const isSize = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
+
+/** `vouch_logs` of a JWK: {origin: {from, to?, revokedAfter?}}; undefined when absent, issues when malformed. */
+function readLogs(v: unknown, at: string, issues: Issue[]): Record<string, KeyWindowJson> | undefined {
+  if (v === undefined) return undefined;
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return void issues.push({ path: at, message: 'must be an object of log origins' });
+  const out: Record<string, KeyWindowJson> = {};
+  for (const [origin, w] of Object.entries(v as Record<string, unknown>)) {
+    const o = w as Record<string, unknown> | null;
+    if (!o || typeof o !== 'object' || !isSize(o.from) || (o.to !== undefined && !isSize(o.to)) || (o.revokedAfter !== undefined && !isSize(o.revokedAfter))) {
+      issues.push({ path: `${at}/${origin}`, message: 'must be {from, to?, revokedAfter?} tree sizes' });
+      continue;
+    }
+    out[origin] = { from: o.from as number, ...(o.to !== undefined ? { to: o.to as number } : {}), ...(o.revokedAfter !== undefined ? { revokedAfter: o.revokedAfter as number } : {}) };
+  }
+  return out;
 }
 
 const PRIVATE_MEMBERS = ['priv', 'd', 'seed'];
@@ -90,7 +122,8 @@ export function parseJwks(input: unknown): PublicKeyEntry[] {
       issues.push({ path: `${at}/${member}`, message: `must be ${publicKeyLength(alg)} bytes for ${alg}` });
       publicKey = undefined;
     }
-    if (publicKey && typeof j.kid === 'string') out.push({ alg, publicKey, kid: j.kid });
+    const logs = readLogs(j.vouch_logs, `${at}/vouch_logs`, issues);
+    if (publicKey && typeof j.kid === 'string') out.push({ alg, publicKey, kid: j.kid, ...(logs ? { logs } : {}) });
   });
   if (issues.length > 0) {
     throw new InputError('ERR_INPUT', `malformed JWKS: ${issues.map((x) => `${x.path} ${x.message}`).join('; ')}`, issues);

@@ -1,9 +1,8 @@
-// Intent vs execution: drift between what was authorized and what ran, execution entries, and
-// the checks vouch makes before a decision (co-signature, authorization link, drift guard).
+// Intent vs execution: drift between what was authorized and what ran, the authorization link,
+// and execution entries. The checks run before a decision (decide/precheck.ts) use these.
 export { computeDrift, escapePointerSegment, MAX_DRIFT_ITEMS, SEVERITY_RANK, type DriftItem, type DriftOp, type DriftReport } from './drift.js';
 export { parseDriftConfig, classifyPath, matchesPattern, DEFAULT_RULES, DEFAULT_DRIFT_RULES, SEVERITIES, type DriftRule, type DriftRules, type Severity as DriftSeverity } from './drift-rules.js';
 export { loadAuthorization, type Authorization, type LogReader } from './link.js';
 export { RecentAuthorizations, DEFAULT_LINK_CAPACITY } from './link-index.js';
 export { recordExecution, driftRecord, type ExecutionFlag, type ExecutionInput, type ExecutionLog, type ExecutionOutcome } from './record.js';
-export { runPrechecks, AUTHORIZATION_META, EXECUTED_META, type Precheck, type PrecheckDeps, type PrecheckRequest } from './precheck.js';
 export { driftValues, pointerSegments, type DriftValue } from './drift-values.js';

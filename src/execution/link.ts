@@ -2,7 +2,8 @@
 // read back from the same tenant's log, and the intent payload it allowed. Anything that is not
 // an allowed request decision of this tenant is no authorization (and says why).
 import { isDigest, parseJson, utf8, type Digest } from '../canonical/index.js';
-import { decodeEntry, type Entry } from '../log/index.js';
+import { decodeEntry } from '../log/index.js';
+import { readDecisionEntry, type DecisionEntry } from '../entries/index.js';
 
 /** What the link needs of a tenant log (the store's LogPort has it). */
 export interface LogReader {
@@ -11,7 +12,7 @@ export interface LogReader {
 }
 
 export type Authorization =
-  | { ok: true; seq: number; entry: Entry; intentDigest: Digest; intent: unknown; intentAvailable: boolean }
+  | { ok: true; seq: number; entry: DecisionEntry; intentDigest: Digest; intent: unknown; intentAvailable: boolean }
   | { ok: false; seq: number | null; reason: string };
 
 /**
@@ -24,19 +25,24 @@ export async function loadAuthorization(log: LogReader, seq: number | null, tena
   if (!Number.isSafeInteger(seq) || seq < 0) return { ok: false, seq: null, reason: 'authorization is not a sequence number' };
   const bytes = await log.entry(seq);
   if (!bytes) return { ok: false, seq, reason: `no entry ${seq} in this log` };
-  let entry: Entry;
+  let decoded;
   try {
-    entry = decodeEntry(bytes);
+    decoded = decodeEntry(bytes);
   } catch {
     return { ok: false, seq, reason: `entry ${seq} does not decode` };
   }
-  if (entry.type !== 'decision') return { ok: false, seq, reason: `entry ${seq} is a ${entry.type} entry, not a decision` };
+  if (decoded.type !== 'decision') return { ok: false, seq, reason: `entry ${seq} is a ${decoded.type} entry, not a decision` };
+  let entry: DecisionEntry;
+  try {
+    entry = readDecisionEntry(decoded);
+  } catch {
+    return { ok: false, seq, reason: `entry ${seq} is not a well-formed decision entry` };
+  }
   // Each tenant has its own log; the tenant field is checked as well, as defence in depth.
   if (entry.tenant !== tenant) return { ok: false, seq, reason: `decision ${seq} belongs to another tenant` };
   if (entry.phase !== undefined && entry.phase !== 'request') return { ok: false, seq, reason: `decision ${seq} is a ${String(entry.phase)}-phase decision, not a request authorization` };
-  const decision = entry.decision as { effect?: unknown } | undefined;
-  if (decision?.effect !== 'allow') return { ok: false, seq, reason: `decision ${seq} was a deny` };
-  const intentDigest = (entry.intent as { digest?: unknown } | null | undefined)?.digest;
+  if (entry.decision.effect !== 'allow') return { ok: false, seq, reason: `decision ${seq} was a deny` };
+  const intentDigest = entry.intent?.digest;
   if (!isDigest(intentDigest)) return { ok: false, seq, reason: `decision ${seq} records no intent digest` };
   const intentBytes = await log.payload(intentDigest);
   if (!intentBytes) return { ok: true, seq, entry, intentDigest, intent: undefined, intentAvailable: false };

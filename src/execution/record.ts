@@ -4,6 +4,7 @@
 import { canonicalBytes, digestBytes, type Digest } from '../canonical/index.js';
 import type { Json } from '../interceptors/types.js';
 import type { Appended, Attachment, EntryBody } from '../log/index.js';
+import { executionEntryBody, type ExecutionFields, type ExecutionFlag } from '../entries/index.js';
 import { buildReceipt, type Receipt } from '../receipt/index.js';
 import { computeDrift, type DriftReport } from './drift.js';
 import { DEFAULT_DRIFT_RULES, type DriftRules } from './drift-rules.js';
@@ -12,7 +13,7 @@ import { hasSize, withExecutions } from './executed-index.js';
 import { loadAuthorization, type Authorization, type LogReader } from './link.js';
 import { isDigest, parseJson, utf8 } from '../canonical/index.js';
 
-export type ExecutionFlag = 'unauthorized' | 'repeated' | 'intent-erased' | 'principal-mismatch' | 'session-mismatch' | 'drift-suspicious' | 'drift-critical';
+export type { ExecutionFlag };
 
 export interface ExecutionLog extends LogReader {
   append(body: EntryBody, attachments?: Attachment[]): Promise<Appended>;
@@ -86,8 +87,7 @@ async function record(input: ExecutionInput, auth: Authorization, executedBytes:
     if (drift?.severity === 'suspicious') flag('drift-suspicious', `changed: ${paths('suspicious')}`);
     if (drift?.severity === 'critical') flag('drift-critical', `changed: ${paths('critical')}`);
   }
-  const body: Record<string, Json | undefined> = {
-    type: 'execution',
+  const fields: ExecutionFields = {
     time: input.time,
     tenant: input.tenant,
     principal: input.principal,
@@ -95,7 +95,7 @@ async function record(input: ExecutionInput, auth: Authorization, executedBytes:
     onBehalfOf: input.onBehalfOf,
     session: input.session,
     trace: input.trace,
-    event: auth.ok ? (auth.entry.event as Json) : input.event,
+    event: auth.ok ? auth.entry.event : input.event,
     // The authorization's target name (tool, prompt, resource), so the entry reads on its own.
     target: auth.ok && typeof auth.entry.target === 'string' ? auth.entry.target : undefined,
     authorization: auth.ok ? auth.seq : null,
@@ -104,11 +104,11 @@ async function record(input: ExecutionInput, auth: Authorization, executedBytes:
     result: input.resultDigest ? { digest: input.resultDigest } : undefined,
     drift: drift ? driftRecord(drift) : null,
     flags,
-    why: flags.length ? (why as Json) : undefined,
+    why,
+    // An unauthorized execution keeps the seq it claimed and why it did not count, for the auditor.
+    claimed: auth.ok ? undefined : { authorization: input.authorization, reason: auth.reason },
   };
-  // An unauthorized execution keeps the seq it claimed and why it did not count, for the auditor.
-  if (!auth.ok) body.claimed = { authorization: input.authorization, reason: auth.reason };
-  for (const k of Object.keys(body)) if (body[k] === undefined) delete body[k];
+  const body = executionEntryBody(fields);
   const appended = await input.log.append(body as EntryBody, [{ digest: executedDigest, bytes: executedBytes }]);
   const shown = drift && auth.ok ? { ...drift, items: driftValues(drift.items, auth.intent, input.executed, await inputOf(input.log, auth)) } : null;
   return { seq: appended.seq, drift: shown, flags, why, body: body as EntryBody, appended, receipt: buildReceipt(appended) };

@@ -1,6 +1,8 @@
 // One log entry as a row of the audit console's table (GET /v1/entries), the filters over rows,
-// and the allow/deny chart buckets. Portable: plain data in, plain data out.
+// and the allow/deny chart buckets. Entries are read only through their readers (entries/). Portable.
+import { readEntry, type DecisionEntry, type TypedEntry } from '../entries/index.js';
 import { InputError, type Issue } from '../errors.js';
+import type { Entry } from '../log/index.js';
 
 export type DriftFilter = 'none' | 'benign' | 'suspicious' | 'critical' | 'any';
 
@@ -43,10 +45,9 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 
 /** The entry's recorded target; for entries written before decide() recorded one, the name a result shows. */
-function targetOf(e: Record<string, unknown>): string | null {
-  if (typeof e.target === 'string') return e.target;
-  const d = isRecord(e.decision) ? e.decision : {};
-  for (const r of Array.isArray(d.results) ? d.results : []) {
+function targetOf(e: DecisionEntry): string | null {
+  if (e.target !== undefined) return e.target;
+  for (const r of Array.isArray(e.decision.results) ? e.decision.results : []) {
     if (!isRecord(r)) continue;
     const info = isRecord(r.info) ? r.info : undefined;
     if (info && str(info.tool)) return str(info.tool);
@@ -54,37 +55,42 @@ function targetOf(e: Record<string, unknown>): string | null {
   return null;
 }
 
-/** A response-phase decision's own drift guard (execution/precheck.ts): the authorization it answers and its drift. */
-function guardOf(e: Record<string, unknown>): { authorization: number | null; drift: string | null } {
-  const g = isRecord(e.state) && isRecord(e.state['(vouch)']) && isRecord(e.state['(vouch)'].execution) ? e.state['(vouch)'].execution : undefined;
+/** A response-phase decision's own drift guard (decide/precheck.ts): the authorization it answers and its drift. */
+function guardOf(state: Record<string, unknown>): { authorization: number | null; drift: string | null } {
+  const g = isRecord(state['(vouch)']) && isRecord(state['(vouch)'].execution) ? state['(vouch)'].execution : undefined;
   if (!g) return { authorization: null, drift: null };
   return { authorization: typeof g.authorization === 'number' ? g.authorization : null, drift: isRecord(g.drift) ? str(g.drift.severity) : null };
 }
 
-/** The row of one decoded entry (never throws on an unexpected shape: fields fall back to null). */
-export function rowOf(seq: number, e: Record<string, unknown>): ConsoleRow {
-  const d = isRecord(e.decision) ? e.decision : undefined;
-  const effect = d && (d.effect === 'allow' || d.effect === 'deny') ? d.effect : null;
-  const aborted = d && isRecord(d.abortedAt) ? str(d.abortedAt.interceptor) : null;
-  const guard = e.type === 'decision' && e.phase === 'response' ? guardOf(e) : { authorization: null, drift: null };
-  const drift = isRecord(e.drift) ? str(e.drift.severity) : e.type === 'execution' ? 'none' : guard.drift;
-  const row: ConsoleRow = {
-    seq,
-    type: str(e.type) ?? 'unknown',
-    time: str(e.time) ?? '',
-    principal: str(e.principal) ?? (e.type === 'policy' ? str(e.by) : null),
-    event: str(e.event),
-    phase: str(e.phase),
-    target: targetOf(e),
-    effect,
-    decidedBy: aborted,
-    drift,
-    link: e.type === 'execution' && typeof e.authorization === 'number' ? e.authorization : guard.authorization,
-    flags: Array.isArray(e.flags) ? e.flags.filter((f): f is string => typeof f === 'string') : [],
-  };
-  if (e.type === 'execution' && e.authorization === null && !row.flags.includes('unauthorized')) row.flags.push('unauthorized');
-  if (e.type === 'policy') row.policy = { action: str(e.action), chain: str(e.chain), policySet: str(e.policySet), pinned: typeof e.pinned === 'boolean' ? e.pinned : null, by: str(e.by) };
-  return row;
+/**
+ * The row of one entry, read through its type's reader (entries/). Never throws: an entry its
+ * reader refuses is shown as what it claims to be, every field null, flagged `malformed`.
+ */
+export function rowOf(seq: number, raw: Record<string, unknown>): ConsoleRow {
+  const row: ConsoleRow = { seq, type: str(raw.type) ?? 'unknown', time: str(raw.time) ?? '', principal: null, event: null, phase: null, target: null, effect: null, decidedBy: null, drift: null, link: null, flags: [] };
+  let e: TypedEntry;
+  try {
+    e = readEntry(raw as unknown as Entry);
+  } catch {
+    return { ...row, flags: ['malformed'] };
+  }
+  switch (e.type) {
+    case 'decision': {
+      const guard = e.phase === 'response' ? guardOf(e.state) : { authorization: null, drift: null };
+      const aborted = isRecord(e.decision.abortedAt) ? str(e.decision.abortedAt.interceptor) : null;
+      return { ...row, principal: e.principal ?? null, event: e.event, phase: e.phase, target: targetOf(e), effect: e.decision.effect, decidedBy: aborted, drift: guard.drift, link: guard.authorization };
+    }
+    case 'execution': {
+      const flags: string[] = [...e.flags];
+      if (e.authorization === null && !flags.includes('unauthorized')) flags.push('unauthorized');
+      const drift = isRecord(e.drift) ? str(e.drift.severity) : 'none';
+      return { ...row, principal: e.principal, event: e.event ?? null, target: e.target ?? null, drift, link: e.authorization, flags };
+    }
+    case 'policy':
+      return { ...row, principal: e.by ?? null, policy: { action: e.action ?? null, chain: e.chain, policySet: e.policySet, pinned: e.pinned ?? null, by: e.by ?? null } };
+    default:
+      return row;
+  }
 }
 
 /** What links to an authorization: execution entries and response-phase decisions that answer it. */

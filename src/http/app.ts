@@ -5,7 +5,8 @@ import { AccessError, codeOf, publicMessage } from '../errors.js';
 import { DEV_CALLER, requireRole } from './auth.js';
 import { readJsonBody } from './body.js';
 import { DEFAULT_LIMITS, type AppDeps, type Caller, type Role } from './deps.js';
-import { errorJson, httpStatusOf, JSONRPC, rpcCodeOf } from './errors.js';
+import { errorJson, httpStatusOf } from './errors.js';
+import { JSONRPC, rpcCodeOf } from '../protocol/index.js';
 import { createMcpEndpoint } from './mcp-endpoint.js';
 import { challengeFor, metadataDocument, scopesGranting, wwwAuthenticate } from './oauth-metadata.js';
 import { webGuard } from './web-guard.js';
@@ -14,6 +15,7 @@ import { registerRestRoutes } from './routes-rest.js';
 import { registerAuditRoutes } from './routes-audit.js';
 import { registerExecutionRoutes } from './routes-execution.js';
 import { registerConsoleRoutes } from './routes-console.js';
+import { registerTileRoutes } from './routes-tiles.js';
 
 export type Env = { Variables: { caller: Caller } };
 
@@ -133,5 +135,6 @@ export function createApp(deps: AppDeps, metrics = new Metrics()): VouchApp {
   registerRestRoutes(app, { deps, limits, metrics, withRole, precheck });
   registerAuditRoutes(app, { deps, limits, metrics, withRole });
   registerConsoleRoutes(app, { deps, limits, metrics, withRole });
+  registerTileRoutes(app, { deps, withRole });
   return { app, metrics };
 }

@@ -5,6 +5,7 @@
 // `audience` says otherwise, the audience every token must carry.
 import { createLocalJWKSet, createRemoteJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 import { AccessError, ConfigError, type Issue } from '../errors.js';
+import { isTenant } from '../log/index.js';
 import { parseAllowedOrigins } from './web-guard.js';
 import { ROLES, type Authenticator, type Caller, type Role } from './deps.js';
 
@@ -40,7 +41,6 @@ export interface AuthConfig {
 export const DEFAULT_MAX_TOKEN_AGE_SECONDS = 86_400;
 const MAX_TOKEN_AGE_LIMIT = 366 * 86_400;
 
-const TENANT_RE = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 
 const SCOPE_RE = /^[\x21\x23-\x5b\x5d-\x7e]{1,128}$/; // RFC 6749 scope-token
 const ROLE_RE = /^[A-Za-z0-9._:-]{1,64}$/;
@@ -70,7 +70,7 @@ export function parseAuthConfig(input: unknown, path = '/auth', opts: { resource
   if (o.resource !== undefined && !isAbsoluteUrl(o.resource, true)) issues.push({ path: `${path}/resource`, message: 'an absolute http(s) URL without a fragment' });
   if (o.audience === undefined && o.resource === undefined && !opts.resourceLater) issues.push({ path: `${path}/audience`, message: 'give audience or resource (the audience defaults to the resource)' });
   if (o.authorizationServers !== undefined && (!Array.isArray(o.authorizationServers) || !o.authorizationServers.length || !o.authorizationServers.every((u) => isAbsoluteUrl(u)))) issues.push({ path: `${path}/authorizationServers`, message: 'a non-empty list of absolute http(s) URLs' });
-  if (o.tenant !== undefined && (typeof o.tenant !== 'string' || !TENANT_RE.test(o.tenant))) issues.push({ path: `${path}/tenant`, message: 'a tenant name (lower case letters, digits, _ and -)' });
+  if (o.tenant !== undefined && !isTenant(o.tenant)) issues.push({ path: `${path}/tenant`, message: 'a tenant name (lower case letters, digits, _ and -)' });
   if (o.scopes !== undefined) {
     if (typeof o.scopes !== 'object' || o.scopes === null || Array.isArray(o.scopes)) issues.push({ path: `${path}/scopes`, message: 'an object: scope -> list of roles' });
     else
@@ -137,7 +137,7 @@ function fromClaims(p: Record<string, unknown>, names: { principal: string; tena
   const tenant = p[names.tenant] ?? cfg.tenant;
   const roles = p[names.roles];
   if (typeof principal !== 'string' || !principal) throw new AccessError('ERR_UNAUTHENTICATED', `token has no ${names.principal} claim`);
-  if (typeof tenant !== 'string' || !TENANT_RE.test(tenant)) throw new AccessError('ERR_UNAUTHENTICATED', `token has no valid ${names.tenant} claim`);
+  if (!isTenant(tenant)) throw new AccessError('ERR_UNAUTHENTICATED', `token has no valid ${names.tenant} claim`);
   const list = typeof roles === 'string' ? roles.split(/[ ,]+/) : Array.isArray(roles) ? roles.filter((r): r is string => typeof r === 'string') : [];
   // OAuth scopes grant roles only through the configured map: an unmapped scope grants nothing.
   const scope = p.scope;

@@ -1,7 +1,7 @@
 // What createApp needs, as ports: the same app runs on Node (SQLite data directory) and on
 // Workers (a Durable Object per tenant log). Everything async, so a remote log fits.
 import type { Jwks, PublicKeyEntry } from '../crypto/index.js';
-import type { ActivePolicy } from '../decide.js';
+import type { ActivePolicy } from '../decide/index.js';
 import type { ProtectedResource } from './oauth-metadata.js';
 
 export type Role = 'enforce' | 'audit' | 'admin' | 'delegate';

@@ -10,7 +10,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
-import { createInterceptorServer, SESSION_KEY, sessionFromAuthInfo, type InterceptorSession } from '../mcp/interceptor-server.js';
+import { createInterceptorServer, SESSION_KEY, sessionFromAuthInfo, type InterceptorSession } from './mcp-server.js';
 
 const SHARED_METHODS: ReadonlySet<string> = new Set(['interceptors/list', 'interceptor/invoke', 'interceptor/executeChain']);
 

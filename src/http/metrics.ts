@@ -32,6 +32,7 @@ export class Metrics {
   private audits = new Map<string, { checked: number; total: number; complete: boolean; failed: boolean }>();
   private published = new Map<string, number>();
   private otlpFailures = new Map<string, number>();
+  private witnesses = new Map<string, { tenant: string; name: string; logSize: number; cosignedSize: number; failures: number }>();
 
   decision(effect: 'allow' | 'deny', ms: number): void {
     this.decisions.set(effect, (this.decisions.get(effect) ?? 0) + 1);
@@ -56,6 +57,11 @@ export class Metrics {
   /** Telemetry (OTLP) items whose export failed, by signal: never a decision's failure. */
   otlpFailed(signal: string, items: number): void {
     this.otlpFailures.set(signal, (this.otlpFailures.get(signal) ?? 0) + items);
+  }
+
+  /** A witness's progress on a tenant log (witness/submitter.ts): behind = log size - size it cosigned. */
+  witness(tenant: string, name: string, logSize: number, cosignedSize: number, ok: boolean): void {
+    this.witnesses.set(`${tenant}\u0000${name}`, { tenant, name, logSize, cosignedSize, failures: (this.witnesses.get(`${tenant}\u0000${name}`)?.failures ?? 0) + (ok ? 0 : 1) });
   }
 
   error(code: string): void {
@@ -85,6 +91,16 @@ export class Metrics {
     if (this.otlpFailures.size) {
       l.push('# HELP vouch_otlp_export_failures_total Spans and log records whose OTLP export failed, by signal.', '# TYPE vouch_otlp_export_failures_total counter');
       for (const [sig, n] of this.otlpFailures) l.push(`vouch_otlp_export_failures_total{signal="${sig}"} ${n}`);
+    }
+    if (this.witnesses.size) {
+      const w = [...this.witnesses.values()];
+      const lbl = (x: { tenant: string; name: string }) => `tenant="${x.tenant}",witness="${x.name.replace(/["\\\n]/g, '_')}"`;
+      l.push('# HELP vouch_witness_cosigned_size Tree size of the newest checkpoint each witness cosigned.', '# TYPE vouch_witness_cosigned_size gauge');
+      for (const x of w) l.push(`vouch_witness_cosigned_size{${lbl(x)}} ${x.cosignedSize}`);
+      l.push('# HELP vouch_witness_behind_entries Entries the log holds beyond what each witness cosigned.', '# TYPE vouch_witness_behind_entries gauge');
+      for (const x of w) l.push(`vouch_witness_behind_entries{${lbl(x)}} ${Math.max(0, x.logSize - x.cosignedSize)}`);
+      l.push('# HELP vouch_witness_failures_total Submissions a witness did not cosign (down, timed out or refused).', '# TYPE vouch_witness_failures_total counter');
+      for (const x of w) l.push(`vouch_witness_failures_total{${lbl(x)}} ${x.failures}`);
     }
     return l.join('\n') + '\n';
   }

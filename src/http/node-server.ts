@@ -1,15 +1,12 @@
 // The Node entry (Node only): data directory, config, policy, createApp on @hono/node-server,
 // graceful shutdown (stop accepting, finish the batch in flight, close the databases).
 import { serve } from '@hono/node-server';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { activatePolicy, type Activated } from '../activate.js';
+import { activatePolicy, type Activated, loadPinnedPolicy, recordActivation } from '../decide/index.js';
 import { parseCallerKeys } from '../receipt/index.js';
 import { ConfigError } from '../errors.js';
 import { createMemoryStateStores } from '../interceptors/builtin/index.js';
-import { loadPinnedPolicy, recordActivation } from '../audit/policy-in-force.js';
-import { loadConfigFile } from '../policy/load-config.js';
+import { defaultConfigPath, loadConfigFile } from '../policy/load-config.js';
 import { logPortOf, type LogPort } from '../store/log-port.js';
 import { initDataDir, listTenants, openDataDir, type DataDir } from '../store/node.js';
 import { createLogLifecycle } from './log-lifecycle.js';
@@ -22,8 +19,8 @@ import type { Limits } from './deps.js';
 import { Metrics } from './metrics.js';
 import { parseAllowedOrigins } from './web-guard.js';
 import { createOtelExporter, parseOtlpUrl, type OtelExporter } from '../observe/otel.js';
+import { openNodeWitnessing, readWitnessingConfig, type NodeWitnessing } from '../witness/node-log.js';
 
-export const EXAMPLE_CONFIG = new URL('../../fixtures/config/vouch.example.yaml', import.meta.url);
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|localhost|::1)$/;
 
 export interface ServeOptions {
@@ -48,6 +45,8 @@ export interface ServeOptions {
   auditPage?: number;
   /** OTLP/HTTP collector base URL (`--otlp`): each durable entry exported as a span and a log record. Off when absent. */
   otlp?: string;
+  /** Witness config file (`--witnesses FILE`, witness/config.ts); default <data>/witnesses.json when present. Off when neither. */
+  witnesses?: string;
 }
 
 export interface RunningServer {
@@ -63,18 +62,6 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export function defaultConfigPath(data: string): string {
-  const own = join(data, 'vouch.yaml');
-  return existsSync(own) ? own : EXAMPLE_CONFIG.pathname;
-}
-
-/**
- * The policy in force is the log's newest `policy` entry (audit/policy-in-force.ts): explicit
- * activations (`vouch policy activate`, POST /v1/policy) record it pinned, so at start it wins
- * over the config file until `vouch policy unpin`; meta holds no pointer the service trusts.
- */
-export { loadPinnedPolicy, recordActivation } from '../audit/policy-in-force.js';
-
 export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const host = opts.host ?? '127.0.0.1';
   if (!opts.auth && !LOOPBACK.test(host)) {
@@ -87,10 +74,13 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const allowOrigins = [...parseAllowedOrigins(opts.allowOrigins, '/allowOrigins'), ...parseAllowedOrigins(opts.auth?.allowOrigins, '/auth/allowOrigins')];
   if (opts.otlp !== undefined) parseOtlpUrl(opts.otlp); // a bad URL is a start-up error, before anything is opened
   initDataDir(opts.data); // first run: keys generated; existing keys are kept
+  const witnessCfg = readWitnessingConfig(opts.data, opts.witnesses); // a bad file is a start-up error
   const metrics = new Metrics();
   const otel: OtelExporter | undefined =
     opts.otlp === undefined ? undefined : createOtelExporter({ url: opts.otlp, onExportError: (signal, n, error) => (metrics.otlpFailed(signal, n), opts.logLine?.({ level: 'warn', msg: 'OTLP export failed', signal, items: n, error })) });
-  const dataDir = await openDataDir(opts.data, {
+  // The log thread starts, and opens and checks each tenant's log, while this thread loads and
+  // activates the policy (Cedar, schemas): the two largest parts of start-up run side by side.
+  const opening = openDataDir(opts.data, {
     thread: true,
     logThread: true,
     keyName: opts.keyName,
@@ -102,7 +92,8 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       if (p.error) opts.logLine?.({ level: 'error', msg: 'log audit found a mismatch: signing stopped', tenant: t, code: p.error.code, error: p.error.message });
     },
   });
-  const lifecycle = createLogLifecycle({ data: opts.data, dataDir, metrics, logLine: opts.logLine, idleCheckpointMs: opts.idleCheckpointMs ?? 60_000 });
+  // Errors surface where `opening` is awaited below; a failed open is retried (and reported) by logs().
+  opening.then((d) => listTenants(opts.data).forEach((t) => { try { d.log(t); } catch { /* reported by logs() */ } }), () => undefined);
   let policy: Activated;
   // One set of live state stores for every policy: a hot swap keeps rate counters and taint.
   const state = createMemoryStateStores();
@@ -113,10 +104,14 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   try {
     policy = await activatePolicy(await loadConfigFile(configPath), { state, remote: 'connect' });
   } catch (e) {
-    await dataDir.close();
+    await (await opening.catch(() => undefined))?.close();
     await otel?.shutdown();
     throw e;
   }
+  const dataDir = await opening;
+  // Witnessing (issue 18): cosignatures are collected on their own timer; decisions never wait for them.
+  const witnessing: NodeWitnessing | undefined = witnessCfg && openNodeWitnessing({ data: opts.data, config: witnessCfg, logLine: opts.logLine, onStatus: (t, st) => metrics.witness(t, st.witness, st.logSize, st.cosignedSize, st.ok) });
+  const lifecycle = createLogLifecycle({ data: opts.data, dataDir, metrics, logLine: opts.logLine, idleCheckpointMs: opts.idleCheckpointMs ?? 60_000 });
   const ports = new Map<string, Promise<LogPort>>();
   const logs = (tenant: string): Promise<LogPort> => {
     let p = ports.get(tenant);
@@ -124,7 +119,8 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       p = (async () => {
         const t = dataDir.log(tenant);
         await t.ready;
-        const port = logPortOf(t.origin, t.store, t.appender);
+        const raw = logPortOf(t.origin, t.store, t.appender);
+        const port = witnessing ? witnessing.track(tenant, raw) : raw;
         const pinned = await loadPinnedPolicy(t.store, state);
         if (pinned) tenantPolicy.set(tenant, pinned);
         await recordActivation(port, t.store, pinned ?? policy, systemClock.isoNow(), { by: 'start-up' });
@@ -177,7 +173,16 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     policyAdmin,
     authenticate: opts.auth && createAuthenticator(opts.auth, () => systemClock.now()),
     protectedResource: opts.auth && protectedResourceOf(opts.auth),
-    keys: { jwks: dataDir.jwks(), vkeys: dataDir.keys.map((k) => k.vkey), keyId: dataDir.keys[0].keyId },
+    // Read per request: the key history changes with a rotation or revocation (issue 18).
+    keys: {
+      get jwks() {
+        return dataDir.jwks();
+      },
+      get vkeys() {
+        return dataDir.vkeys();
+      },
+      keyId: dataDir.keys[0].keyId,
+    },
     clock: systemClock,
     limits: opts.limits,
     allowOrigins,
@@ -224,6 +229,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
           (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
         });
         await lifecycle.shutdown(); // after the batches in flight: a checkpoint over everything committed
+        await witnessing?.close(); // stops submitting; a witness that is down is not waited for beyond its timeout
         await otel?.shutdown(); // exports what is queued (bounded by the exporter's timeout)
         await dataDir.close(); // finishes queued and in-flight batches first
         await policy.close();

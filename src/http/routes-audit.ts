@@ -2,10 +2,9 @@
 // .tar.gz (audit), payload erasure and policy activation without a restart (admin). Each reads
 // only the caller's own tenant log. Portable: no node:* (gzip by CompressionStream).
 import type { Hono } from 'hono';
-import { activatePolicy } from '../activate.js';
+import { activatePolicy, VOUCH_ENGINE_VERSION } from '../decide/index.js';
 import { exportBundle, planExport, replayLog, scanErasures, whatIf, createTarWriter, eraseStoredPayload, type BundleSink, type ExportSource, type ReplaySource } from '../audit/index.js';
 import { parseDigest, type Digest } from '../canonical/index.js';
-import { VOUCH_ENGINE_VERSION } from '../decide.js';
 import { ConfigError, InputError, StoreError, type Issue } from '../errors.js';
 import { createMemoryStateStores } from '../interceptors/builtin/index.js';
 import type { Json } from '../interceptors/types.js';

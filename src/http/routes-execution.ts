@@ -3,14 +3,13 @@
 // (caller co-signature, response-to-request link, drift guard). One link index per app.
 import type { Hono } from 'hono';
 import { parseDigest, type Digest } from '../canonical/index.js';
-import type { ActivePolicy } from '../decide.js';
+import { onBehalfOf, runPrechecks, type ActivePolicy, type Precheck, type PrecheckRequest } from '../decide/index.js';
 import { InputError, type Issue } from '../errors.js';
-import { parseDriftConfig, recordExecution, RecentAuthorizations, runPrechecks, type DriftRules, type Precheck, type PrecheckRequest } from '../execution/index.js';
+import { parseDriftConfig, recordExecution, RecentAuthorizations, type DriftRules } from '../execution/index.js';
 import type { Env } from './app.js';
 import { readJsonBody } from './body.js';
 import type { AppDeps, Caller, TenantLogPort } from './deps.js';
 import type { RestContext } from './routes-rest.js';
-import { onBehalfOf } from '../mcp/decide-params.js';
 
 export type PrecheckFn = (caller: Caller, log: TenantLogPort, policy: ActivePolicy, req: PrecheckRequest) => Promise<Precheck>;
 

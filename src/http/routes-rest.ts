@@ -3,14 +3,14 @@
 import type { Context, Hono } from 'hono';
 import { parseDigest, toHex, utf8 } from '../canonical/index.js';
 import { InputError, VouchError } from '../errors.js';
-import { decideParams } from '../mcp/decide-params.js';
-import { parseExecuteChainParams } from '../mcp/params.js';
+import { decideParams, parseExecuteChainParams } from '../decide/index.js';
 import { hashLeaf } from '../log/index.js';
 import { buildReceipt } from '../receipt/index.js';
 import type { Env } from './app.js';
 import { readJsonBody } from './body.js';
 import type { AppDeps, Limits, Role } from './deps.js';
 import type { Metrics } from './metrics.js';
+import { durableAnswer, WAIT_META, waitOf } from './wait.js';
 import type { PrecheckFn } from './routes-execution.js';
 
 export interface RestContext {
@@ -37,7 +37,10 @@ export function registerRestRoutes(app: Hono<Env>, rc: RestContext): void {
   app.post('/v1/authorize', withRole('enforce'), async (c) => {
     const caller = c.get('caller');
     const t0 = deps.clock.monotonic();
-    const p = parseExecuteChainParams(await readJsonBody(c.req.raw, limits.bodyBytes));
+    const raw = await readJsonBody(c.req.raw, limits.bodyBytes);
+    const p = parseExecuteChainParams(raw);
+    // What the answer waits for (wait.ts): the body's `wait`, else _meta's; default the signed receipt.
+    const wait = waitOf((raw as { wait?: unknown }).wait, '/wait') ?? waitOf(p.meta?.[WAIT_META], `/_meta/${WAIT_META}`);
     // The HTTP traceparent header, when the body's _meta names none: recorded like _meta's (decide-params.ts).
     const tp = c.req.header('traceparent');
     if (tp !== undefined && p.meta?.traceparent === undefined) p.meta = { ...p.meta, traceparent: tp };
@@ -49,9 +52,11 @@ export function registerRestRoutes(app: Hono<Env>, rc: RestContext): void {
       clock: deps.clock,
       precheck: rc.precheck && ((req) => rc.precheck!(caller, log, policy, req)),
       callerSignatureHeader: c.req.header('x-vouch-caller-signature'),
+      wait,
     });
     metrics.decision(outcome.effect, deps.clock.monotonic() - t0);
     deps.observe?.({ tenant: caller.tenant, seq: outcome.appended.seq, leaf: outcome.appended.leaf, bytes: outcome.appended.bytes });
+    if (!receipt) return c.json({ effect: outcome.effect, seq: outcome.appended.seq, chain: outcome.chain, finalPayload: outcome.finalPayload, wait: 'durable', durable: durableAnswer(outcome.appended) });
     return c.json({ effect: outcome.effect, seq: outcome.appended.seq, chain: outcome.chain, finalPayload: outcome.finalPayload, receipt });
   });
 
@@ -68,8 +73,10 @@ export function registerRestRoutes(app: Hono<Env>, rc: RestContext): void {
     const bytes = await log.entry(seq);
     if (!bytes) throw new VouchError('ERR_NOT_FOUND', `no entry ${seq}`);
     const cp = await log.latestCheckpoint();
-    const proof = cp ? await log.inclusionProof(seq, cp.size) : [];
-    const receipt = cp && buildReceipt({ bytes, leaf: hashLeaf(bytes), seq, proof, checkpoint: cp.note });
+    // Durable but not yet covered by a signed checkpoint (wait "durable"): no receipt yet, `pending`.
+    if (!cp || cp.size <= seq) return c.json({ seq, entry: JSON.parse(utf8.decode(bytes)), receipt: null, pending: true });
+    const proof = await log.inclusionProof(seq, cp.size);
+    const receipt = buildReceipt({ bytes, leaf: hashLeaf(bytes), seq, proof, checkpoint: cp.note });
     return c.json({ seq, entry: JSON.parse(utf8.decode(bytes)), receipt });
   });
 

@@ -1,7 +1,7 @@
 // Private JSON helpers for the chain: a checked deep copy, so no interceptor can alter the
 // payload another one sees (or the original kept for atomic mutations), and no non-JSON value
 // (undefined, Date, NaN, cycles) slips into what gets hashed and recorded.
-import { MAX_DEPTH } from '../canonical/index.js';
+import { escapePointer, isPlainObject, MAX_DEPTH } from '../canonical/index.js';
 import type { Json } from './types.js';
 
 /** A fresh deep copy of a JSON value; throws a plain Error naming the first bad spot. */
@@ -52,14 +52,7 @@ export function cloneJson(value: unknown, path = ''): Json {
   return copy(value);
 }
 
-export function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-/** RFC 6901 escaping of one reference token. */
-export function escapePointer(token: string): string {
-  return token.replace(/~/g, '~0').replace(/\//g, '~1');
-}
+export { escapePointer, isPlainObject };
 
 /** The message of any thrown value, for a result's reason (never a stack). */
 export function describeError(e: unknown): string {

@@ -1,6 +1,6 @@
 // Which interceptors a message reaches, and in what order: event matching (`*` hooks every
 // event), interceptors/list, and the priority order (lower first, ties by name, ordinal).
-import { PROTOCOL_VERSION } from './declaration.js';
+import { PROTOCOL_VERSION } from '../protocol/index.js';
 import type { Interceptor, InterceptorDescriptor, Phase } from './types.js';
 
 function hooksEvent(d: InterceptorDescriptor, event: string, phase?: Phase): boolean {

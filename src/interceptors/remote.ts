@@ -7,7 +7,7 @@ import * as z from 'zod';
 import { VouchError } from '../errors.js';
 import type { BaseContext } from './_context.js';
 import { cloneJson, describeError, isPlainObject } from './_json.js';
-import { parseDeclaration } from './declaration.js';
+import { parseDeclaration } from '../protocol/index.js';
 import type { Interceptor, InterceptorDescriptor, Json, Outcome } from './types.js';
 
 export interface RemoteOptions {

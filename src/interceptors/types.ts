@@ -1,39 +1,12 @@
 // SEP-2624 interceptor wire types (with the SEP-1763 seed extras: executeChain, observability).
 // Output shapes omit defaults so two results compare byte-equal after JCS.
 
-export type InterceptorType = 'validation' | 'mutation' | 'observability';
-export type Phase = 'request' | 'response';
-export type Mode = 'active' | 'audit';
-export type Severity = 'error' | 'warning' | 'info';
-export type Direction = 'sending' | 'receiving';
+import type { Json } from '../canonical/index.js';
+import type { Direction, InterceptorDescriptor, InterceptorType, Phase, Severity } from '../protocol/index.js';
 
-export interface Hook {
-  events: string[];
-  phase: Phase;
-}
-
-export type PriorityHint = number | { request?: number; response?: number };
-
-/** The MCP protocol versions (YYYY-MM-DD, compared as strings) an interceptor works with (SEP-1763 seed). */
-export interface Compat {
-  minProtocol?: string;
-  maxProtocol?: string;
-}
-
-/** Normalized descriptor as it goes on the wire in interceptors/list. */
-export interface InterceptorDescriptor {
-  name: string;
-  type: InterceptorType;
-  hooks: Hook[];
-  /** The interceptor's own version (SEP-1763 seed), e.g. "0.1.0". */
-  version?: string;
-  description?: string;
-  mode?: 'audit'; // omitted when active (the default)
-  failOpen?: true; // omitted when false (the default)
-  priorityHint?: PriorityHint; // omitted when 0
-  compat?: Compat; // omitted when it names no bound
-  configSchema?: Record<string, unknown>; // JSON Schema of the interceptor's `config`
-}
+// The declaration vocabulary lives in protocol/ (config and chain share it), Json in canonical/.
+export type { Compat, Direction, Hook, InterceptorDescriptor, InterceptorType, Mode, Phase, PriorityHint, Severity } from '../protocol/index.js';
+export type { Json };
 
 export interface Message {
   message: string;
@@ -102,7 +75,6 @@ export interface ChainResult {
 // ---- the implementation contract (not on the wire) ----
 
 /** JSON data that can be recorded in an entry and replayed. */
-export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
 /**
  * What an interceptor may know about the message besides its payload. Everything here is an

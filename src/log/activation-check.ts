@@ -6,7 +6,7 @@ import type { Entry } from './entry.js';
 
 /** What an entry check reports; verifyLog turns it into a Finding with this kind. */
 export interface RuleFinding {
-  kind: 'activation' | 'payload';
+  kind: 'activation' | 'payload' | 'key';
   seq: number;
   message: string;
 }

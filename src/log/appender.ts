@@ -1,16 +1,20 @@
-// Group commit (DESIGN.md section 6): decisions that arrive while batches are being signed wait
-// for the next batch; each batch is one transaction and one signed checkpoint, and every entry
-// in it gets its inclusion proof to that checkpoint. Under light load a batch is one entry. Up to
-// `maxInFlight` batches are signed at once and commit strictly in order (measured: signing
-// latency, not CPU, capped HTTP throughput with one batch at a time). No I/O of its own.
+// Group commit, durable before signed (DESIGN.md section 6): appends that arrive together commit
+// as one transaction (one fsync) and are durable then; a checkpoint signed a little later covers
+// every entry committed before it, as in certificate-transparency logs. Callers wait for either
+// (`appendDurable` / `append`). One pacing policy (pacing.ts) for every deployment shape: commit
+// at once, sign the newest tree whenever the signer is free, and under load no more often than
+// `minIntervalMs`; when the oldest unsigned entry is older than `maxCoverageMs`, appends are
+// refused (ERR_STORE_BEHIND) until signing catches up. A store that cannot commit unsigned
+// entries (no `appendEntries`) commits each checkpoint with its entries: durable means signed.
 import { toHex } from '../canonical/index.js';
 import { StoreError, VouchError } from '../errors.js';
 import { signCheckpoint } from './checkpoint.js';
 import { encodeEntry, type EntryBody } from './entry.js';
-import { appendLeaf, hashLeaf, inclusionProof, rangeRoot, type CompactRange, type Hash, type NodeReader, type TreeNode } from './merkle.js';
+import { appendLeaf, hashLeaf, inclusionProof, rangeRoot, type CompactRange, type Hash, type NodeReader } from './merkle.js';
 import type { NoteSigner, NoteVerifier } from './note.js';
 import { checkSignedTree } from './open-check.js';
-import type { Attachment, LogStorage, StoredEntry } from './storage.js';
+import { DEFAULT_PACING, signDelay, type Pacing } from './pacing.js';
+import type { Attachment, EntryBatch, LogStorage, StoredEntry } from './storage.js';
 
 export interface Appended {
   seq: number;
@@ -23,12 +27,23 @@ export interface Appended {
   checkpoint: string;
 }
 
+/** A committed (fsync'd) entry; `signed` resolves once a signed checkpoint covers it. */
+export interface Durable {
+  seq: number;
+  bytes: Uint8Array;
+  leaf: Hash;
+  signed: Promise<Appended>;
+}
+
 /** What a service needs of a log's appender: this Appender, or the log thread's proxy of one (store/log-thread.ts). */
 export interface LogAppender {
   readonly origin: string;
   /** Entries committed. */
   readonly size: number;
+  /** Append one entry and wait until a signed checkpoint covers it. */
   append(body: EntryBody, attachments?: Attachment[]): Promise<Appended>;
+  /** Append one entry and wait only until it is durable (absent: use `append`). */
+  appendDurable?(body: EntryBody, attachments?: Attachment[]): Promise<Durable>;
   /** Sign a fresh checkpoint over everything committed (after what is queued): shutdown and idle checkpoints. */
   checkpointNow?(): Promise<SignedTree>;
   /** Whether it can sign now, and how far the background audit of its stored leaves has got. */
@@ -47,13 +62,18 @@ export interface SignedTree {
   note: string;
 }
 
+/** One committed batch, reported once a signed checkpoint covers it. */
 export interface BatchStats {
   entries: number;
+  /** Tree size after the batch. */
   size: number;
+  /** How long the covering checkpoint took to sign. */
   signMs?: number;
+  /** From the batch's commit to the covering checkpoint's commit: the coverage delay of its entries. */
+  coverMs?: number;
 }
 
-export interface AppenderOptions {
+export interface AppenderOptions extends Partial<Pacing> {
   origin: string;
   storage: LogStorage;
   /** Checkpoint signers: the ML-DSA-65 key first, optionally an Ed25519 co-signer. */
@@ -63,44 +83,59 @@ export interface AppenderOptions {
    * verify with all of them before anything is signed. Without them a non-empty log is refused.
    */
   verifiers?: NoteVerifier[];
-  /** Largest batch: bounds the latency one batch adds and the memory it holds. */
+  /** Largest batch: bounds the memory one commit holds. */
   maxBatch?: number;
-  /**
-   * Batches signed at once (default 2): while one signature is in the worker thread the next batch
-   * is already being signed, so signing latency does not cap throughput. They commit in order.
-   */
-  maxInFlight?: number;
-  /**
-   * Under concurrent load, least time between the starts of two batches (default 0: start as soon
-   * as a slot is free). Signing at once means signing small batches back to back, which keeps a
-   * core busy on signatures; waiting a few ms lets the next batch grow and leaves that core to the
-   * requests. "Under load" means the last batch held at least LOADED_BATCH entries, so a lone or
-   * sequential caller never waits. Needs `monotonic`.
-   */
-  minIntervalMs?: number;
   onBatch?: (stats: BatchStats) => void;
-  /** Monotonic milliseconds, for batch statistics and `minIntervalMs` only (never part of an entry). */
+  /** Monotonic milliseconds (pacing, coverage bound and statistics; never part of an entry). */
   monotonic?: () => number;
 }
 
 interface Pending {
   body: EntryBody;
   attachments: Attachment[];
+  /** A key rotation (key-history.ts): committed alone, signed by the current keys, then these sign. */
+  rotateTo?: NoteSigner[];
+  resolve: (d: Durable) => void;
+  reject: (e: unknown) => void;
+}
+
+/** A committed entry waiting for its checkpoint. */
+interface Waiter extends StoredEntry {
+  /** Set once the caller has its durable answer (at commit, or with the checkpoint on a store that signs first). */
+  told: boolean;
+  item: Pending;
+  /** Kept until the caller is told (a store that signs first). */
+  signedPromise?: Promise<Appended>;
   resolve: (a: Appended) => void;
   reject: (e: unknown) => void;
 }
 
+/** A committed batch not yet covered by a signed checkpoint. */
+interface Uncovered {
+  size: number;
+  entries: number;
+  at: number;
+  /** Held for a store that commits entries with their checkpoint only. */
+  held?: EntryBatch;
+}
+
+const schedule: (f: () => void) => void = typeof setImmediate === 'function' ? (f) => void setImmediate(f) : (f) => void setTimeout(f, 0);
+
 export class Appender implements LogAppender {
   private range: CompactRange;
   private prev: string;
+  /** The signed tree (rewind point for a store that commits entries with their checkpoint). */
+  private signed: { range: CompactRange; prev: string };
   private queue: Pending[] = [];
-  /** Batches being signed or waiting to commit, oldest first. */
-  private inflight: InFlight[] = [];
-  /** The tree and prev link as the newest prepared batch leaves them (ahead of the committed state). */
-  private tip: { range: CompactRange; prev: string };
+  private waiters: Waiter[] = [];
+  private uncovered: Uncovered[] = [];
+  private signing = false;
+  /** Set when the last signature failed: the next waits `retryMs`; close gives up on the tail. */
+  private signFailedAt: number | undefined;
+  private flushing = false;
   private idleWaiters: (() => void)[] = [];
-  /** When the last batch started and how many entries waited then (for `minIntervalMs`). */
-  private last: { at: number; size: number } | undefined;
+  /** When the last signature started and how many entries it covered (pacing.ts). */
+  private last: { at: number; entries: number } | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private closed = false;
   /** Set once the log was found inconsistent after open (background audit): every append fails with it. */
@@ -108,29 +143,39 @@ export class Appender implements LogAppender {
   /** The signed tree the store reproduced at open (what the background audit checks leaves against). */
   readonly opened: { size: number; root: Hash };
   private readonly maxBatch: number;
-  private readonly maxInFlight: number;
+  private readonly pacing: Pacing;
+  private readonly now: () => number;
+  private readonly early: boolean;
+  /** A committed key rotation waiting for its handover checkpoint (exactly its size, signed by the outgoing keys): nothing more commits until then. */
+  private handover: { size: number; signers: NoteSigner[] } | undefined;
 
-  private constructor(private readonly opts: AppenderOptions, range: CompactRange, prev: string, root: Hash) {
-    this.opened = { size: range.size, root };
+  private constructor(private readonly opts: AppenderOptions, range: CompactRange, prev: string, root: Hash, signedSize: number) {
+    this.opened = { size: signedSize, root };
     this.range = range;
     this.prev = prev;
-    this.tip = { range, prev };
+    this.signed = { range, prev };
     this.maxBatch = opts.maxBatch ?? 4096;
-    this.maxInFlight = opts.maxInFlight ?? 2;
+    this.pacing = { ...DEFAULT_PACING, ...definedOf(opts) };
+    this.now = opts.monotonic ?? (() => performance.now());
+    this.early = typeof opts.storage.appendEntries === 'function' && typeof opts.storage.putCheckpoint === 'function';
+    // Entries a crash left committed but unsigned (open-check.ts checked them): sign them first.
+    if (range.size > signedSize) {
+      this.uncovered.push({ size: range.size, entries: range.size - signedSize, at: this.now() });
+      schedule(() => this.maybeSign());
+    }
   }
 
   /**
    * Check the store against the newest signed checkpoint before signing anything, in O(log n)
-   * reads (open-check.ts): a store that was cut back, rewritten or half-written must never make
-   * us sign a checkpoint over a tree our keys did not sign. Leaf bytes are audited afterwards,
-   * in the background (leaf-audit.ts), which halts this appender on a mismatch.
+   * reads plus the unsigned tail (open-check.ts): a store that was cut back, rewritten or
+   * half-written must never make us sign a checkpoint over a tree our keys did not sign. Leaf
+   * bytes are audited afterwards, in the background (leaf-audit.ts), which halts this appender.
    */
   static open(opts: AppenderOptions): Appender {
-    const { range, prev, root } = checkSignedTree(opts.storage, opts.origin, opts.verifiers);
-    return new Appender(opts, range, prev, root);
+    const { range, prev, root, signed } = checkSignedTree(opts.storage, opts.origin, opts.verifiers);
+    return new Appender(opts, range, prev, root, signed);
   }
 
-  /** Why this appender refuses to sign, if it does. */
   get halted(): StoreError | undefined {
     return this.haltedBy;
   }
@@ -139,15 +184,17 @@ export class Appender implements LogAppender {
     return { halted: this.haltedBy };
   }
 
-  /** Stop signing for good: queued appends and every later one fail with `why`; nothing more commits. */
+  /** Stop signing for good: queued appends, waiting callers and every later append fail with `why`. */
   halt(why: StoreError): void {
     this.haltedBy ??= why;
-    this.pump(); // rejects what is queued; batches in flight fail at commit
+    for (const item of this.queue.splice(0)) item.reject(why);
+    this.failWaiters(this.waiters.length, why);
+    this.wake();
   }
 
-  /** Sign the committed tree again once the queue is drained (shutdown and idle checkpoints). */
+  /** Sign the committed tree again once everything is committed and covered (shutdown and idle checkpoints). */
   async checkpointNow(): Promise<SignedTree> {
-    while (this.queue.length > 0 || this.inflight.length > 0) await new Promise<void>((r) => this.idleWaiters.push(r));
+    await this.idle();
     if (this.haltedBy) throw this.haltedBy;
     const size = this.range.size;
     const note = await signCheckpoint({ origin: this.opts.origin, size, root: rangeRoot(this.range), extensions: [] }, this.opts.signers);
@@ -162,64 +209,91 @@ export class Appender implements LogAppender {
     return this.opts.origin;
   }
 
-  /** Append one entry; `attachments` (payloads it names by digest) commit in the same transaction. */
+  /** Append one entry and wait for the signed checkpoint that covers it. */
   append(body: EntryBody, attachments: Attachment[] = []): Promise<Appended> {
+    return this.appendDurable(body, attachments).then((d) => d.signed);
+  }
+
+  /** Append one entry; `attachments` (payloads it names by digest) commit in the same transaction. */
+  appendDurable(body: EntryBody, attachments: Attachment[] = []): Promise<Durable> {
     if (this.closed) return Promise.reject(new StoreError('ERR_STORE_CLOSED', 'log is closed'));
     if (this.haltedBy) return Promise.reject(this.haltedBy);
+    const behind = this.behind();
+    if (behind) return Promise.reject(behind);
     return new Promise((resolve, reject) => {
       this.queue.push({ body, attachments, resolve, reject });
-      this.pump();
+      if (!this.flushing) {
+        this.flushing = true;
+        schedule(() => this.flush());
+      }
     });
   }
 
-  /** Stop taking appends, finish what is queued and in flight. */
+  /**
+   * Key rotation: `body` (a `key` rotate entry) is committed alone and covered by a checkpoint of
+   * exactly its size signed by the current keys (the handover); every later checkpoint is signed
+   * by `signers`. Appends queued meanwhile commit after the handover.
+   */
+  rotate(body: EntryBody, signers: NoteSigner[]): Promise<Appended> {
+    if (this.closed) return Promise.reject(new StoreError('ERR_STORE_CLOSED', 'log is closed'));
+    if (this.haltedBy) return Promise.reject(this.haltedBy);
+    return new Promise<Durable>((resolve, reject) => {
+      this.queue.push({ body, attachments: [], rotateTo: signers, resolve, reject });
+      if (!this.flushing) {
+        this.flushing = true;
+        schedule(() => this.flush());
+      }
+    }).then((d) => d.signed);
+  }
+
+  /** Stop taking appends, commit what is queued and wait for its checkpoint. */
   async close(): Promise<void> {
     this.closed = true;
-    while (this.queue.length > 0 || this.inflight.length > 0) await new Promise<void>((r) => this.idleWaiters.push(r));
+    await this.idle();
+    if (this.timer) clearTimeout(this.timer);
   }
 
-  /**
-   * Prepare and start signing batches while fewer than `maxInFlight` are being signed. Each
-   * batch is built on the tree as the batches before it will leave it; they commit strictly in
-   * order, so a signature never covers a tree that does not extend the last committed one.
-   */
-  private pump(): void {
-    if (this.haltedBy) for (const item of this.queue.splice(0)) item.reject(this.haltedBy);
-    while (this.queue.length > 0 && this.inflight.length < this.maxInFlight) {
-      const now = this.opts.monotonic?.();
-      const wait = this.waitBeforeBatch(now);
-      if (wait > 0) {
-        this.timer ??= setTimeout(() => {
-          this.timer = undefined;
-          this.pump();
-        }, wait);
-        break;
-      }
-      if (now !== undefined) this.last = { at: now, size: Math.min(this.queue.length, this.maxBatch) };
-      const batch = this.prepare(this.queue.splice(0, this.maxBatch));
-      if (!batch) continue;
-      this.inflight.push(batch);
-      batch.signing!.then(() => this.settle());
+  /** Coverage bound: refuse new entries while the oldest unsigned one is older than `maxCoverageMs`. */
+  private behind(): StoreError | undefined {
+    const oldest = this.uncovered[0];
+    if (!oldest) return undefined;
+    const age = this.now() - oldest.at;
+    if (age <= this.pacing.maxCoverageMs) return undefined;
+    return new StoreError('ERR_STORE_BEHIND', `checkpoint signing is behind: entry ${oldest.size - oldest.entries} has waited ${Math.round(age)} ms for a signed checkpoint (bound ${this.pacing.maxCoverageMs} ms); no decision is made until it catches up`);
+  }
+
+  private idle(): Promise<void> {
+    return this.isIdle() ? Promise.resolve() : new Promise<void>((r) => this.idleWaiters.push(r));
+  }
+
+  private isIdle(): boolean {
+    if (this.queue.length > 0 || this.flushing || this.signing) return false;
+    return this.uncovered.length === 0 || this.haltedBy !== undefined || this.signFailedAt !== undefined;
+  }
+
+  private wake(): void {
+    if (this.isIdle()) for (const r of this.idleWaiters.splice(0)) r();
+  }
+
+  /** Commit everything queued, `maxBatch` at a time, each batch one transaction. */
+  private flush(): void {
+    this.flushing = false;
+    while (this.queue.length > 0 && !this.haltedBy && !this.handover) {
+      const r = this.queue.findIndex((q) => q.rotateTo);
+      const items = this.queue.splice(0, r === 0 ? 1 : r > 0 ? Math.min(r, this.maxBatch) : this.maxBatch);
+      this.commit(items);
+      if (r === 0 && this.waiters[this.waiters.length - 1]?.item === items[0]) this.handover = { size: this.range.size, signers: items[0].rotateTo! };
     }
-    if (this.queue.length === 0 && this.inflight.length === 0) for (const r of this.idleWaiters.splice(0)) r();
+    if (this.haltedBy) for (const item of this.queue.splice(0)) item.reject(this.haltedBy);
+    this.maybeSign();
+    this.wake();
   }
 
-  /** Milliseconds before the next batch may start (see `minIntervalMs`); 0: start now. */
-  private waitBeforeBatch(now: number | undefined): number {
-    const { minIntervalMs } = this.opts;
-    if (!minIntervalMs || now === undefined || !this.last) return 0;
-    const loaded = this.last.size >= LOADED_BATCH || this.queue.length >= LOADED_BATCH;
-    const since = now - this.last.at;
-    return loaded && since < minIntervalMs ? minIntervalMs - since : 0;
-  }
-
-  private prepare(items: Pending[]): InFlight | undefined {
-    const { origin, signers } = this.opts;
-    let { range, prev } = this.tip;
-    const entries: StoredEntry[] = [];
-    const nodes: TreeNode[] = [];
+  private commit(items: Pending[]): void {
+    const { origin, storage } = this.opts;
+    let { range, prev } = this;
+    const batch: EntryBatch = { entries: [], nodes: [], payloads: [] };
     const accepted: Pending[] = [];
-    const payloads: Attachment[] = [];
     for (const item of items) {
       let bytes: Uint8Array;
       try {
@@ -230,107 +304,153 @@ export class Appender implements LogAppender {
       }
       const leaf = hashLeaf(bytes);
       const next = appendLeaf(range, leaf);
-      entries.push({ seq: range.size, bytes, leaf });
-      nodes.push(...next.created);
+      batch.entries.push({ seq: range.size, bytes, leaf });
+      batch.nodes.push(...next.created);
       accepted.push(item);
-      payloads.push(...item.attachments);
+      batch.payloads!.push(...item.attachments);
       range = next.range;
       prev = toHex(leaf);
     }
-    if (accepted.length === 0) return undefined;
-    this.tip = { range, prev };
-    const root = rangeRoot(range);
-    const t0 = this.opts.monotonic?.();
-    const batch: InFlight = { items: accepted, entries, nodes, payloads, range, prev, root, state: 'signing' };
-    batch.signing = signCheckpoint({ origin, size: range.size, root, extensions: [] }, signers).then(
-      (note) => {
-        batch.note = note;
-        batch.signMs = t0 === undefined ? undefined : this.opts.monotonic!() - t0;
-        batch.state = 'signed';
-      },
-      (e) => {
-        batch.error = e;
-        batch.state = 'failed';
-      },
-    );
-    return batch;
+    if (accepted.length === 0) return;
+    if (this.early) {
+      try {
+        storage.appendEntries!(batch);
+      } catch (e) {
+        const err = e instanceof VouchError ? e : new StoreError('ERR_STORE', `batch failed: ${(e as Error)?.message ?? e}`, { cause: e });
+        for (const item of accepted) item.reject(err); // nothing of it was written: the next batch reuses its seqs
+        return;
+      }
+    }
+    this.range = range;
+    this.prev = prev;
+    this.uncovered.push({ size: range.size, entries: accepted.length, at: this.now(), held: this.early ? undefined : batch });
+    accepted.forEach((item, i) => {
+      const e = batch.entries[i];
+      const w = { ...e, told: false, item } as Waiter;
+      const signed = new Promise<Appended>((resolve, reject) => {
+        w.resolve = resolve;
+        w.reject = reject;
+      });
+      signed.catch(() => undefined); // a durable-only caller may never look
+      this.waiters.push(w);
+      if (this.early) this.tell(w, signed);
+      else w.signedPromise = signed;
+    });
   }
 
-  /** Commit every signed batch at the head of the line, in order. */
-  private settle(): void {
-    while (this.inflight.length > 0 && this.inflight[0].state !== 'signing') {
-      const batch = this.inflight.shift()!;
-      if (batch.state === 'signed' && this.haltedBy) {
-        batch.error = this.haltedBy;
-        batch.state = 'failed';
-      }
-      if (batch.state === 'signed') {
-        try {
-          this.opts.storage.appendBatch({ entries: batch.entries, nodes: batch.nodes, checkpoint: { size: batch.range.size, root: batch.root, note: batch.note! }, payloads: batch.payloads });
-        } catch (e) {
-          batch.error = e;
-          batch.state = 'failed';
-        }
-      }
-      if (batch.state === 'failed') {
-        this.fail(batch);
-        continue;
-      }
-      this.range = batch.range;
-      this.prev = batch.prev;
-      this.opts.onBatch?.({ entries: batch.items.length, size: batch.range.size, signMs: batch.signMs });
-      const reader = overlay(batch.nodes, this.opts.storage);
-      batch.items.forEach((item, i) => {
-        const e = batch.entries[i];
-        try {
-          item.resolve({ seq: e.seq, bytes: e.bytes, leaf: e.leaf, size: batch.range.size, proof: inclusionProof(e.seq, batch.range.size, reader), checkpoint: batch.note! });
-        } catch (err) {
-          item.reject(err);
-        }
-      });
+  private tell(w: Waiter, signed: Promise<Appended>): void {
+    w.told = true;
+    w.item.resolve({ seq: w.seq, bytes: w.bytes, leaf: w.leaf, signed });
+  }
+
+  /** Sign the newest committed tree if nothing is being signed and pacing allows. */
+  private maybeSign(): void {
+    if (this.signing || this.haltedBy || this.uncovered.length === 0) return;
+    const now = this.now();
+    const pending = this.range.size - this.signed.range.size;
+    const wait = signDelay(this.pacing, now, this.last, pending, this.signFailedAt);
+    if (wait > 0) {
+      this.timer ??= setTimeout(() => {
+        this.timer = undefined;
+        this.maybeSign();
+      }, wait);
+      return;
     }
-    this.pump();
+    const range = this.range;
+    const prev = this.prev;
+    const root = rangeRoot(range);
+    this.signing = true;
+    this.last = { at: now, entries: pending };
+    signCheckpoint({ origin: this.opts.origin, size: range.size, root, extensions: [] }, this.opts.signers).then(
+      (note) => this.covered(range, prev, root, note, this.now() - now),
+      (e) => this.signFailed(e),
+    );
+  }
+
+  /** A checkpoint over `range` is signed: store it, then answer every entry it covers. */
+  private covered(range: CompactRange, prev: string, root: Hash, note: string, signMs: number): void {
+    this.signing = false;
+    const size = range.size;
+    const count = this.uncovered.findIndex((u) => u.size > size);
+    const batches = this.uncovered.splice(0, count < 0 ? this.uncovered.length : count);
+    try {
+      if (this.haltedBy) throw this.haltedBy;
+      if (this.early) this.opts.storage.putCheckpoint!({ size, root, note });
+      else this.opts.storage.appendBatch({ ...merge(batches.map((b) => b.held!)), checkpoint: { size, root, note } });
+    } catch (e) {
+      this.uncovered.unshift(...batches);
+      return this.signFailed(e, true);
+    }
+    this.signed = { range, prev };
+    this.signFailedAt = undefined;
+    if (this.handover && size >= this.handover.size) {
+      this.opts.signers = this.handover.signers; // the handover is signed and stored: the incoming keys sign from here
+      this.handover = undefined;
+      if (this.queue.length > 0 && !this.flushing) (this.flushing = true), schedule(() => this.flush());
+    }
+    const at = this.now();
+    for (const b of batches) this.opts.onBatch?.({ entries: b.entries, size: b.size, signMs, coverMs: at - b.at });
+    const n = this.waiters.findIndex((w) => w.seq >= size);
+    const done = this.waiters.splice(0, n < 0 ? this.waiters.length : n);
+    const reader = cached(this.opts.storage);
+    for (const w of done) {
+      if (!w.told) this.tell(w, w.signedPromise!);
+      try {
+        w.resolve({ seq: w.seq, bytes: w.bytes, leaf: w.leaf, size, proof: inclusionProof(w.seq, size, reader), checkpoint: note });
+      } catch (err) {
+        w.reject(err);
+      }
+    }
+    this.maybeSign();
+    this.wake();
   }
 
   /**
-   * Nothing of a failed batch was written (one transaction): its callers get the failure. The
-   * batches signed after it were built on its tree, so they go back to the front of the queue,
-   * in order, to be rebuilt on what is committed; their seqs are reused.
+   * A signature (or storing it) failed. Entries already durable stay committed and the next
+   * checkpoint covers them; the callers waiting now are told. A store that commits entries with
+   * their checkpoint wrote nothing: its tree goes back to the signed one and its callers fail.
    */
-  private fail(batch: InFlight): void {
-    const e = batch.error;
-    const err = e instanceof VouchError ? e : new StoreError('ERR_STORE', `batch failed: ${(e as Error)?.message ?? e}`, { cause: e });
-    for (const item of batch.items) item.reject(err);
-    const later = this.inflight.splice(0);
-    for (const b of later) b.state = 'abandoned';
-    this.queue.unshift(...later.flatMap((b) => b.items));
-    this.tip = { range: this.range, prev: this.prev };
+  private signFailed(e: unknown, stored = false): void {
+    this.signing = false;
+    this.signFailedAt = this.now();
+    const err = e instanceof VouchError ? e : new StoreError('ERR_STORE', `${stored ? 'storing' : 'signing'} the checkpoint failed: ${(e as Error)?.message ?? e}`, { cause: e });
+    this.failWaiters(this.waiters.length, err);
+    if (!this.early) {
+      this.uncovered = [];
+      this.range = this.signed.range;
+      this.prev = this.signed.prev;
+      if (this.handover) {
+        this.handover = undefined; // the rotation entry was not written: its caller failed above
+        if (this.queue.length > 0 && !this.flushing) (this.flushing = true), schedule(() => this.flush());
+      }
+    }
+    this.maybeSign();
+    this.wake();
+  }
+
+  private failWaiters(n: number, err: unknown): void {
+    for (const w of this.waiters.splice(0, n)) {
+      if (w.told) w.reject(err);
+      else w.item.reject(err);
+    }
+    if (!this.early) this.uncovered = [];
   }
 }
 
-interface InFlight {
-  items: Pending[];
-  entries: StoredEntry[];
-  nodes: TreeNode[];
-  payloads: Attachment[];
-  range: CompactRange;
-  prev: string;
-  root: Hash;
-  state: 'signing' | 'signed' | 'failed' | 'abandoned';
-  signing?: Promise<void>;
-  note?: string;
-  error?: unknown;
-  signMs?: number;
+function merge(held: EntryBatch[]): EntryBatch {
+  if (held.length === 1) return held[0];
+  return { entries: held.flatMap((h) => h.entries), nodes: held.flatMap((h) => h.nodes), payloads: held.flatMap((h) => h.payloads ?? []) };
 }
 
-/** A batch this large means callers are arriving concurrently: see `minIntervalMs`. */
-const LOADED_BATCH = 4;
+function definedOf(o: Partial<Pacing>): Partial<Pacing> {
+  const out: Partial<Pacing> = {};
+  for (const k of ['minIntervalMs', 'maxCoverageMs', 'retryMs'] as const) if (o[k] !== undefined) out[k] = o[k];
+  return out;
+}
 
-/** Proofs for a fresh batch read mostly its own nodes: look there before the store. */
-function overlay(created: TreeNode[], storage: NodeReader): NodeReader {
+/** Proofs for one checkpoint share most of their nodes: read each from the store once. */
+function cached(storage: NodeReader): NodeReader {
   const map = new Map<string, Hash>();
-  for (const n of created) map.set(`${n.level}/${n.index}`, n.hash);
-  // Proofs of one batch share most of their left-side nodes: read each from the store once.
   return {
     node: (level, index) => {
       const key = `${level}/${index}`;

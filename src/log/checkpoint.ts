@@ -2,6 +2,7 @@
 // a signed note. Portable.
 import { fromBase64, toBase64 } from '../canonical/index.js';
 import { InputError, type Issue } from '../errors.js';
+import { checkKeyWindows } from './key-window.js';
 import { signNote, verifyNote, type NoteSigner, type NoteVerifier, type OpenNoteOptions, type VerifiedSignature } from './note.js';
 
 export interface Checkpoint {
@@ -79,7 +80,9 @@ export interface OpenedCheckpoint {
  */
 export function openSignedCheckpoint(noteText: string, verifiers: NoteVerifier[], opts: OpenNoteOptions = {}): OpenedCheckpoint {
   const opened = verifyNote(noteText, verifiers, opts);
-  return { checkpoint: parseCheckpoint(opened.text), signatures: opened.signatures, classicalOnly: opened.classicalOnly };
+  const checkpoint = parseCheckpoint(opened.text);
+  checkKeyWindows(opened.signatures, checkpoint.size); // a key's signature outside its time: key-revoked / key-retired
+  return { checkpoint, signatures: opened.signatures, classicalOnly: opened.classicalOnly };
 }
 
 /** openSignedCheckpoint, for callers that need only the checkpoint (the same rule applies). */

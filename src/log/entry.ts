@@ -1,8 +1,7 @@
 // Log entry v1 (DESIGN.md section 5): RFC 8785 bytes, stored exactly as hashed. The log adds
 // the header fields (v, log, seq, prev); callers supply the body (type, time, and the rest).
-import { canonicalBytes, canonicalText, parseJson, toHex, utf8 } from '../canonical/index.js';
+import { canonicalBytes, canonicalText, parseJson, toHex, utf8, type Json } from '../canonical/index.js';
 import { InputError, VerificationError } from '../errors.js';
-import type { Json } from '../interceptors/types.js';
 
 // `pin`: a tool definition pinned, changed or approved (mcp/tool-pins.ts).
 export type EntryType = 'decision' | 'execution' | 'policy' | 'key' | 'erasure' | 'pin';

@@ -4,6 +4,7 @@
 import { concatBytes, fromBase64, toBase64, toHex, utf8 } from '../canonical/index.js';
 import { noteKeyId, type SignatureAlg, type Signer, type Verifier } from '../crypto/index.js';
 import { InputError, VerificationError, type Issue } from '../errors.js';
+import type { KeyWindow } from './key-window.js';
 
 /** Upper bounds (the spec asks for a limit and at least 16 signatures; ML-DSA lines are ~4.4 kB). */
 export const MAX_NOTE_LENGTH = 1 << 20;
@@ -15,6 +16,8 @@ export interface NoteVerifier {
   alg: SignatureAlg;
   publicKey: Uint8Array;
   verify(msg: Uint8Array, sig: Uint8Array): boolean;
+  /** The tree sizes this key signs, from a key history (key-window.ts); none: any size. */
+  window?: KeyWindow;
 }
 export interface NoteSigner {
   name: string;
@@ -135,6 +138,8 @@ export interface VerifiedSignature {
   name: string;
   alg: SignatureAlg;
   keyId: string;
+  /** The key's time, when the verifier came from a key history. */
+  window?: KeyWindow;
 }
 export interface OpenedNote {
   /** The note text exactly as signed. */
@@ -194,7 +199,7 @@ export function verifyNote(noteText: string, verifiers: NoteVerifier[], opts: Op
       throw new VerificationError('ERR_VERIFY_NOTE', `signature by known key ${label} does not verify; note rejected`);
     }
     if (!verifiedBy.includes(v.name)) verifiedBy.push(v.name);
-    if (!verified.some((x) => x.keyId === toHex(v.keyId) && x.name === v.name)) verified.push({ name: v.name, alg: v.alg, keyId: toHex(v.keyId) });
+    if (!verified.some((x) => x.keyId === toHex(v.keyId) && x.name === v.name)) verified.push({ name: v.name, alg: v.alg, keyId: toHex(v.keyId), ...(v.window ? { window: v.window } : {}) });
   }
   if (opts.strict) {
     // Every key of the log signs every checkpoint: a missing line (say, the ML-DSA-65 one deleted,

@@ -1,11 +1,13 @@
 // What a log must show before its appender signs anything, in work that does not grow with the
 // log: the newest stored note verifies with the log's own keys (strictly), and the stored nodes
 // reproduce that note's size and root; the newest entry is a leaf of that tree. O(log n) reads.
+// Entries committed after it but not yet signed (durable before signed: appender.ts) must each
+// chain onto it, name their own seq and log, and match their stored leaf and tree nodes.
 import { bytesEqual, toHex } from '../canonical/index.js';
 import { StoreError } from '../errors.js';
-import { openCheckpoint } from './checkpoint.js';
+import { openStrict } from './open-strict.js';
 import { decodeEntry, GENESIS_PREV } from './entry.js';
-import { compactRangeAt, emptyRange, hashLeaf, inclusionProof, rangeRoot, verifyInclusion, type CompactRange, type Hash } from './merkle.js';
+import { appendLeaf, compactRangeAt, emptyRange, hashLeaf, inclusionProof, rangeRoot, verifyInclusion, type CompactRange, type Hash } from './merkle.js';
 import type { NoteVerifier } from './note.js';
 import type { LogStorage } from './storage.js';
 
@@ -16,6 +18,8 @@ export interface OpenedTree {
   prev: string;
   /** The signed root the stored tree reproduces (empty-tree root for an empty log). */
   root: Hash;
+  /** Size of that signed tree: entries from here to range.size are committed but not yet signed. */
+  signed: number;
 }
 
 export function inconsistent(why: string): StoreError {
@@ -24,24 +28,25 @@ export function inconsistent(why: string): StoreError {
 
 /** Throws ERR_STORE_INCONSISTENT saying why, unless the stored tree is the one the newest signed note names. */
 export function checkSignedTree(storage: LogStorage, origin: string, verifiers: NoteVerifier[] | undefined): OpenedTree {
-  const size = storage.size();
+  const stored = storage.size();
   const last = storage.latestCheckpoint();
-  if (size === 0) {
+  if (stored === 0) {
     if (last) throw inconsistent(`log is empty but a checkpoint of size ${last.size} exists`);
     const range = emptyRange();
-    return { range, prev: GENESIS_PREV, root: rangeRoot(range) };
+    return { range, prev: GENESIS_PREV, root: rangeRoot(range), signed: 0 };
   }
-  if (!last) throw inconsistent(`log holds ${size} entries but no signed checkpoint`);
+  if (!last) throw inconsistent(`log holds ${stored} entries but no signed checkpoint`);
   if (!verifiers || verifiers.length === 0) throw inconsistent("no verification keys given: the newest checkpoint cannot be checked against this log's keys");
   let cp;
   try {
-    cp = openCheckpoint(last.note, verifiers, { strict: true });
+    cp = openStrict(last.note, verifiers).checkpoint;
   } catch (e) {
     throw inconsistent(`the newest stored checkpoint note (size ${last.size}) does not verify with this log's keys: ${(e as Error).message}`);
   }
   if (cp.origin !== origin) throw inconsistent(`the newest checkpoint is signed for origin ${JSON.stringify(cp.origin)}, not ${JSON.stringify(origin)}`);
   if (cp.size !== last.size) throw inconsistent(`the newest checkpoint's size column says ${last.size} but its signed note says ${cp.size}`);
-  if (cp.size !== size) throw inconsistent(`log holds ${size} entries but the newest signed checkpoint signs ${cp.size}`);
+  if (cp.size > stored) throw inconsistent(`log holds ${stored} entries but the newest signed checkpoint signs ${cp.size}`);
+  const size = cp.size;
   let range: CompactRange;
   try {
     range = compactRangeAt(size, storage);
@@ -65,5 +70,38 @@ export function checkSignedTree(storage: LogStorage, origin: string, verifiers: 
   } catch (e) {
     throw inconsistent(`newest entry ${size - 1} is malformed: ${(e as Error).message}`);
   }
-  return { range, prev: toHex(newest.leaf), root: cp.root };
+  const tail = stored > size ? checkUnsignedTail(storage, origin, range, toHex(newest.leaf), stored) : { range, prev: toHex(newest.leaf) };
+  return { range: tail.range, prev: tail.prev, root: cp.root, signed: size };
+}
+
+/** The committed, unsigned entries after the signed tree: each one the next link, leaf and node set. */
+function checkUnsignedTail(storage: LogStorage, origin: string, range: CompactRange, prev: string, stored: number): { range: CompactRange; prev: string } {
+  let seq = range.size;
+  for (const e of storage.entries(range.size, stored)) {
+    const at = `unsigned entry ${seq} (after the newest signed checkpoint, size ${range.size})`;
+    if (e.seq !== seq) throw inconsistent(`${at} is missing`);
+    if (!bytesEqual(hashLeaf(e.bytes), e.leaf)) throw inconsistent(`${at}: stored leaf hash does not match its bytes`);
+    let d;
+    try {
+      d = decodeEntry(e.bytes);
+    } catch (err) {
+      throw inconsistent(`${at} is malformed: ${(err as Error).message}`);
+    }
+    if (d.seq !== seq || d.log !== origin || d.prev !== prev) throw inconsistent(`${at} does not chain onto the log: its bytes say seq ${d.seq} of log ${JSON.stringify(d.log)}`);
+    const next = appendLeaf(range, e.leaf);
+    for (const n of next.created) {
+      let h: Hash | undefined;
+      try {
+        h = storage.node(n.level, n.index);
+      } catch {
+        h = undefined;
+      }
+      if (!h || !bytesEqual(h, n.hash)) throw inconsistent(`${at}: stored tree node ${n.level}/${n.index} does not match`);
+    }
+    range = next.range;
+    prev = toHex(e.leaf);
+    seq++;
+  }
+  if (seq !== stored) throw inconsistent(`unsigned entry ${seq} is missing (log holds ${stored})`);
+  return { range, prev };
 }

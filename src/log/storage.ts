@@ -16,13 +16,17 @@ export interface StoredCheckpoint {
   note: string;
 }
 
-/** One group commit: entries, the tree nodes they complete, and the checkpoint that signs them. */
-export interface Batch {
+/** One group commit of entries, the tree nodes they complete and their payloads (no checkpoint). */
+export interface EntryBatch {
   entries: StoredEntry[];
   nodes: TreeNode[];
-  checkpoint: StoredCheckpoint;
   /** Payloads the entries name by digest, written in the same transaction (no extra fsync). */
   payloads?: Attachment[];
+}
+
+/** One group commit with the checkpoint that signs it. */
+export interface Batch extends EntryBatch {
+  checkpoint: StoredCheckpoint;
 }
 
 /** A payload stored by digest beside an entry (input, intent, executed parameters). */
@@ -47,4 +51,10 @@ export interface LogStorage extends NodeReader {
   checkpoints(): Iterable<StoredCheckpoint>;
   /** Write a whole batch in one transaction: all of it is durable, or none of it. */
   appendBatch(batch: Batch): void;
+  /**
+   * Durable before signed (optional): commit entries without a checkpoint, durably (fsync), and
+   * store the checkpoint that covers them later. A store without these signs before it commits.
+   */
+  appendEntries?(batch: EntryBatch): void;
+  putCheckpoint?(checkpoint: StoredCheckpoint): void;
 }

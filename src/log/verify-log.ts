@@ -3,7 +3,8 @@
 import { bytesEqual, toHex } from '../canonical/index.js';
 import { codeOf, type ErrorCode } from '../errors.js';
 import type { EntryCheck, RuleFinding } from './activation-check.js';
-import { openCheckpoint } from './checkpoint.js';
+import { openStrict } from './open-strict.js';
+import type { VerifiedSignature } from './note.js';
 // The bundle verifier's decoder (same contract as decodeEntry, several times faster). The import
 // cycle through log/index.js is harmless: neither module uses the other at load time.
 import { readEntry } from './fast-entry.js';
@@ -17,7 +18,7 @@ import type { LogStorage, StoredCheckpoint, StoredEntry } from './storage.js';
 /** Entries read per page. */
 const PAGE = 4096;
 
-export type FindingKind = 'entry' | 'leaf' | 'link' | 'node' | 'checkpoint' | 'signature' | 'size' | 'activation' | 'payload';
+export type FindingKind = 'entry' | 'leaf' | 'link' | 'node' | 'checkpoint' | 'signature' | 'size' | 'activation' | 'payload' | 'key';
 
 export interface Finding {
   kind: FindingKind;
@@ -48,6 +49,8 @@ export interface VerifyLogOptions {
   maxFindings?: number;
   /** Checks over the decoded entries, in order (activation-check.ts: rules activated, payloads stored or erased). */
   checks?: EntryCheck[];
+  /** Called with the signatures that verified on each stored checkpoint (which keys the log verified with). */
+  onSigned?: (signatures: VerifiedSignature[]) => void;
 }
 
 export function verifyLog(storage: LogStorage, opts: VerifyLogOptions): LogReport {
@@ -114,7 +117,9 @@ function checkCheckpoint(c: StoredCheckpoint, root: Uint8Array, opts: VerifyLogO
   const at = c.size;
   if (!bytesEqual(c.root, root)) add({ kind: 'checkpoint', checkpoint: at, code: 'ERR_VERIFY_CHECKPOINT', message: `checkpoint ${at}: stored root differs from the root of the first ${at} entries` });
   try {
-    const cp = openCheckpoint(c.note, opts.verifiers, { strict: true });
+    const opened = openStrict(c.note, opts.verifiers);
+    const cp = opened.checkpoint;
+    opts.onSigned?.(opened.signatures);
     if (cp.origin !== opts.origin) add({ kind: 'checkpoint', checkpoint: at, code: 'ERR_VERIFY_CHECKPOINT', message: `checkpoint ${at}: signed for origin ${JSON.stringify(cp.origin)}` });
     if (cp.size !== at) add({ kind: 'checkpoint', checkpoint: at, code: 'ERR_VERIFY_CHECKPOINT', message: `checkpoint ${at}: signed note says size ${cp.size}` });
     if (!bytesEqual(cp.root, root)) add({ kind: 'checkpoint', checkpoint: at, code: 'ERR_VERIFY_CHECKPOINT', message: `checkpoint ${at}: signed root differs from the root of the first ${at} entries` });

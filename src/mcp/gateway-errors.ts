@@ -2,9 +2,9 @@
 // timed out or failed (its own error relayed), a decision that could not be recorded. Codes
 // follow the project's JSON-RPC table (http/errors.ts); messages never carry a stack.
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import type { DecisionOutcome } from '../decide.js';
+import type { DecisionOutcome } from '../decide/index.js';
 import { codeOf, publicMessage } from '../errors.js';
-import { JSONRPC, rpcCodeOf } from '../http/errors.js';
+import { JSONRPC, rpcCodeOf } from '../protocol/index.js';
 
 /** An error the SDK sends as is ({code, message, data}); McpError would prefix the message. */
 export class GatewayError extends Error {

@@ -10,7 +10,7 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { ConfigError } from '../errors.js';
 import { createTokenVerifier, type AuthConfig, type Verified } from '../http/auth.js';
 import { challengeFor, metadataDocument, protectedResourceOf, wwwAuthenticate, type ProtectedResource } from '../http/oauth-metadata.js';
-import { JSONRPC } from '../http/errors.js';
+import { JSONRPC } from '../protocol/index.js';
 import { requireJsonMediaType } from '../http/body.js';
 import { isOwnOrigin } from '../http/web-guard.js';
 import type { Gateway } from './gateway.js';

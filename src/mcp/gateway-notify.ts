@@ -3,7 +3,7 @@
 // is forwarded, and the upstream's initialize answer (its name and instructions), decided before
 // the client sees it. Both are signed decisions like any other; a deny drops or fails closed.
 import type { Implementation, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
-import { decide, type DecisionOutcome } from '../decide.js';
+import { decide, type DecisionOutcome } from '../decide/index.js';
 import { codeOf, publicMessage } from '../errors.js';
 import { deniedError } from './gateway-errors.js';
 import { contextOf, decideOrThrow, type Flow, type RelaySession } from './gateway-relay.js';

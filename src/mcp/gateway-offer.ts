@@ -6,8 +6,7 @@ import type { ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { formatOf, parseConfigText } from '../policy/index.js';
-import type { Activated } from '../activate.js';
-import { VOUCH_ENGINE_VERSION } from '../decide.js';
+import { type Activated, VOUCH_ENGINE_VERSION } from '../decide/index.js';
 import { filterListing } from '../interceptors/builtin/discovery-filter.js';
 import type { GatewayRuntime } from './gateway-node.js';
 

@@ -5,7 +5,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ResultSchema, type JSONRPCMessage, type Progress, type RequestId } from '@modelcontextprotocol/sdk/types.js';
-import { JSONRPC } from '../http/errors.js';
+import { JSONRPC } from '../protocol/index.js';
 import { GatewayError } from './gateway-errors.js';
 import type { Forwarded, Peer } from './gateway-relay.js';
 

@@ -2,7 +2,7 @@
 // what the server sends (sampling, elicitation, roots), which crosses the boundary the other way.
 // The mirror is a config document of its own (directions swapped, same policy set), stored by
 // digest like any other, so its decisions replay from the log alone.
-import { activatePolicy, type ActivateDeps, type Activated } from '../activate.js';
+import { activatePolicy, type ActivateDeps, type Activated } from '../decide/index.js';
 import { buildResolvedDocument, resolveConfigDocument, type ResolvedConfig } from '../policy/index.js';
 
 export interface GatewayPolicies {

@@ -5,16 +5,20 @@
 // upstream's initialize answer are decided in gateway-notify.ts.
 import { digestJson } from '../canonical/index.js';
 import type { Clock } from '../clock.js';
-import { decide, type ActivePolicy, type DecisionOutcome, type DecisionRequest, type Guard } from '../decide.js';
+import { decide, type ActivePolicy, type DecisionOutcome, type DecisionRequest, type DurableOutcome, type Guard, type Wait } from '../decide/index.js';
 import { computeDrift, DEFAULT_DRIFT_RULES, driftRecord, recordExecution, type DriftRules, type ExecutionLog, type ExecutionOutcome } from '../execution/index.js';
-import { JSONRPC } from '../http/errors.js';
+import { JSONRPC } from '../protocol/index.js';
 import { deniedError, errorRecord, GatewayError, peerError, unrecordedError } from './gateway-errors.js';
-import { RECEIPT_META } from './interceptor-server.js';
+import { RECEIPT_META } from '../http/mcp-server.js';
+import { DURABLE_META, durableAnswer } from '../http/wait.js';
+import type { Receipt } from '../receipt/index.js';
 import type { SessionPins } from './tool-pins.js';
 import { traceparentOf } from '../observe/traceparent.js';
 
 export const SEQ_META = 'io.vouch/seq';
 export const RESPONSE_RECEIPT_META = 'io.vouch/response-receipt';
+/** With a durable answer whose signed receipt was not ready: the committed response-phase entry. */
+export const RESPONSE_DURABLE_META = 'io.vouch/response-durable';
 
 /** Which way the request crosses: client requests go up; sampling, elicitation, roots come down. */
 export type Flow = 'client-to-server' | 'server-to-client';
@@ -50,6 +54,11 @@ export interface RelaySession {
   notificationQueues?: Partial<Record<Flow, Promise<unknown>>>;
   /** Pinned tool definitions (tool-pins.ts): tools/list hides changed tools, tools/call of one is denied. */
   pins?: SessionPins;
+  /**
+   * What a relayed request's decisions wait for (default "durable": forwarded once the entry is
+   * committed; signed receipts are attached where ready, the rest are at GET /v1/entries/:seq).
+   */
+  wait?: Wait;
 }
 
 /** The far side of one request: `wire` is the params as handed to its transport. */
@@ -93,11 +102,11 @@ export async function relayRequest(s: RelaySession, flow: Flow, method: string, 
   const ctxOf = () => (tp ? { ...contextOf(s), traceId: tp.traceId } : contextOf(s));
   const traced: Record<string, string> = tp ? { traceparent: tp.header } : {};
   const pinned = s.pins && !toUpstream && method === 'tools/call' ? [await pinGuard(s.pins, payload)] : undefined;
-  const request = await decideOrThrow(s, policy, { event: method, phase: 'request', payload, context: ctxOf(), extra: { flow, ...traced }, guards: pinned });
+  const request = await decideRelayed(s, policy, { event: method, phase: 'request', payload, context: ctxOf(), extra: { flow, ...traced }, guards: pinned });
   // The upstream asked for a server request (sampling...); the decision's receipt is the client side's, not its.
   if (request.effect === 'deny') {
     if (toUpstream) s.onDecided?.({ method, flow, request: request.appended.seq, denied: true });
-    throw deniedError(request, { receipt: !toUpstream });
+    throw deniedError(await signedOf(request), { receipt: !toUpstream });
   }
   const intent = request.finalPayload;
   if (!isRec(intent)) throw new GatewayError(JSONRPC.internalError, `the chain left ${method} params that are not an object; nothing was forwarded`, { seq: request.appended.seq });
@@ -119,13 +128,13 @@ export async function relayRequest(s: RelaySession, flow: Flow, method: string, 
   // A listing shows only tools whose definitions match their pins (the hidden ones are recorded as a guard).
   const listed = s.pins && !toUpstream && method === 'tools/list' ? await pinFilter(s.pins, result) : undefined;
   const guards = [...(driftGuard(s, request, intent, wire) ?? []), ...(listed?.guards ?? [])];
-  const response = await decideOrThrow(s, policy, { event: method, phase: 'response', payload: listed?.result ?? result, context: ctxOf(), extra: { flow, authorization: request.appended.seq, ...traced }, guards: guards.length ? guards : undefined });
+  const response = await decideRelayed(s, policy, { event: method, phase: 'response', payload: listed?.result ?? result, context: ctxOf(), extra: { flow, authorization: request.appended.seq, ...traced }, guards: guards.length ? guards : undefined });
   // The execution entry is appended after the response decision (the answer's own evidence),
   // so the answer waits for one signed batch after the peer answered, not two.
   await settle(s, execute(s, request, wire, result));
   if (response.effect === 'deny') {
     if (toUpstream) s.onDecided?.({ method, flow, request: request.appended.seq, response: response.appended.seq, denied: true });
-    throw deniedError(response, { receipt: !toUpstream });
+    throw deniedError(await signedOf(response), { receipt: !toUpstream });
   }
   if (!isRec(response.finalPayload)) throw new GatewayError(JSONRPC.internalError, `the chain left a ${method} result that is not an object`, { seq: response.appended.seq });
   if (toUpstream) {
@@ -164,7 +173,8 @@ export function contextOf(s: RelaySession): DecisionRequest['context'] {
   return ctx;
 }
 
-export async function decideOrThrow(s: RelaySession, policy: ActivePolicy, req: DecisionRequest): Promise<DecisionOutcome> {
+/** A decision answered with its signed receipt (notifications, initialize: gateway-notify.ts). */
+export async function decideOrThrow(s: RelaySession, policy: ActivePolicy, req: DecisionRequest & { wait?: 'signed' }): Promise<DecisionOutcome> {
   try {
     return await decide(req, { policy, log: s.log, clock: s.clock, onHookError: s.onHookError });
   } catch (e) {
@@ -172,8 +182,38 @@ export async function decideOrThrow(s: RelaySession, policy: ActivePolicy, req: 
   }
 }
 
+/** A relayed request's decision: durable by default (s.wait); its signed receipt noted once ready. */
+async function decideRelayed(s: RelaySession, policy: ActivePolicy, req: DecisionRequest): Promise<RelayOutcome> {
+  let out: RelayOutcome;
+  try {
+    out = await decide({ ...req, wait: s.wait ?? 'durable' }, { policy, log: s.log, clock: s.clock, onHookError: s.onHookError });
+  } catch (e) {
+    throw unrecordedError(e); // no durable entry, no forward: fail closed
+  }
+  if (!out.receipt) out.signed.then((r) => void ((out as DurableOutcome & { ready?: Receipt }).ready = r), () => undefined);
+  return out;
+}
+
+type RelayOutcome = DecisionOutcome | (DurableOutcome & { ready?: Receipt });
+
+/** A deny carries its signed receipt: wait for it (denies are rare; the evidence is the point). */
+async function signedOf(o: RelayOutcome): Promise<DecisionOutcome> {
+  if (o.receipt) return o;
+  try {
+    return { ...o, appended: o.appended as DecisionOutcome['appended'], receipt: await o.signed };
+  } catch (e) {
+    throw unrecordedError(e);
+  }
+}
+
+/** The signed receipt where ready, else the committed entry (its receipt is at GET /v1/entries/:seq). */
+function evidenceOf(o: RelayOutcome, receiptKey: string, durableKey: string): Rec {
+  const r = o.receipt ?? o.ready;
+  return r ? { [receiptKey]: r } : { [durableKey]: durableAnswer(o.appended) };
+}
+
 /** The execution entry: what went on the wire (but the progress token) against the intent, and the result's digest. */
-async function execute(s: RelaySession, request: DecisionOutcome, wire: Rec, result: unknown): Promise<ExecutionOutcome> {
+async function execute(s: RelaySession, request: RelayOutcome, wire: Rec, result: unknown): Promise<ExecutionOutcome> {
   try {
     return await recordExecution({
       log: s.log,
@@ -195,7 +235,7 @@ async function execute(s: RelaySession, request: DecisionOutcome, wire: Rec, res
  * With drift.failOnCritical, what went on the wire must not drift critically from what was
  * authorized: checked before the answer is released, recorded as the response decision's guard.
  */
-function driftGuard(s: RelaySession, request: DecisionOutcome, intent: Rec, wire: Rec): Guard[] | undefined {
+function driftGuard(s: RelaySession, request: RelayOutcome, intent: Rec, wire: Rec): Guard[] | undefined {
   const rules = s.drift ?? DEFAULT_DRIFT_RULES;
   if (!rules.failOnCritical) return undefined;
   const drift = computeDrift(intent, splitProgress(wire).payload, rules);
@@ -204,15 +244,15 @@ function driftGuard(s: RelaySession, request: DecisionOutcome, intent: Rec, wire
   return [{ name: 'execution', record, deny: critical.length ? `forwarded parameters drift critically from authorization #${request.appended.seq}: ${critical.slice(0, 5).join(', ')}` : undefined }];
 }
 
-function withReceipts(result: Rec, request: DecisionOutcome, response: DecisionOutcome): Rec {
+function withReceipts(result: Rec, request: RelayOutcome, response: RelayOutcome): Rec {
   const meta = isRec(result._meta) ? result._meta : {};
   return {
     ...result,
     _meta: {
       ...meta,
-      [RECEIPT_META]: request.receipt,
+      ...evidenceOf(request, RECEIPT_META, DURABLE_META),
       [SEQ_META]: request.appended.seq,
-      [RESPONSE_RECEIPT_META]: response.receipt,
+      ...evidenceOf(response, RESPONSE_RECEIPT_META, RESPONSE_DURABLE_META),
     },
   };
 }

@@ -8,7 +8,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ResultSchema, type Implementation, type RequestId, type ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { systemClock, type Clock } from '../clock.js';
-import { VOUCH_ENGINE_VERSION, type ActivePolicy } from '../decide.js';
+import { VOUCH_ENGINE_VERSION, type ActivePolicy } from '../decide/index.js';
 import type { DriftRules, ExecutionLog } from '../execution/index.js';
 import { clientPeer, isLateProgress, tapWire, upstreamPeer, type ClientCapability, type HandlerExtra, type PeerDeps } from './gateway-peers.js';
 import { unavailableError } from './gateway-errors.js';

@@ -3,27 +3,17 @@
 // hidden from tools/list and its calls are denied until its new digest is approved. Every first
 // sight, change and approval is a signed `pin` entry: pin state is derived from those entries only.
 import { digestJson, isDigest, parseJson, utf8, type Digest } from '../canonical/index.js';
-import type { Guard } from '../decide.js';
+import type { Guard } from '../decide/index.js';
 import { ConfigError, InputError } from '../errors.js';
 import type { Json } from '../interceptors/types.js';
 import type { EntryBody } from '../log/index.js';
+import { pinEntryBody, type PinAction, type PinFact } from '../entries/index.js';
 
-export type PinAction = 'first-seen' | 'changed' | 'approved' | 'configured';
 export const PIN_GUARD = 'tool-pin';
 const PIN_MARK = utf8.encode('"type":"pin"');
 
-/** What a pin entry says; the log adds v, log, seq, prev. */
-export interface PinFact {
-  server: string;
-  tool: string;
-  action: PinAction;
-  /** The digest this entry pins (first-seen, approved, configured) or saw (changed). */
-  digest: Digest;
-  /** changed: the digest pinned before. */
-  pinned?: Digest;
-  by?: string;
-  session?: string;
-}
+// The pin entry's type, writer and reader live with the other entries (entries/pin.ts).
+export { pinEntryBody, type PinAction, type PinFact };
 
 export interface PinState {
   /** The approved digest: calls and listings of this definition pass. */
@@ -65,17 +55,6 @@ export function parseToolsConfig(v: Json | undefined): ToolsConfig {
     }
   if (issues.length) throw new ConfigError('ERR_CONFIG', `invalid config:\n${issues.map((i) => `  ${i.path}: ${i.message}`).join('\n')}`, issues);
   return { pinning: v.pinning !== false, pins };
-}
-
-/** A pin entry body, checked. */
-export function pinEntryBody(f: PinFact, time: string): EntryBody {
-  if (!isDigest(f.digest)) throw new InputError('ERR_INPUT', `not a digest: ${JSON.stringify(f.digest)}`, [{ path: '/digest', message: 'sha256:<64 hex>' }]);
-  if (!f.server || !f.tool) throw new InputError('ERR_INPUT', 'a pin names a server and a tool', [{ path: '/tool', message: 'required' }]);
-  const body: EntryBody = { type: 'pin', time, server: f.server, tool: f.tool, action: f.action, digest: f.digest };
-  if (f.pinned) body.pinned = f.pinned;
-  if (f.by) body.by = f.by;
-  if (f.session) body.session = f.session;
-  return body;
 }
 
 /** Fold one decoded entry into pin state (non-pin entries are ignored). */

@@ -17,5 +17,16 @@ export function observedLog(port: LogPort, tenant: string, observe: EntryObserve
       }
       return a;
     },
+    appendDurable:
+      port.appendDurable &&
+      (async (body, attachments) => {
+        const d = await port.appendDurable!(body, attachments);
+        try {
+          observe({ tenant, seq: d.seq, leaf: d.leaf, bytes: d.bytes });
+        } catch {
+          /* telemetry never fails what was recorded */
+        }
+        return d;
+      }),
   };
 }

@@ -1,7 +1,6 @@
 // A small collector of issues by JSON Pointer, so config parsing reports every problem at once.
-import { canonicalText } from '../canonical/index.js';
+import { canonicalText, type Json } from '../canonical/index.js';
 import { isVouchError, type Issue } from '../errors.js';
-import type { Json } from '../interceptors/types.js';
 
 export function pointer(base: string, key: string | number): string {
   return `${base}/${String(key).replace(/~/g, '~0').replace(/\//g, '~1')}`;

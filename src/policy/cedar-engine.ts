@@ -2,7 +2,7 @@
 // wasm synchronously with node:fs; the Workers build aliases that entry to src/worker/cedar-web.ts
 // (the `web` entry, initialized from the bundled wasm module), so this file runs unchanged there.
 import * as cedar from '@cedar-policy/cedar-wasm/nodejs';
-import type { Json } from '../interceptors/types.js';
+import type { Json } from '../canonical/index.js';
 
 /** Version of the Cedar engine, recorded in entries: replay needs the same evaluator. */
 export const cedarVersion: string = cedar.getCedarVersion();

@@ -1,8 +1,6 @@
 // One `interceptors[i]` entry of the config: a builtin (`use`) or a remote interceptor server
 // (`remote`), plus overrides, normalized to hooks (flat events/phase accepted, per the SEP-1763 seed).
-import { parseCompat } from '../interceptors/declaration.js';
-import { isKnownEvent } from '../interceptors/events.js';
-import type { Hook, InterceptorDescriptor, Phase, PriorityHint } from '../interceptors/types.js';
+import { parseCompat, isKnownEvent, type Hook, type InterceptorDescriptor, type Phase, type PriorityHint } from '../protocol/index.js';
 import { Issues, isObj, pointer } from './_issues.js';
 import type { DeclarationOverrides, InterceptorDeclaration } from './config-types.js';
 

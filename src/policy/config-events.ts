@@ -1,7 +1,7 @@
 // The config's event sections: `events` (custom event names it declares) and `uncovered` (traffic
 // no authorization interceptor covers that is allowed anyway), and the check that every hooked
 // event is one a decision can be asked for (a hook on `tools/Call` would silently never fire).
-import { caseVariantOf, isKnownEvent } from '../interceptors/events.js';
+import { caseVariantOf, isKnownEvent } from '../protocol/index.js';
 import { Issues, pointer } from './_issues.js';
 import { CUSTOM_EVENT } from './config-declaration.js';
 import type { InterceptorDeclaration, UncoveredRule } from './config-types.js';

@@ -1,8 +1,7 @@
 // The resolved config document: the config with its policy text and schema inlined, so it can
 // be stored by digest and rebuilt later (replay, audit bundles) without any file.
-import { digestJson, type Digest } from '../canonical/index.js';
+import { digestJson, type Digest, type Json } from '../canonical/index.js';
 import { ConfigError } from '../errors.js';
-import type { Json } from '../interceptors/types.js';
 import { parseConfig } from './config.js';
 import type { VouchConfig } from './config-types.js';
 import { loadPolicySet } from './policy-set.js';

@@ -1,6 +1,7 @@
 // The chain config document (one YAML or JSON file): which interceptors run, with what
 // settings, under which policy set. Parsed by config.ts; the resolved form inlines the policy text.
-import type { Compat, Direction, Hook, Json, Mode, PriorityHint } from '../interceptors/types.js';
+import type { Json } from '../canonical/index.js';
+import type { Compat, Direction, Hook, Mode, PriorityHint } from '../protocol/index.js';
 import type { PolicySource } from './types.js';
 
 /** Declaration fields that override a builtin's (or a remote's) defaults, normalized. */

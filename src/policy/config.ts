@@ -1,7 +1,8 @@
 // parseConfig: the chain config document, validated whole. Every problem is reported at once
 // by JSON Pointer (ConfigError ERR_CONFIG), so an operator fixes a file in one pass.
 import { ConfigError } from '../errors.js';
-import type { Direction, Json } from '../interceptors/types.js';
+import type { Json } from '../canonical/index.js';
+import type { Direction } from '../protocol/index.js';
 import { Issues, pointer } from './_issues.js';
 import { parseDeclaration } from './config-declaration.js';
 import { checkHookedEvents, parseDeclaredEvents, parseUncovered } from './config-events.js';

@@ -3,7 +3,7 @@
 // Server) with attribute `name` (`uri` for Resource), context {arguments, server, sessionId,
 // time, roles, tenant}, plus one request per path-like argument with `context.path` (wherever it
 // sits: nested, in arrays). See fixtures/config/README.md.
-import type { Json } from '../interceptors/types.js';
+import type { Json } from '../canonical/index.js';
 import type { AuthzRequest, EntityRef } from './types.js';
 
 /** The facts about the caller and session that go into every request (a subset of InterceptorContext). */

@@ -1,10 +1,10 @@
 // NODE-ONLY: read a config file (YAML or JSON) and the Cedar files it names, then resolve it.
 // Paths in the config are relative to the config file. Core code uses resolveConfigDocument.
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
-import { parseJson } from '../canonical/index.js';
+import { dirname, join, resolve } from 'node:path';
+import { parseJson, type Json } from '../canonical/index.js';
 import { ConfigError, type Issue } from '../errors.js';
-import type { Json } from '../interceptors/types.js';
 import { convertSchemaText } from './cedar-engine.js';
 import { expandSettings } from './config-settings.js';
 import { parseConfig } from './config.js';
@@ -12,6 +12,15 @@ import { buildResolvedDocument, resolveConfigDocument, type ResolvedConfig } fro
 import { formatOf, parseConfigText } from './config-text.js';
 import { PolicyLoadError } from './policy-error.js';
 import type { PolicySource } from './types.js';
+
+/** The example config shipped with vouch: the default when a data directory has none. */
+export const EXAMPLE_CONFIG = new URL('../../fixtures/config/vouch.example.yaml', import.meta.url);
+
+/** The config a service (or gateway) starts from: <data>/vouch.yaml, else the bundled example. */
+export function defaultConfigPath(data: string): string {
+  const own = join(data, 'vouch.yaml');
+  return existsSync(own) ? own : EXAMPLE_CONFIG.pathname;
+}
 
 async function readText(file: string, path: string, issues: Issue[], expand = true): Promise<string | undefined> {
   let text: string;

@@ -1,9 +1,8 @@
 // loadPolicySet: parse Cedar text once, validate it against the schema, preparse it in the
 // engine under its digest, and authorize requests against it. Default deny; any evaluation
 // error denies (fail closed), even where Cedar itself would skip the erroring policy.
-import { digestJson } from '../canonical/index.js';
+import { digestJson, type Json } from '../canonical/index.js';
 import type { Issue } from '../errors.js';
-import type { Json } from '../interceptors/types.js';
 import { authorizePreparsed, preparsePolicies, readAnnotations, splitPolicyText, validatePolicies, type EngineEntity, type EngineProblem } from './cedar-engine.js';
 import { toCedarRecord } from './cedar-values.js';
 import { PolicyLoadError } from './policy-error.js';

@@ -1,6 +1,6 @@
 // Action groups come from the schema (`memberOf`). Requests are authorized without the schema
 // (it would reject tool arguments it does not list), so the action hierarchy is passed as entities.
-import type { Json } from '../interceptors/types.js';
+import type { Json } from '../canonical/index.js';
 import type { EngineEntity } from './cedar-engine.js';
 
 function obj(v: Json | undefined): { [k: string]: Json } | undefined {

@@ -1,7 +1,6 @@
 // Public types of the policy module: Cedar policy sets and their authorization requests.
 // Kept apart from the engine so interceptors can depend on the shape, not on cedar-wasm.
-import type { Digest } from '../canonical/index.js';
-import type { Json } from '../interceptors/types.js';
+import type { Digest, Json } from '../canonical/index.js';
 
 export interface EntityRef {
   type: string;

@@ -4,10 +4,40 @@
 import { createVerifier, parseJwks, type PublicKeyEntry } from '../crypto/index.js';
 import { toHex } from '../canonical/index.js';
 import { InputError } from '../errors.js';
-import { noteVerifierFor, parseNote, parseVkey, type NoteVerifier } from '../log/index.js';
+import { noteVerifierFor, parseNote, parseVkey, type KeyWindow, type NoteVerifier } from '../log/index.js';
+
+/** The origin line of a note (unverified: only to pick the key windows of that log). */
+function originOf(noteText: string): string | undefined {
+  const nl = noteText.indexOf('\n');
+  return nl > 0 ? noteText.slice(0, nl) : undefined;
+}
+
+/** A key's window in one log, from a `# key <name>+<id> log <origin> from N to M|- revoked-after R|-` line of a vkeys file. */
+export interface VkeyWindow {
+  label: string;
+  origin: string;
+  window: KeyWindow;
+}
+export interface Trust {
+  vkeys: NoteVerifier[];
+  jwks: PublicKeyEntry[];
+  /** Key history of vkeys files (issue 18); JWKS keys carry theirs in `logs`. */
+  windows?: VkeyWindow[];
+}
+
+const WINDOW_LINE = /^# key (\S+\+[0-9a-f]{8}) log (\S+) from (\d+) to (\d+|-) revoked-after (\d+|-)$/;
+
+function parseWindowLine(line: string): VkeyWindow | undefined {
+  const m = WINDOW_LINE.exec(line);
+  if (!m) return undefined;
+  const w: KeyWindow = { from: Number(m[3]) };
+  if (m[4] !== '-') w.to = Number(m[4]);
+  if (m[5] !== '-') w.revokedAfter = Number(m[5]);
+  return { label: m[1], origin: m[2], window: w };
+}
 
 /** A trust file: vkey lines (one per line, # comments allowed) or a JWKS document. */
-export function parseTrust(text: string): { vkeys: NoteVerifier[]; jwks: PublicKeyEntry[] } {
+export function parseTrust(text: string): Trust {
   const trimmed = text.trim();
   if (trimmed.startsWith('{')) {
     let doc: unknown;
@@ -18,9 +48,11 @@ export function parseTrust(text: string): { vkeys: NoteVerifier[]; jwks: PublicK
     }
     return { vkeys: [], jwks: parseJwks(doc) };
   }
-  const lines = trimmed.split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+  const all = trimmed.split('\n').map((l) => l.trim());
+  const lines = all.filter((l) => l && !l.startsWith('#'));
   if (lines.length === 0) throw new InputError('ERR_INPUT', 'key file holds no vkey and no JWKS');
-  return { vkeys: lines.map((l) => parseVkey(l)), jwks: [] };
+  const windows = all.map(parseWindowLine).filter((w): w is VkeyWindow => w !== undefined);
+  return { vkeys: lines.map((l) => parseVkey(l)), jwks: [], ...(windows.length ? { windows } : {}) };
 }
 
 /**
@@ -29,14 +61,25 @@ export function parseTrust(text: string): { vkeys: NoteVerifier[]; jwks: PublicK
  * accept anything; it is there so the note rule sees that an ML-DSA-65 key is trusted even when
  * the note's ML-DSA-65 line was removed. Duplicates (a key given twice) are dropped.
  */
-export function verifiersFor(trust: { vkeys: NoteVerifier[]; jwks: PublicKeyEntry[] }, noteText: string): NoteVerifier[] {
+export function verifiersFor(trust: Trust, noteText: string): NoteVerifier[] {
   const out: NoteVerifier[] = [];
-  const seen = new Set<string>();
-  const add = (v: NoteVerifier) => {
+  const seen = new Map<string, NoteVerifier>();
+  // Key history: the window a key has in the note's log (issue 18). A key with a window signs only
+  // those sizes there; a window given twice (vkeys file and JWKS) keeps the narrower revocation.
+  const origin = originOf(noteText);
+  const windowOf = (label: string, k?: PublicKeyEntry): KeyWindow | undefined =>
+    (origin !== undefined ? (trust.windows?.find((w) => w.label === label && w.origin === origin)?.window ?? k?.logs?.[origin]) : undefined);
+  const add = (v: NoteVerifier, k?: PublicKeyEntry) => {
     const label = `${v.name}+${toHex(v.keyId)}`;
-    if (!seen.has(label)) (seen.add(label), out.push(v));
+    const window = windowOf(label, k);
+    const had = seen.get(label);
+    if (!had) {
+      const withWindow = window ? { ...v, window } : { ...v };
+      seen.set(label, withWindow);
+      out.push(withWindow);
+    } else if (window && !had.window) had.window = window;
   };
-  trust.vkeys.forEach(add);
+  trust.vkeys.forEach((v) => add(v));
   if (trust.jwks.length === 0) return out;
   let names: string[];
   try {
@@ -45,7 +88,7 @@ export function verifiersFor(trust: { vkeys: NoteVerifier[]; jwks: PublicKeyEntr
     return out; // the note check itself will report the parse failure
   }
   for (const k of trust.jwks) {
-    for (const name of names) add(noteVerifierFor(name, createVerifier(k.alg, k.publicKey)));
+    for (const name of names) add(noteVerifierFor(name, createVerifier(k.alg, k.publicKey)), k);
   }
   return out;
 }

@@ -10,7 +10,17 @@ import { verifiersFor } from './trust.js';
 import { verifyReceipt, type Check } from './verify.js';
 import { summarizeEntry } from './entry-summary.js';
 
-export type ReportCheck = Check | NewerCheck | { name: 'checkpoint-signers'; ok: boolean; detail: string };
+export type ReportCheck = Check | NewerCheck | { name: 'checkpoint-signers'; ok: boolean; detail: string } | WitnessCheck;
+
+/** Witness cosignatures over the receipt's checkpoint (computed by witness/verify.ts, passed in). */
+export interface WitnessCheck {
+  name: 'witnesses';
+  ok: boolean;
+  detail: string;
+}
+
+/** Lengths (after the key id) of tlog-cosignature lines: timestamp + Ed25519 (0x04) or ML-DSA-44 (0x06). */
+const COSIGNATURE_LENGTHS = new Set([8 + 64, 8 + 2420]);
 
 export interface FullReport {
   ok: boolean;
@@ -38,6 +48,8 @@ export interface FullVerifyInput {
   newer?: NewerCheckpoint;
   /** Accept checkpoints signed only with classical keys (`--classical-ok`); the report says so. */
   classicalOk?: boolean;
+  /** Witness policy (`--witness`, `--min-witnesses`): checks the cosignatures on the receipt's checkpoint. */
+  witnesses?: (note: string) => WitnessCheck;
 }
 
 export function verifyReceiptFully(input: FullVerifyInput): FullReport {
@@ -54,6 +66,7 @@ export function verifyReceiptFully(input: FullVerifyInput): FullReport {
   if (input.callerKeys && base.entry && r?.callerSignature === undefined) {
     checks.push({ name: 'caller-signature', ok: false, detail: 'caller keys were given but the receipt carries no caller signature' });
   }
+  if (input.witnesses) checks.push(base.checkpoint ? input.witnesses(note) : { name: 'witnesses', ok: false, detail: "the receipt's own checkpoint did not verify, so its cosignatures vouch for nothing" });
   let evidence: ForkEvidence | undefined;
   if (input.newer) {
     if (!base.checkpoint) checks.push({ name: 'consistency', ok: false, detail: "the receipt's own checkpoint did not verify, so nothing can extend it" });
@@ -111,7 +124,8 @@ function checkSigners(note: string, trust: FullVerifyInput['trust']): ReportChec
   const trusted = verifiersFor(trust, note);
   const known = new Set(trusted.map((v) => `${v.name}+${toHex(v.keyId)}`));
   const held = new Set(trusted.map((v) => v.alg));
-  const lines = parseNote(note).signatures.map((s) => ({ label: `${s.name}+${toHex(s.keyId)}`, alg: algOfLength(s.signature.length) }));
+  // Witness cosignature lines (tlog-cosignature) are not the log's signatures: the witnesses check weighs them.
+  const lines = parseNote(note).signatures.filter((s) => !COSIGNATURE_LENGTHS.has(s.signature.length)).map((s) => ({ label: `${s.name}+${toHex(s.keyId)}`, alg: algOfLength(s.signature.length) }));
   const unknown = lines.filter((l) => !known.has(l.label));
   if (unknown.length === 0) return { name: 'checkpoint-signers', ok: true, detail: `all ${lines.length} signature line(s) are by trusted keys` };
   const altered = unknown.filter((l) => l.alg === undefined || held.has(l.alg));

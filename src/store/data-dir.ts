@@ -7,15 +7,16 @@ import { toHex } from '../canonical/index.js';
 import { createEd25519Verifier, createMldsaVerifier, ed25519PublicKeyFromSeed, mldsaKeyFromSeed, noteKeyId, toJwks, type Jwks, type Signer } from '../crypto/index.js';
 import { createNodeEd25519Signer, createSignerFromSeed, generateSeed, readKeyFile, writeKeyFile } from '../crypto/node.js';
 import { ConfigError, StoreError } from '../errors.js';
-import { Appender, formatVkey, noteSignerFor, noteVerifierFor, type BatchStats, type LogAppender, type NoteSigner, type NoteVerifier } from '../log/index.js';
+import { Appender, assertTenant, isTenant, logOriginOf, formatVkey, noteSignerFor, noteVerifierFor, type BatchStats, type HistoryKey, type KeyHistory, type LogAppender, type NoteSigner, type NoteVerifier } from '../log/index.js';
 import { acquireLogLock, type LogLock } from './lock.js';
-import { startLogThread, type LogThread, type LogThreadOptions } from './log-thread.js';
+import { startLogThread, wireKeys, type LogThread, type LogThreadOptions, type ThreadedLog } from './log-thread.js';
+import { DataDirKeys, type RotatableLog, type RotationResult } from './data-dir-keys.js';
+import { tenantKeysForVerify, type TenantKeys } from './tenant-keys.js';
 import type { LogStore } from './port.js';
 import { openSqliteStore } from './sqlite.js';
 
 export const DEFAULT_DATA_DIR = '.vouch';
 export const DEFAULT_KEY_NAME = 'vouch.local';
-const TENANT_RE = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 
 export interface KeyInfo {
   alg: 'ML-DSA-65' | 'Ed25519';
@@ -42,7 +43,16 @@ export interface DataDir {
   keys: KeyInfo[];
   signers: NoteSigner[];
   verifiers: NoteVerifier[];
+  /** Every key with the tree sizes it signs per log (JWK member `vouch_logs`): the key history. */
   jwks(): Jwks;
+  /** vkeys of every key of the open logs' histories, with `# key ...` lines giving their sizes. */
+  vkeys(): string[];
+  /** An open log's key history. */
+  keyHistory(tenant: string): KeyHistory | undefined;
+  /** Rotate every log to new keys (a `key` entry each, signed by the outgoing keys); old key files kept in keys/history/. */
+  rotateKeys(time: string): Promise<RotationResult>;
+  /** Refuse a retired key's checkpoints of one log after `after` (a `key` revoke entry). */
+  revokeKey(tenant: string, keyId: string, after: number, time: string): Promise<{ key: HistoryKey; seq: number }>;
   originOf(tenant: string): string;
   /** Open (creating on first use) the tenant's log; the same object on every call. */
   log(tenant: string): TenantLog;
@@ -95,6 +105,8 @@ export interface OpenOptions {
    */
   logThread?: boolean;
   onBatch?: (tenant: string, stats: BatchStats) => void;
+  /** `vouch keys rotate`: open even though a rotation stopped half way (keys/next/), to finish it. */
+  resumeRotation?: boolean;
   /** With a log thread: progress of each log's background leaf audit. */
   onAudit?: LogThreadOptions['onAudit'];
   /** With a log thread: entries per page of that audit. */
@@ -106,36 +118,60 @@ export interface OpenOptions {
 export async function openDataDir(dir: string, opts: OpenOptions = {}): Promise<DataDir> {
   const keyName = opts.keyName ?? DEFAULT_KEY_NAME;
   const loaded = loadKeys(dir, keyName);
-  const mldsaSigner = await createSignerFromSeed(loaded.mldsaSeed, { thread: opts.thread ?? false });
-  const signers: Signer[] = [mldsaSigner];
-  if (loaded.ed25519Seed) signers.push(createNodeEd25519Signer(loaded.ed25519Seed));
+  // Key history (issue 18, data-dir-keys.ts): each log signs with the keys its history says, checked at open.
+  const keeper = await DataDirKeys.open(dir, keyName, { mldsaSeed: loaded.mldsaSeed, ed25519Seed: loaded.ed25519Seed, keys: loaded.keys }, { thread: opts.thread ?? false, resume: opts.resumeRotation });
   const { keys, verifiers } = loaded;
-  const noteSigners = signers.map((s) => noteSignerFor(keyName, s));
+  const noteSigners = keeper.current.signers.map((s) => noteSignerFor(keyName, s));
   let thread: LogThread | undefined;
   if (opts.logThread) {
     try {
       thread = await startLogThread({ keyName, mldsaSeed: loaded.mldsaSeed, ed25519Seed: loaded.ed25519Seed, maxBatch: opts.maxBatch, onBatch: opts.onBatch, onAudit: opts.onAudit, auditPage: opts.auditPage });
     } catch (e) {
-      await mldsaSigner.close?.();
+      await keeper.close();
       throw e;
     }
   }
   const logs = new Map<string, TenantLog>();
   const locks: LogLock[] = [];
-  const originOf = (tenant: string) => `${keyName}/${tenant}`;
+  const originOf = (tenant: string) => logOriginOf(keyName, tenant);
+  /** The key histories of logs on disk this process has not opened (read-only), for the published key set. */
+  const unopened = (): TenantKeys[] =>
+    listTenants(dir)
+      .filter((t) => !keeper.tenants.has(t))
+      .flatMap((t) => {
+        try {
+          const store = openSqliteStore(logPath(dir, t), { readonly: true });
+          try {
+            return [tenantKeysForVerify(store, store.meta('origin') ?? originOf(t), keeper.current.keys, keyName).keys];
+          } finally {
+            store.close();
+          }
+        } catch {
+          return [];
+        }
+      });
 
-  return {
+  const self: DataDir = {
     dir,
     keyName,
     keys,
     signers: noteSigners,
     verifiers,
     originOf,
-    jwks: () => toJwks(keys.map((k) => ({ alg: k.alg, publicKey: k.publicKey, kid: k.keyId }))),
+    jwks: () => keeper.jwks(unopened()),
+    vkeys: () => keeper.vkeys(unopened()),
+    keyHistory: (tenant) => keeper.tenants.get(tenant)?.history,
+    async rotateKeys(time) {
+      const all = [...new Set([...listTenants(dir), ...logs.keys()])].map((t) => self.log(t));
+      return keeper.rotate(all.map(rotatable), time);
+    },
+    async revokeKey(tenant, keyId, after, time) {
+      return keeper.revoke(rotatable(self.log(tenant)), keyId, after, time);
+    },
     log(tenant: string): TenantLog {
       const open = logs.get(tenant);
       if (open) return open;
-      if (!TENANT_RE.test(tenant)) throw new ConfigError('ERR_CONFIG', `bad tenant name ${JSON.stringify(tenant)}`);
+      assertTenant(tenant);
       mkdirSync(join(dir, 'logs'), { recursive: true, mode: 0o700 });
       // One writer per log: serve and the CLI writers (policy activate, payload erase) both lock.
       const lock = acquireLogLock(dir, tenant);
@@ -154,8 +190,16 @@ export async function openDataDir(dir: string, opts: OpenOptions = {}): Promise<
         lock.release();
         throw new StoreError('ERR_STORE_INCONSISTENT', `log of tenant ${tenant} was created for origin ${recorded}, not ${origin}`);
       }
+      let fk: ReturnType<DataDirKeys['forTenant']>;
+      try {
+        fk = keeper.forTenant(tenant, store, origin);
+      } catch (e) {
+        store.close();
+        lock.release();
+        throw e;
+      }
       if (thread) {
-        const appender = thread.open(tenant, logPath(dir, tenant), origin, store.size());
+        const appender = thread.open(tenant, logPath(dir, tenant), origin, store.size(), { keyName: fk.keys.name, keys: wireKeys(fk.keys.verifiers) });
         const t = { tenant, origin, store, appender, ready: appender.ready };
         logs.set(tenant, t);
         locks.push(lock);
@@ -166,8 +210,8 @@ export async function openDataDir(dir: string, opts: OpenOptions = {}): Promise<
         appender = Appender.open({
           origin,
           storage: store,
-          signers: noteSigners,
-          verifiers,
+          signers: fk.signers,
+          verifiers: fk.keys.verifiers,
           maxBatch: opts.maxBatch,
           monotonic: opts.monotonic,
           onBatch: opts.onBatch && ((s) => opts.onBatch!(tenant, s)),
@@ -188,7 +232,25 @@ export async function openDataDir(dir: string, opts: OpenOptions = {}): Promise<
       for (const t of logs.values()) t.store.close();
       logs.clear();
       for (const l of locks.splice(0)) l.release();
-      await mldsaSigner.close?.();
+      await keeper.close();
+    },
+  };
+  return self;
+}
+
+/** What key rotation needs of a tenant log: in process, the Appender swaps signers; in the log thread, the writer does. */
+function rotatable(t: TenantLog): RotatableLog {
+  return {
+    tenant: t.tenant,
+    origin: t.origin,
+    store: t.store,
+    ready: t.ready,
+    append: (body) => t.appender.append(body),
+    rotate(body, next, name) {
+      const a = t.appender as LogAppender & { rotate?: Appender['rotate']; rotateKeys?: ThreadedLog['rotateKeys'] };
+      if (a.rotateKeys) return a.rotateKeys(body, { keyName: name, mldsaSeed: next.mldsaSeed, ed25519Seed: next.ed25519Seed });
+      if (a.rotate) return a.rotate(body, next.signers.map((s) => noteSignerFor(name, s)));
+      throw new ConfigError('ERR_CONFIG', `log of tenant ${t.tenant} cannot rotate keys`);
     },
   };
 }
@@ -218,11 +280,11 @@ export function loadKeys(dir: string, keyName = DEFAULT_KEY_NAME): { keys: KeyIn
 export function listTenants(dir: string): string[] {
   const logs = join(dir, 'logs');
   if (!existsSync(logs)) return [];
-  return readdirSync(logs).filter((f) => f.endsWith('.db')).map((f) => f.slice(0, -3)).filter((t) => TENANT_RE.test(t)).sort();
+  return readdirSync(logs).filter((f) => f.endsWith('.db')).map((f) => f.slice(0, -3)).filter(isTenant).sort();
 }
 
 export function logPath(dir: string, tenant: string): string {
-  if (!TENANT_RE.test(tenant)) throw new ConfigError('ERR_CONFIG', `bad tenant name ${JSON.stringify(tenant)}`);
+  assertTenant(tenant);
   return join(dir, 'logs', `${tenant}.db`);
 }
 

@@ -2,8 +2,7 @@
 // through its group-commit Appender. Portable: Node wraps SQLite with it, and the Durable
 // Object wraps its own SQL storage the same way before answering the Worker.
 import type { Digest } from '../canonical/index.js';
-import type { LogWriter } from '../decide.js';
-import { consistencyProof, inclusionProof, type Hash, type LogAppender, type StoredCheckpoint } from '../log/index.js';
+import { consistencyProof, inclusionProof, type Hash, type LogAppender, type LogWriter, type StoredCheckpoint } from '../log/index.js';
 import type { DocumentKind, LogStore } from './port.js';
 
 export interface LogPort extends LogWriter {
@@ -20,6 +19,8 @@ export interface LogPort extends LogWriter {
   putDocument(kind: DocumentKind, digest: Digest, bytes: Uint8Array): Promise<void>;
   /** Entries [from, to) as exact bytes, streamed. */
   entries(from: number, to: number): AsyncIterable<{ seq: number; bytes: Uint8Array }>;
+  /** Stored complete nodes of one tree level, lo..hi inclusive (tlog-tiles: log/tiles.ts); absent on ports that cannot. */
+  nodes?(level: number, lo: number, hi: number): Promise<Hash[]>;
 }
 
 const ENTRY_PAGE = 512;
@@ -28,6 +29,7 @@ export function logPortOf(origin: string, store: LogStore, appender: LogAppender
   return {
     origin,
     append: (body, attachments) => appender.append(body, attachments),
+    appendDurable: appender.appendDurable && ((body, attachments) => appender.appendDurable!(body, attachments)),
     size: async () => appender.size,
     entry: async (seq) => store.entry(seq)?.bytes,
     latestCheckpoint: async () => store.latestCheckpoint(),
@@ -38,6 +40,12 @@ export function logPortOf(origin: string, store: LogStore, appender: LogAppender
     erasePayload: async (d) => store.erasePayload(d),
     document: async (d) => store.document(d),
     putDocument: async (k, d, b) => store.putDocument(k, d, b),
+    nodes: async (level, lo, hi) => {
+      if (store.nodeRange) return [...store.nodeRange(level, lo, hi)].map((n) => n.hash);
+      const out: Hash[] = [];
+      for (let i = lo; i <= hi; i++) out.push(store.node(level, i));
+      return out;
+    },
     // Pages read synchronously: an SQLite iterator held open across awaits would make the
     // appender's own writes fail ("connection is busy") while a reader streams.
     async *entries(from, to) {

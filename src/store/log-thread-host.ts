@@ -6,13 +6,13 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
 import { createEd25519Verifier, createMldsaVerifier, type Signer } from '../crypto/index.js';
 import { createNodeEd25519Signer, createSignerFromSeed } from '../crypto/node.js';
-import { Appender, auditLeaves, noteSignerFor, noteVerifierFor, type Appended } from '../log/index.js';
-import { toWireError, type HostMessage, type MainMessage, type WireError } from './log-thread.js';
+import { Appender, auditLeaves, noteSignerFor, noteVerifierFor, type Appended, type Durable, type NoteSigner, type NoteVerifier } from '../log/index.js';
+import { toWireError, type Answers, type HostMessage, type LogThreadData, type MainMessage, type WireError } from './log-thread-protocol.js';
 import type { LogStore } from './port.js';
 import { openSqliteStore } from './sqlite.js';
 
 const port = parentPort!;
-const data = workerData as { keyName: string; mldsaSeed: Uint8Array; ed25519Seed?: Uint8Array; maxBatch?: number; minIntervalMs: number; auditPage?: number };
+const data = workerData as LogThreadData;
 const mldsa = await createSignerFromSeed(data.mldsaSeed, { thread: true });
 const signers: Signer[] = [mldsa];
 if (data.ed25519Seed) signers.push(createNodeEd25519Signer(data.ed25519Seed));
@@ -27,44 +27,71 @@ const logs = new Map<string, { appender: Appender; store: LogStore } | { error: 
 
 // Answers go out once per turn of the loop: the entries of one batch settle together, so they
 // travel in one message, with their checkpoint note once.
-let done: { notes: string[]; ok: Extract<HostMessage, { t: 'done' }>['ok']; failed: [number, WireError][] } | undefined;
+let turn: Answers | undefined;
 const noteIndex = new Map<string, number>();
-function answer(): NonNullable<typeof done> {
-  if (!done) {
-    done = { notes: [], ok: [], failed: [] };
+function answers(): Answers {
+  if (!turn) {
+    turn = { durable: [], signed: [], notes: [], failed: [] };
     setImmediate(() => {
-      const m: HostMessage = { t: 'done', ...done! };
-      done = undefined;
+      const m: HostMessage = { t: 'answers', ...turn! };
+      turn = undefined;
       noteIndex.clear();
       send(m);
     });
   }
-  return done;
+  return turn;
 }
-function ok(id: number, a: Appended): void {
-  const d = answer();
-  let n = noteIndex.get(a.checkpoint);
-  if (n === undefined) noteIndex.set(a.checkpoint, (n = d.notes.push(a.checkpoint) - 1));
-  d.ok.push([id, a.seq, a.bytes, a.leaf, a.size, a.proof, n]);
+function durable(id: number, d: Durable): void {
+  answers().durable.push({ id, seq: d.seq, bytes: d.bytes, leaf: d.leaf });
+}
+function signed(id: number, a: Appended): void {
+  const t = answers();
+  let note = noteIndex.get(a.checkpoint);
+  if (note === undefined) noteIndex.set(a.checkpoint, (note = t.notes.push(a.checkpoint) - 1));
+  t.signed.push({ id, seq: a.seq, bytes: a.bytes, leaf: a.leaf, size: a.size, proof: a.proof, note });
 }
 function failed(id: number, e: unknown): void {
-  answer().failed.push([id, toWireError(e)]);
+  answers().failed.push({ id, error: toWireError(e) });
 }
 function send(m: HostMessage): void {
   port.postMessage(m);
 }
 
-function open(tenant: string, path: string, origin: string): void {
+// Key history (issue 18): the signer set in use (a rotation replaces it for every later open) and
+// each log's signing name and keys with the sizes they sign.
+let current: Signer[] = signers;
+function keysOf(m: Extract<MainMessage, { t: 'open' }>): { signers: NoteSigner[]; verifiers: NoteVerifier[] } {
+  if (!m.keys || !m.keyName) return { signers: noteSigners, verifiers: noteVerifiers };
+  const verifiers = m.keys.map((k) => ({ ...noteVerifierFor(k.name, k.alg === 'Ed25519' ? createEd25519Verifier(k.publicKey) : createMldsaVerifier(k.publicKey)), ...(k.window ? { window: k.window } : {}) }));
+  return { signers: current.map((s) => noteSignerFor(m.keyName!, s)), verifiers };
+}
+
+async function rotate(m: Extract<MainMessage, { t: 'rotate' }>): Promise<void> {
+  const l = logs.get(m.tenant);
+  if (!l || 'error' in l) return failed(m.id, l && 'error' in l ? new Error(l.error.message) : new Error(`log of tenant ${m.tenant} is not open`));
+  try {
+    const next: Signer[] = [await createSignerFromSeed(m.keys.mldsaSeed, { thread: true })];
+    if (m.keys.ed25519Seed) next.push(createNodeEd25519Signer(m.keys.ed25519Seed));
+    const a = await l.appender.rotate(m.body, next.map((s) => noteSignerFor(m.keys.keyName, s)));
+    current = next;
+    signed(m.id, a);
+  } catch (e) {
+    failed(m.id, e);
+  }
+}
+
+function open(tenant: string, path: string, origin: string, keys: ReturnType<typeof keysOf> = { signers: noteSigners, verifiers: noteVerifiers }): void {
   let store: LogStore | undefined;
   try {
     store = openSqliteStore(path);
     const appender = Appender.open({
       origin,
       storage: store,
-      signers: noteSigners,
-      verifiers: noteVerifiers,
+      signers: keys.signers,
+      verifiers: keys.verifiers,
       maxBatch: data.maxBatch,
       minIntervalMs: data.minIntervalMs,
+      maxCoverageMs: data.maxCoverageMs,
       monotonic: () => performance.now(),
       onBatch: (stats) => send({ t: 'batch', tenant, stats }),
     });
@@ -111,24 +138,33 @@ async function close(): Promise<void> {
 port.on('message', (m: MainMessage) => {
   switch (m.t) {
     case 'open':
-      return open(m.tenant, m.path, m.origin);
+      return open(m.tenant, m.path, m.origin, keysOf(m));
+    case 'rotate':
+      return void rotate(m);
     case 'append': {
       const l = logs.get(m.tenant);
       if (!l) return failed(m.id, new Error(`log of tenant ${m.tenant} is not open`));
-      if ('error' in l) return void answer().failed.push([m.id, l.error]);
-      l.appender.append(m.body, m.attachments).then(
-        (a) => ok(m.id, a),
-        (e) => failed(m.id, e),
+      if ('error' in l) return void answers().failed.push({ id: m.id, error: l.error });
+      const { id } = m;
+      l.appender.appendDurable(m.body, m.attachments).then(
+        (d) => {
+          if (m.durable) durable(id, d);
+          d.signed.then(
+            (a) => signed(id, a),
+            (e) => failed(id, e),
+          );
+        },
+        (e) => failed(id, e),
       );
       return;
     }
     case 'checkpoint': {
       const l = logs.get(m.tenant);
       const appender = l && 'appender' in l ? l.appender : undefined;
-      if (!appender) return send({ t: 'signFailed', id: m.id, error: l && 'error' in l ? l.error : { code: 'ERR_STORE', message: `log of tenant ${m.tenant} is not open` } });
+      if (!appender) return send({ t: 'checkpointFailed', id: m.id, error: l && 'error' in l ? l.error : { code: 'ERR_STORE', message: `log of tenant ${m.tenant} is not open` } });
       appender.checkpointNow().then(
-        (c) => send({ t: 'signed', id: m.id, size: c.size, note: c.note }),
-        (e) => send({ t: 'signFailed', id: m.id, error: toWireError(e) }),
+        (c) => send({ t: 'checkpointed', id: m.id, size: c.size, note: c.note }),
+        (e) => send({ t: 'checkpointFailed', id: m.id, error: toWireError(e) }),
       );
       return;
     }

@@ -3,20 +3,22 @@
 // their own SQLite write connections, so the event loop that answers HTTP and runs the chain
 // spends no time on them (measured: about half of its time per decision before). The main thread
 // keeps a connection of its own for reads; WAL lets it read while the writer commits.
-// Protocol (log-thread-host.ts answers): open, append, close; every append is answered once,
-// after its batch is durable and signed, or with a coded error. If the thread dies, every owed
-// and every later append fails with ERR_STORE: nothing is answered as appended that was not.
+// Protocol (log-thread-protocol.ts, both sides): open, append, checkpoint, close; every append is
+// answered once durable (when asked), once signed, or with a coded error. If the thread dies,
+// every owed and every later append fails with ERR_STORE: nothing is answered as appended that was not.
 import { Worker } from 'node:worker_threads';
-import { StoreError, VouchError, type ErrorCode } from '../errors.js';
-import type { Appended, Attachment, AuditProgress, BatchStats, EntryBody, LogAppender, LogHealth, SignedTree } from '../log/index.js';
+import { StoreError, type VouchError } from '../errors.js';
+import type { Appended, Attachment, AuditProgress, BatchStats, Durable, EntryBody, LogAppender, LogHealth, NoteVerifier, SignedTree } from '../log/index.js';
+import { fromWireError, type Answers, type HostMessage, type LogThreadData, type MainMessage, type RotateKeys, type WireKey } from './log-thread-protocol.js';
 
 export interface LogThreadOptions {
   keyName: string;
   mldsaSeed: Uint8Array;
   ed25519Seed?: Uint8Array;
   maxBatch?: number;
-  /** The appenders' `minIntervalMs` (default 25: measured best for throughput at 64 callers). */
+  /** Pacing overrides (log/pacing.ts): absent, the one default policy of every appender. */
   minIntervalMs?: number;
+  maxCoverageMs?: number;
   onBatch?: (tenant: string, stats: BatchStats) => void;
   /** Entries per page of the background audit (default 2048). */
   auditPage?: number;
@@ -31,54 +33,48 @@ export interface ThreadedLog extends LogAppender {
   ready: Promise<void>;
   checkpointNow(): Promise<SignedTree>;
   health(): LogHealth;
+  /** Key rotation (key-history.ts): the writer appends `body` signed by the outgoing keys, then signs with `keys`. */
+  rotateKeys(body: EntryBody, keys: RotateKeys): Promise<Appended>;
+}
+
+/** A log's key history for the writer (WireKey). */
+export function wireKeys(verifiers: NoteVerifier[]): WireKey[] {
+  return verifiers.map((v) => ({ name: v.name, alg: v.alg, publicKey: v.publicKey, ...(v.window ? { window: v.window } : {}) }));
 }
 
 export interface LogThread {
   /** Hand the tenant's log to the writer; `committed` is its size as this thread reads it now. */
-  open(tenant: string, path: string, origin: string, committed: number): ThreadedLog;
+  open(tenant: string, path: string, origin: string, committed: number, keys?: { keyName: string; keys: WireKey[] }): ThreadedLog;
   close(): Promise<void>;
 }
 
-export interface WireError {
-  code: ErrorCode;
-  message: string;
-}
-
-/** Messages from the host. Appended items: [id, seq, bytes, leaf, size, proof, note index]. */
-export type HostMessage =
-  | { t: 'ready' }
-  | { t: 'opened'; tenant: string }
-  | { t: 'openFailed'; tenant: string; error: WireError }
-  | { t: 'done'; notes: string[]; ok: [number, number, Uint8Array, Uint8Array, number, Uint8Array[], number][]; failed: [number, WireError][] }
-  | { t: 'batch'; tenant: string; stats: BatchStats }
-  | { t: 'audit'; tenant: string; checked: number; total: number; complete: boolean; error?: WireError }
-  | { t: 'signed'; id: number; size: number; note: string }
-  | { t: 'signFailed'; id: number; error: WireError }
-  | { t: 'closed' };
-
-export type MainMessage =
-  | { t: 'open'; tenant: string; path: string; origin: string }
-  | { t: 'append'; tenant: string; id: number; body: EntryBody; attachments: Attachment[] }
-  | { t: 'checkpoint'; tenant: string; id: number }
-  | { t: 'close' };
-
-export function toWireError(e: unknown): WireError {
-  return e instanceof VouchError ? { code: e.code, message: e.message } : { code: 'ERR_STORE', message: `append failed: ${(e as Error)?.message ?? String(e)}` };
-}
-
-function fromWireError(w: WireError): VouchError {
-  return w.code.startsWith('ERR_STORE') ? new StoreError(w.code, w.message) : new VouchError(w.code, w.message);
-}
+export { toWireError, type HostMessage, type MainMessage, type WireError } from './log-thread-protocol.js';
 
 interface Owed {
+  /** Set until the durable answer came (appendDurable only). */
+  durable?: { resolve: (d: Durable) => void; reject: (e: unknown) => void };
+  signed: Promise<Appended>;
   resolve: (a: Appended) => void;
   reject: (e: unknown) => void;
   log: { size: number };
 }
 
+function owe(log: { size: number }): Owed {
+  const o = { log } as Owed;
+  o.signed = new Promise<Appended>((resolve, reject) => {
+    o.resolve = resolve;
+    o.reject = reject;
+  });
+  o.signed.catch(() => undefined); // a durable-only caller may never look
+  return o;
+}
+
 export async function startLogThread(opts: LogThreadOptions): Promise<LogThread> {
-  const worker = new Worker(opts.workerUrl ?? new URL('./log-thread-worker.mjs', import.meta.url), {
-    workerData: { keyName: opts.keyName, mldsaSeed: opts.mldsaSeed.slice(), ed25519Seed: opts.ed25519Seed?.slice(), maxBatch: opts.maxBatch, minIntervalMs: opts.minIntervalMs ?? 25, auditPage: opts.auditPage },
+  // Compiled (dist/*.js): the host is JavaScript and starts as is; from the TypeScript sources
+  // (tests, tsx) the .mjs entry registers tsx in the thread first.
+  const entry = import.meta.url.endsWith('.js') ? './log-thread-host.js' : './log-thread-worker.mjs';
+  const worker = new Worker(opts.workerUrl ?? new URL(entry, import.meta.url), {
+    workerData: { keyName: opts.keyName, mldsaSeed: opts.mldsaSeed.slice(), ed25519Seed: opts.ed25519Seed?.slice(), maxBatch: opts.maxBatch, minIntervalMs: opts.minIntervalMs, maxCoverageMs: opts.maxCoverageMs, auditPage: opts.auditPage } satisfies LogThreadData,
   });
   const owed = new Map<number, Owed>();
   const opening = new Map<string, { resolve: () => void; reject: (e: unknown) => void }>();
@@ -91,7 +87,7 @@ export async function startLogThread(opts: LogThreadOptions): Promise<LogThread>
 
   const failAll = (why: string, cause?: unknown): void => {
     failure ??= new StoreError('ERR_STORE', why, { cause });
-    for (const o of owed.values()) o.reject(failure);
+    for (const o of owed.values()) (o.durable ?? o).reject(failure);
     owed.clear();
     for (const o of opening.values()) o.reject(failure);
     opening.clear();
@@ -110,19 +106,8 @@ export async function startLogThread(opts: LogThreadOptions): Promise<LogThread>
         case 'openFailed':
           opening.get(m.tenant)?.reject(fromWireError(m.error));
           return void opening.delete(m.tenant);
-        case 'done':
-          for (const [id, seq, bytes, leaf, size, proof, note] of m.ok) {
-            const o = owed.get(id);
-            if (!o) continue;
-            owed.delete(id);
-            if (size > o.log.size) o.log.size = size;
-            o.resolve({ seq, bytes, leaf, size, proof, checkpoint: m.notes[note] });
-          }
-          for (const [id, error] of m.failed) {
-            owed.get(id)?.reject(fromWireError(error));
-            owed.delete(id);
-          }
-          return;
+        case 'answers':
+          return settle(m);
         case 'batch':
           return opts.onBatch?.(m.tenant, m.stats);
         case 'audit': {
@@ -133,10 +118,10 @@ export async function startLogThread(opts: LogThreadOptions): Promise<LogThread>
           health.set(m.tenant, h);
           return opts.onAudit?.(m.tenant, { checked: m.checked, total: m.total, complete: m.complete, error });
         }
-        case 'signed':
+        case 'checkpointed':
           signing.get(m.id)?.resolve({ size: m.size, note: m.note });
           return void signing.delete(m.id);
-        case 'signFailed':
+        case 'checkpointFailed':
           signing.get(m.id)?.reject(fromWireError(m.error));
           return void signing.delete(m.id);
         case 'closed':
@@ -155,13 +140,50 @@ export async function startLogThread(opts: LogThreadOptions): Promise<LogThread>
 
   const post = (m: MainMessage): void => worker.postMessage(m);
 
+  function settle(m: Answers): void {
+    for (const d of m.durable) {
+      const o = owed.get(d.id);
+      if (!o?.durable) continue;
+      if (d.seq + 1 > o.log.size) o.log.size = d.seq + 1;
+      o.durable.resolve({ seq: d.seq, bytes: d.bytes, leaf: d.leaf, signed: o.signed });
+      o.durable = undefined;
+    }
+    for (const a of m.signed) {
+      const o = owed.get(a.id);
+      if (!o) continue;
+      owed.delete(a.id);
+      if (a.size > o.log.size) o.log.size = a.size;
+      const appended = { seq: a.seq, bytes: a.bytes, leaf: a.leaf, size: a.size, proof: a.proof, checkpoint: m.notes[a.note] };
+      o.durable?.resolve({ seq: a.seq, bytes: a.bytes, leaf: a.leaf, signed: o.signed });
+      o.resolve(appended);
+    }
+    for (const f of m.failed) {
+      const o = owed.get(f.id);
+      if (!o) continue;
+      owed.delete(f.id);
+      (o.durable ?? o).reject(fromWireError(f.error));
+    }
+  }
+
+  const send = (tenant: string, log: { size: number }, body: EntryBody, attachments: Attachment[], durable: boolean, rotate?: RotateKeys): Owed | Error => {
+    if (closing) return new StoreError('ERR_STORE_CLOSED', 'log is closed');
+    if (failure) return failure;
+    const halted = health.get(tenant)?.halted;
+    if (halted) return halted;
+    const id = nextId++;
+    const o = owe(log);
+    owed.set(id, o);
+    post(rotate ? { t: 'rotate', tenant, id, body, keys: rotate } : { t: 'append', tenant, id, body, attachments, durable });
+    return o;
+  };
+
   return {
-    open(tenant, path, origin, committed) {
+    open(tenant, path, origin, committed, keys) {
       const log = { size: committed };
       const ready = new Promise<void>((resolve, reject) => {
         if (failure) return reject(failure);
         opening.set(tenant, { resolve, reject });
-        post({ t: 'open', tenant, path, origin });
+        post({ t: 'open', tenant, path, origin, ...(keys ? { keyName: keys.keyName, keys: keys.keys } : {}) });
       });
       ready.catch(() => undefined); // appends report the same failure
       return {
@@ -171,14 +193,18 @@ export async function startLogThread(opts: LogThreadOptions): Promise<LogThread>
           return log.size;
         },
         append(body, attachments = []) {
-          if (closing) return Promise.reject(new StoreError('ERR_STORE_CLOSED', 'log is closed'));
-          if (failure) return Promise.reject(failure);
-          const halted = health.get(tenant)?.halted;
-          if (halted) return Promise.reject(halted);
-          return new Promise<Appended>((resolve, reject) => {
-            const id = nextId++;
-            owed.set(id, { resolve, reject, log });
-            post({ t: 'append', tenant, id, body, attachments });
+          const o = send(tenant, log, body, attachments, false);
+          return o instanceof Error ? Promise.reject(o) : o.signed;
+        },
+        rotateKeys(body, next) {
+          const o = send(tenant, log, body, [], false, next);
+          return o instanceof Error ? Promise.reject(o) : o.signed;
+        },
+        appendDurable(body, attachments = []) {
+          return new Promise<Durable>((resolve, reject) => {
+            const o = send(tenant, log, body, attachments, true);
+            if (o instanceof Error) return reject(o);
+            o.durable = { resolve, reject };
           });
         },
         checkpointNow() {

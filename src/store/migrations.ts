@@ -27,6 +27,9 @@ export const POLICY_ENTRY_SQL = `instr(bytes, CAST('"type":"policy"' AS BLOB)) >
 /** Which entries are `pin` entries (tool-pins.ts): the WHERE of migration 0004's partial index `entries_pin`. */
 export const PIN_ENTRY_SQL = `instr(bytes, CAST('"type":"pin"' AS BLOB)) > 0 AND json_valid(CAST(bytes AS TEXT)) AND json_extract(CAST(bytes AS TEXT), '$.type') = 'pin'`;
 
+/** Which entries are `key` entries (log/key-history.ts): the WHERE of migration 0005's partial index `entries_key`. */
+export const KEY_ENTRY_SQL = `instr(bytes, CAST('"type":"key"' AS BLOB)) > 0 AND json_valid(CAST(bytes AS TEXT)) AND json_extract(CAST(bytes AS TEXT), '$.type') = 'key'`;
+
 export const MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS schema_migrations (
   version INTEGER PRIMARY KEY, name TEXT NOT NULL)`;
 

@@ -4,7 +4,7 @@
 import type { Digest } from '../canonical/index.js';
 import type { LogStorage, StoredEntry } from '../log/storage.js';
 
-export type { Batch, LogStorage, StoredCheckpoint, StoredEntry } from '../log/storage.js';
+export type { Batch, EntryBatch, LogStorage, StoredCheckpoint, StoredEntry } from '../log/storage.js';
 
 export type DocumentKind = 'chain' | 'policy';
 
@@ -23,6 +23,9 @@ export interface LogStore extends LogStorage {
 
   /** The `pin` entries (tool definitions pinned, changed, approved), in seq order; optional: else found by a scan. */
   pinEntries?(): Iterable<{ seq: number; bytes: Uint8Array }>;
+
+  /** The `key` entries (key rotations and revocations), in seq order; optional: else found by a scan. */
+  keyEntries?(): Iterable<{ seq: number; bytes: Uint8Array }>;
 
   /** Small key/value facts about the log, each set once (origin; legacy policy pins are read only). */
   meta(key: string): string | undefined;

@@ -5,8 +5,8 @@ import { chmodSync, closeSync, existsSync, openSync, readdirSync, readFileSync }
 import type { Digest } from '../canonical/index.js';
 import { StoreError } from '../errors.js';
 import type { Hash, TreeNode } from '../log/merkle.js';
-import { applyMigrations, orderMigrations, PIN_ENTRY_SQL, POLICY_ENTRY_SQL, type Migration } from './migrations.js';
-import type { Batch, DocumentKind, LogStore, StoredCheckpoint, StoredEntry } from './port.js';
+import { applyMigrations, KEY_ENTRY_SQL, orderMigrations, PIN_ENTRY_SQL, POLICY_ENTRY_SQL, type Migration } from './migrations.js';
+import type { Batch, DocumentKind, EntryBatch, LogStore, StoredCheckpoint, StoredEntry } from './port.js';
 
 const MIGRATIONS_DIR = new URL('../../migrations/', import.meta.url);
 
@@ -79,6 +79,7 @@ class SqliteStore implements LogStore {
       erase: db.prepare('DELETE FROM payloads WHERE digest = ?'),
       latestPolicy: db.prepare(`SELECT seq, bytes, leaf FROM entries WHERE ${POLICY_ENTRY_SQL} ORDER BY seq DESC LIMIT 1`),
       pins: db.prepare(`SELECT seq, bytes FROM entries WHERE ${PIN_ENTRY_SQL} ORDER BY seq`),
+      keyEntries: db.prepare(`SELECT seq, bytes FROM entries WHERE ${KEY_ENTRY_SQL} ORDER BY seq`),
       putDocument: db.prepare('INSERT OR IGNORE INTO documents (digest, kind, bytes) VALUES (?, ?, ?)'),
       document: db.prepare('SELECT kind, bytes FROM documents WHERE digest = ?'),
       meta: db.prepare('SELECT value FROM meta WHERE key = ?').pluck(),
@@ -148,6 +149,21 @@ class SqliteStore implements LogStore {
     );
   }
 
+  /** Entries durable before signed (log/appender.ts): synchronous=FULL makes this commit an fsync. */
+  appendEntries(batch: EntryBatch): void {
+    this.guard('append entries', () =>
+      this.db.transaction(() => {
+        for (const e of batch.entries) this.q.putEntry.run(e.seq, e.bytes, e.leaf);
+        for (const n of batch.nodes) this.q.putNode.run(n.level, n.index, n.hash);
+        for (const p of batch.payloads ?? []) this.q.putPayload.run(p.digest, p.bytes);
+      })(),
+    );
+  }
+
+  putCheckpoint(c: StoredCheckpoint): void {
+    this.guard('store checkpoint', () => void this.q.putCheckpoint.run(c.size, c.root, c.note));
+  }
+
   putPayload(digest: Digest, bytes: Uint8Array): void {
     this.guard('store payload', () => this.q.putPayload.run(digest, bytes));
   }
@@ -186,6 +202,11 @@ class SqliteStore implements LogStore {
       const r = this.q.latestPolicy.get() as { seq: number; bytes: Buffer; leaf: Buffer } | undefined;
       return r && { seq: r.seq, bytes: u8(r.bytes), leaf: u8(r.leaf) };
     });
+  }
+
+  /** The `key` entries in seq order, through their partial index (migration 0005). */
+  keyEntries(): { seq: number; bytes: Uint8Array }[] {
+    return this.guard('read key entries', () => (this.q.keyEntries.all() as { seq: number; bytes: Buffer }[]).map((r) => ({ seq: r.seq, bytes: u8(r.bytes) })));
   }
 
   /** The `pin` entries in seq order, through their partial index (migration 0004). */

@@ -1,6 +1,6 @@
 // The Worker's app: the same createApp(deps) as Node. Decisions are made here, statelessly;
 // the tenant's log object (remote-log.ts) only appends and reads. Built once per isolate.
-import type { Activated } from '../activate.js';
+import type { Activated } from '../decide/index.js';
 import { canonicalBytes } from '../canonical/index.js';
 import { systemClock } from '../clock.js';
 import { ConfigError } from '../errors.js';
@@ -14,6 +14,7 @@ import { readPublicKeys } from './keys.js';
 import type { LogObjectRpc } from './log-object.js';
 import { activateWorkerPolicy } from './policy.js';
 import { remoteLogPort } from './remote-log.js';
+import { durableStateStores } from './state-stores.js';
 import { unwrapResult } from './rpc-result.js';
 
 export interface WorkerApp extends VouchApp {
@@ -35,7 +36,7 @@ function parseAuthVar(text: string | undefined) {
 export async function buildWorkerApp(env: WorkerEnv, configDocument: Json): Promise<WorkerApp> {
   const keys = readPublicKeys(env);
   const auth = parseAuthVar(env.VOUCH_AUTH);
-  const policy = await activateWorkerPolicy(configDocument);
+  const policy = await activateWorkerPolicy(configDocument, durableStateStores(env));
   const activation = {
     chain: policy.chainDigest,
     policySet: policy.policyDigest,

@@ -1,11 +1,13 @@
 // The Worker's bindings (wrangler.toml): the log object namespace, the signing key secrets and
 // the plain vars. Read once per isolate; a missing or malformed secret is a ConfigError.
 import type { DurableObjectNamespace } from '@cloudflare/workers-types/index.ts';
-import { ConfigError } from '../errors.js';
+import { logOriginOf } from '../log/index.js';
 
 export interface WorkerEnv {
   /** One Durable Object per tenant log (class VouchLog), found by idFromName(tenant). */
   VOUCH_LOG: DurableObjectNamespace;
+  /** The live state of the stateful built-ins (class VouchState): counters, session taint, tool schemas. */
+  VOUCH_STATE: DurableObjectNamespace;
   /** Secret: the ML-DSA-65 key in key text form (src/crypto/key-text.ts). Never a file. */
   VOUCH_SIGNING_KEY?: string;
   /** Secret, optional: an Ed25519 co-signing key in key text form, for today's note tools. */
@@ -17,13 +19,11 @@ export interface WorkerEnv {
 }
 
 export const DEFAULT_WORKER_KEY_NAME = 'vouch.local';
-export const TENANT_RE = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+export { TENANT_RE } from '../log/index.js';
 
 export function keyNameOf(env: WorkerEnv): string {
   return env.VOUCH_KEY_NAME || DEFAULT_WORKER_KEY_NAME;
 }
 
-export function originOf(keyName: string, tenant: string): string {
-  if (!TENANT_RE.test(tenant)) throw new ConfigError('ERR_CONFIG', `bad tenant name ${JSON.stringify(tenant)}`);
-  return `${keyName}/${tenant}`;
-}
+/** The origin of a tenant's log (log/origin.ts: the same rule as Node's data directory). */
+export const originOf = logOriginOf;

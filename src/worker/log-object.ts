@@ -2,10 +2,10 @@
 // SQLite store and the group-commit Appender (with the signing key from the secret), and answers
 // the LogPort operations over RPC. Every method returns an RpcResult (rpc-result.ts).
 import { DurableObject } from 'cloudflare:workers';
-import { digestBytes, type Digest } from '../canonical/index.js';
+import type { Digest } from '../canonical/index.js';
 import { StoreError } from '../errors.js';
 import { Appender, parseVkey, type Appended, type Attachment, type EntryBody, type Hash, type NoteSigner, type StoredCheckpoint } from '../log/index.js';
-import { recordPolicyEntry } from '../audit/policy-record.js';
+import { recordPolicyDocuments } from '../decide/index.js';
 import { logPortOf, type LogPort } from '../store/log-port.js';
 import { openDurableObjectStore } from '../store/durable-object.js';
 import type { DocumentKind, LogStore } from '../store/port.js';
@@ -18,7 +18,7 @@ import { toResult, type RpcResult } from './rpc-result.js';
 export const ENTRY_PAGE = 256;
 const PAGE_BYTES = 4 * 1024 * 1024;
 
-/** What the Worker records when a policy is in force for this log (as Node's recordActivation). */
+/** What the Worker records when a policy is in force for this log: decide's PolicyDocuments (as Node's recordActivation). */
 export interface Activation {
   chain: Digest;
   policySet: Digest;
@@ -97,14 +97,8 @@ export class VouchLog extends DurableObject<WorkerEnv> implements LogObjectRpc {
     const run = this.activating.then(() =>
       toResult(async () => {
         const { store, port } = this.log(tenant);
-        // The documents are stored under their digests: refuse bytes that do not match.
-        if (digestBytes(a.chainBytes) !== a.chain || digestBytes(a.policyBytes) !== a.policySet) {
-          throw new StoreError('ERR_STORE_INCONSISTENT', 'activation documents do not match their digests');
-        }
-        await port.putDocument('chain', a.chain, a.chainBytes);
-        await port.putDocument('policy', a.policySet, a.policyBytes);
-        // The newest policy entry is the record of the rules in force (meta holds no pointer).
-        const seq = await recordPolicyEntry(port, store, { chain: a.chain, policySet: a.policySet, engines: a.engines }, a.time);
+        // The same recording as Node's (decide/policy-in-force.ts): documents checked against their digests, then the policy entry.
+        const seq = await recordPolicyDocuments(port, store, a, a.time);
         return { origin: port.origin, appended: seq !== undefined };
       }),
     );

@@ -3,7 +3,7 @@ import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { activatePolicy, type Activated } from '../../src/activate.js';
+import { activatePolicy, type Activated } from '../../src/decide/index.js';
 import { whatIf, type ReplaySource } from '../../src/audit/index.js';
 import { storeReplaySource } from '../../src/audit/node-bundle.js';
 import { createMemoryStateStores } from '../../src/interceptors/builtin/index.js';

@@ -2,7 +2,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ActivePolicy } from '../../src/decide.js';
+import type { ActivePolicy } from '../../src/decide/index.js';
 import { Appender } from '../../src/log/index.js';
 import { logPortOf } from '../../src/store/log-port.js';
 import { openSqliteStore } from '../../src/store/node.js';

@@ -2,7 +2,7 @@
 // execution nothing authorized recorded all the same, flagged unauthorized.
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { canonicalBytes, digestJson, fromBase64, utf8 } from '../../src/canonical/index.js';
-import { decide } from '../../src/decide.js';
+import { decide } from '../../src/decide/index.js';
 import { parseDriftConfig, recordExecution } from '../../src/execution/index.js';
 import { verifyReceipt } from '../../src/receipt/index.js';
 import { mutator } from '../interceptors/chain-kit.js';

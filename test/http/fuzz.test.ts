@@ -3,7 +3,7 @@
 // where the chain denies.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isKnownEvent, MCP_EVENTS, SEP_EVENTS } from '../../src/interceptors/events.js';
+import { isKnownEvent, MCP_EVENTS, SEP_EVENTS } from '../../src/protocol/index.js';
 import { get, post, testServer, writeConfig } from './_server.js';
 
 let s: Awaited<ReturnType<typeof testServer>>;

@@ -1,5 +1,5 @@
 // Small factories for chain tests: declare an interceptor in one line, with a run function.
-import { parseDeclaration } from '../../src/interceptors/declaration.js';
+import { parseDeclaration } from '../../src/protocol/index.js';
 import type { Interceptor, InterceptorContext, InterceptorType, Json, Outcome } from '../../src/interceptors/types.js';
 
 export const CTX = { time: '2026-01-02T03:04:05Z', sessionId: 's-1', principal: 'alice' };

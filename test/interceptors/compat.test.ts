@@ -15,7 +15,7 @@ import * as z from 'zod';
 import { parseDecisionFacts } from '../../src/audit/_decision-facts.js';
 import { rerunDecision } from '../../src/audit/_rerun.js';
 import { canonicalText, digestJson, fromBase64 } from '../../src/canonical/index.js';
-import { decide, type ActivePolicy } from '../../src/decide.js';
+import { decide, type ActivePolicy } from '../../src/decide/index.js';
 import { executeChain } from '../../src/interceptors/chain.js';
 import { compatSkipReason, listInterceptors } from '../../src/interceptors/list.js';
 import { connectRemoteInterceptors } from '../../src/interceptors/remote.js';

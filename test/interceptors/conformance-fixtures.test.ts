@@ -6,7 +6,7 @@ import { canonicalText } from '../../src/canonical/index.js';
 import { codeOf } from '../../src/errors.js';
 import { CONFORMANCE_VOLATILE_KEYS, decisionOf, executeChain, stripVolatile } from '../../src/interceptors/chain.js';
 import { createBehavior } from '../../src/interceptors/conformance-behaviors.js';
-import { parseDeclaration } from '../../src/interceptors/declaration.js';
+import { parseDeclaration } from '../../src/protocol/index.js';
 import { invokeInterceptor } from '../../src/interceptors/invoke.js';
 import { listInterceptors } from '../../src/interceptors/list.js';
 import type { Interceptor, Phase } from '../../src/interceptors/types.js';

@@ -69,42 +69,80 @@ describe('Appender', () => {
     store.close();
   });
 
-  it('a signer failure writes nothing and rejects every caller in the batch', async () => {
+  it('a signer failure: the entry stays durable, its signed wait fails, and the next checkpoint covers it', async () => {
     const store = openSqliteStore(tmp());
-    const failing = [{ ...keys.signers[0], sign: async () => { throw new Error('hsm down'); } }];
-    const appender = Appender.open({ origin: ORIGIN, storage: store, signers: failing });
-    await expect(appender.append(body(0))).rejects.toMatchObject({ code: 'ERR_STORE' });
-    expect(store.size()).toBe(0);
+    let down = true;
+    const flaky = keys.signers.map((s) => ({ ...s, sign: async (m: Uint8Array) => (down ? Promise.reject(new Error('hsm down')) : s.sign(m)) }));
+    const appender = Appender.open({ origin: ORIGIN, storage: store, signers: flaky, verifiers: keys.verifiers, retryMs: 5 });
+    const d = await appender.appendDurable(body(0));
+    await expect(d.signed).rejects.toMatchObject({ code: 'ERR_STORE' });
+    expect(store.size()).toBe(1); // durable: committed before any signature
+    expect(store.latestCheckpoint()).toBeUndefined();
+    down = false;
+    const a = await appender.append(body(1));
+    expect(a.size).toBe(2); // one checkpoint covers the entry whose signature failed and the new one
+    await appender.close();
+    expect(verifyLog(store, { origin: ORIGIN, verifiers: keys.verifiers }).findings).toEqual([]);
     store.close();
   });
 
-  it('a failed batch with later batches in flight: its callers fail, the later ones are rebuilt and commit in order', async () => {
+  it('durable answers come before the signature; the signed answer proves inclusion in the checkpoint', async () => {
     const store = openSqliteStore(tmp());
-    let calls = 0;
-    // The second checkpoint signature fails, slowly, while a third batch is already being signed.
-    const flaky = keys.signers.map((s, k) => ({
-      ...s,
-      sign: async (m: Uint8Array) => {
-        if (k === 0) calls++;
-        const mine = calls;
-        await new Promise((r) => setTimeout(r, mine === 2 ? 30 : 5));
-        if (k === 0 && mine === 2) throw new Error('transient signer failure');
-        return s.sign(m);
-      },
-    }));
-    const appender = Appender.open({ origin: ORIGIN, storage: store, signers: flaky, maxInFlight: 2 });
-    const first = appender.append(body(0));
-    const second = appender.append(body(1)); // batch 2: its signature fails
-    await new Promise((r) => setTimeout(r, 1));
-    const third = appender.append(body(2)); // batch 3: signed on top of batch 2, must be rebuilt
-    const results = await Promise.allSettled([first, second, third]);
-    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
-    expect((results[2] as PromiseFulfilledResult<{ seq: number }>).value.seq).toBe(1); // seq 1 reused: batch 2 never committed
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const slow = keys.signers.map((s) => ({ ...s, sign: async (m: Uint8Array) => (await gate, s.sign(m)) }));
+    const appender = Appender.open({ origin: ORIGIN, storage: store, signers: slow, verifiers: keys.verifiers });
+    const ds = await Promise.all([0, 1, 2].map((i) => appender.appendDurable(body(i))));
+    expect(ds.map((d) => d.seq)).toEqual([0, 1, 2]);
+    expect(store.size()).toBe(3); // committed while no signature exists
+    expect(store.latestCheckpoint()).toBeUndefined();
+    release();
+    for (const d of ds) {
+      const a = await d.signed;
+      const cp = openCheckpoint(a.checkpoint, keys.verifiers);
+      expect(verifyInclusion(a.seq, cp.size, d.leaf, a.proof, cp.root)).toBe(true);
+    }
     await appender.close();
-    const report = verifyLog(store, { origin: ORIGIN, verifiers: keys.verifiers });
-    expect(report.findings).toEqual([]);
-    expect(report.entries).toBe(2);
     store.close();
+  });
+
+  it('stops taking appends with ERR_STORE_BEHIND once signing falls behind the coverage bound, and resumes when it catches up', async () => {
+    const store = openSqliteStore(tmp());
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const stalled = keys.signers.map((s) => ({ ...s, sign: async (m: Uint8Array) => (await gate, s.sign(m)) }));
+    const appender = Appender.open({ origin: ORIGIN, storage: store, signers: stalled, verifiers: keys.verifiers, maxCoverageMs: 50 });
+    const first = await appender.appendDurable(body(0));
+    await new Promise((r) => setTimeout(r, 80));
+    await expect(appender.appendDurable(body(1))).rejects.toMatchObject({ code: 'ERR_STORE_BEHIND' });
+    expect(store.size()).toBe(1); // the refused decision was not recorded
+    release();
+    await first.signed;
+    expect((await appender.append(body(2))).seq).toBe(1);
+    await appender.close();
+    store.close();
+  });
+
+  it('a crash between commit and signature: the reopened log checks the unsigned tail, then signs it', async () => {
+    const path = tmp();
+    const store = openSqliteStore(path);
+    const never = keys.signers.map((s) => ({ ...s, sign: () => new Promise<Uint8Array>(() => undefined) }));
+    const a = Appender.open({ origin: ORIGIN, storage: store, signers: keys.signers, verifiers: keys.verifiers });
+    await a.append(body(0));
+    await a.close();
+    const b = Appender.open({ origin: ORIGIN, storage: store, signers: never, verifiers: keys.verifiers });
+    const ds = await Promise.all([1, 2, 3].map((i) => b.appendDurable(body(i)))); // then the process dies
+    store.close();
+    const s2 = openSqliteStore(path);
+    expect(s2.size()).toBe(4);
+    expect(s2.latestCheckpoint()?.size).toBe(1);
+    const c = Appender.open({ origin: ORIGIN, storage: s2, signers: keys.signers, verifiers: keys.verifiers });
+    expect((await c.checkpointNow()).size).toBe(4);
+    expect(s2.latestCheckpoint()?.size).toBe(4); // the tail was signed at open
+    expect(verifyLog(s2, { origin: ORIGIN, verifiers: keys.verifiers }).findings).toEqual([]);
+    expect(ds.map((d) => toHex(s2.entry(d.seq)!.leaf))).toEqual(ds.map((d) => toHex(d.leaf)));
+    await c.close();
+    s2.close();
   });
 
   it('continues a log across restarts', async () => {
@@ -139,20 +177,25 @@ describe('Appender', () => {
     s2.close();
   });
 
-  describe('minIntervalMs', () => {
+  describe('pacing: minIntervalMs between checkpoint signatures', () => {
+    // Callers arrive staggered (as HTTP requests do): each waits for its signed answer, then a moment.
     const run = async (minIntervalMs: number, loopers: number, each: number) => {
       const sizes: number[] = [];
       const store = openSqliteStore(tmp());
       const appender = Appender.open({ origin: ORIGIN, storage: store, signers: keys.signers, minIntervalMs, monotonic: () => performance.now(), onBatch: (s) => sizes.push(s.entries) });
       const t0 = performance.now();
-      await Promise.all(Array.from({ length: loopers }, async () => {
-        for (let i = 0; i < each; i++) await appender.append(body(i));
+      await Promise.all(Array.from({ length: loopers }, async (_, k) => {
+        for (let i = 0; i < each; i++) {
+          await appender.append(body(i));
+          await new Promise((r) => setTimeout(r, (k * 7 + i) % 4));
+        }
       }));
       const ms = performance.now() - t0;
       await appender.close();
-      expect(verifyLog(store, { origin: ORIGIN, verifiers: keys.verifiers }).findings).toEqual([]);
+      const report = verifyLog(store, { origin: ORIGIN, verifiers: keys.verifiers });
+      expect(report.findings).toEqual([]);
       store.close();
-      return { sizes, ms };
+      return { sizes, ms, signatures: report.checkpoints };
     };
 
     it('a sequential caller never waits for it', async () => {
@@ -161,12 +204,11 @@ describe('Appender', () => {
       expect(ms).toBeLessThan(1000); // six waits of 250 ms would be 1.5 s
     });
 
-    it('under concurrent load, batches grow and their number falls', async () => {
+    it('under concurrent load, each signature covers more entries and their number falls', async () => {
       const eager = await run(0, 24, 12);
       const paced = await run(60, 24, 12);
       expect(paced.sizes.reduce((a, b) => a + b, 0)).toBe(24 * 12);
-      expect(paced.sizes.length).toBeLessThan(eager.sizes.length);
-      expect(Math.max(...paced.sizes)).toBeGreaterThan(Math.max(...eager.sizes) - 1);
+      expect(paced.signatures).toBeLessThan(eager.signatures);
     });
   });
 });

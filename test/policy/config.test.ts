@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { activatePolicy } from '../../src/activate.js';
+import { activatePolicy } from '../../src/decide/index.js';
 import { createMemoryStateStores } from '../../src/interceptors/builtin/index.js';
 import { parseConfig, parseConfigText, resolveConfigDocument } from '../../src/policy/index.js';
 

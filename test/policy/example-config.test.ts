@@ -5,7 +5,7 @@ import { builtinFactories } from '../../src/interceptors/builtin/index.js';
 import { createMemoryStateStores } from '../../src/interceptors/builtin/state-memory.js';
 import { descriptorOverridesOf, isRemoteDeclaration } from '../../src/policy/index.js';
 import { loadConfigFile } from '../../src/policy/load-config.js';
-import { MCP_EVENTS } from '../../src/interceptors/events.js';
+import { MCP_EVENTS } from '../../src/protocol/index.js';
 import { coverageOf } from '../../src/interceptors/list.js';
 import { activateGatewayPolicies } from '../../src/mcp/gateway-policy.js';
 import { FORWARDED, SERVER_REQUESTS } from '../../src/mcp/gateway.js';

@@ -4,8 +4,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { canonicalBytes, digestBytes, fromBase64, toBase64, utf8 } from '../../src/canonical/index.js';
 import { createEd25519Signer, createMldsaSigner, type PublicKeyEntry, type Signer } from '../../src/crypto/index.js';
-import { decide, GUARD_STATE_KEY } from '../../src/decide.js';
-import { parseDriftConfig, runPrechecks } from '../../src/execution/index.js';
+import { decide, GUARD_STATE_KEY, runPrechecks } from '../../src/decide/index.js';
+import { parseDriftConfig } from '../../src/execution/index.js';
 import {
   callerVerifier, checkCallerSignature, formatCallerSignatureHeader, parseCallerKeys, parseCallerSignatureClaim, parseCallerSignatureHeader, verifyReceipt,
   type CallerSignatureClaim, type Receipt,

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fromBase64, utf8 } from '../../src/canonical/index.js';
 import { main } from '../../src/cli/main.js';
-import { decide, type ActivePolicy } from '../../src/decide.js';
+import { decide, type ActivePolicy } from '../../src/decide/index.js';
 import { recordExecution } from '../../src/execution/index.js';
 import { formatVkey } from '../../src/log/index.js';
 import type { Receipt } from '../../src/receipt/index.js';

@@ -48,21 +48,31 @@ export interface Answer {
   kind: Kind;
   via: 'rest' | 'mcp';
   seq: number;
-  receipt: { entry: string; checkpoint: string; index: number };
+  /** The signed receipt (wait "signed", the default). */
+  receipt?: { entry: string; checkpoint: string; index: number };
+  /** The committed entry (wait "durable"): its receipt is fetched later. */
+  durable?: { entry: string; leafHash: string; index: number };
 }
 
 const payloadOf = (kind: Kind, i: number) =>
   kind === 'echo' ? { name: 'echo', arguments: { text: `hello ${i}` } } : kind === 'denied' ? { name: 'dangerous_tool', arguments: { i } } : { name: 'echo', arguments: { text: `call me at 415 555 ${String(1000 + (i % 9000)).padStart(4, '0')}` } };
 
 /** One decision; throws when the connection fails (no answer), returns the receipt when answered. */
-export async function decide(url: string, i: number): Promise<Answer> {
+/** With `durable`, every other pair of decisions (both ways in) asks for wait "durable": the answer holds the entry, no receipt. */
+export async function decide(url: string, i: number, opts: { durable?: boolean } = {}): Promise<Answer> {
   const kind: Kind = (['echo', 'denied', 'pii'] as const)[i % 3];
   const via = i % 2 === 0 ? 'rest' : 'mcp';
-  const params = { event: 'tools/call', phase: 'request', payload: payloadOf(kind, i) };
+  const durable = opts.durable === true && Math.floor(i / 2) % 2 === 1;
+  const params = { event: 'tools/call', phase: 'request', payload: payloadOf(kind, i), ...(durable && { _meta: { 'io.vouch/wait': 'durable' } }) };
   const body = via === 'rest' ? params : { jsonrpc: '2.0', id: i, method: 'interceptor/executeChain', params };
   const res = await fetch(`${url}${via === 'rest' ? '/v1/authorize' : '/mcp'}`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(body) });
   if (res.status !== 200) throw new Error(`status ${res.status}: ${await res.text()}`);
   const json = await res.json();
+  if (durable) {
+    const d = via === 'rest' ? json.durable : json.result._meta['io.vouch/durable'];
+    if (!d || json.receipt || json.result?._meta['io.vouch/receipt']) throw new Error(`not a durable answer: ${JSON.stringify(json).slice(0, 300)}`);
+    return { kind, via, seq: d.index, durable: d };
+  }
   const receipt = via === 'rest' ? json.receipt : json.result._meta['io.vouch/receipt'];
   if (!receipt) throw new Error(`no receipt: ${JSON.stringify(json).slice(0, 300)}`);
   return { kind, via, seq: receipt.index, receipt };
@@ -74,6 +84,7 @@ export async function trustOf(url: string) {
 
 /** The failed checks of a receipt (empty when it verifies). */
 export function failedChecks(trust: ReturnType<typeof parseTrust>, receipt: Answer['receipt']): string[] {
+  if (!receipt) return ['no receipt'];
   const report = verifyReceipt(receipt, { verifiers: verifiersFor(trust, receipt.checkpoint) });
   return report.ok ? [] : report.checks.filter((c) => !c.ok).map((c) => `${c.name}: ${c.detail}`);
 }

@@ -1,6 +1,8 @@
 // The service SIGKILLed mid-load (the whole process group, no shutdown code runs), restarted on
 // the same data dir while clients that got no answer retry: every receipt a client holds names
 // an entry that is in the log with the same bytes, and the log verifies with nothing half-written.
+// Half the decisions ask for wait "durable" (answered before any signature covers them): after
+// the restart each of those entries is in the log, byte for byte, under a signed checkpoint.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,7 +31,7 @@ describe('kill -9 mid-load', () => {
       for (let attempt = 0; attempt < 20; attempt++) {
         const url = svc.url;
         try {
-          return await decide(url, i);
+          return await decide(url, i, { durable: true });
         } catch (e) {
           retries++;
           if (!restarted) throw e; // a failure with the service up is a real failure
@@ -45,17 +47,23 @@ describe('kill -9 mid-load', () => {
       });
       await restarted;
       expect(retries).toBeGreaterThan(0); // the kill did land mid-load
-      const bad = answers.flatMap((a, i) => failedChecks(trust, a.receipt).map((f) => `#${i}: ${f}`));
+      const signed = answers.filter((a) => a.receipt);
+      const durable = answers.filter((a) => a.durable);
+      expect(durable.length).toBeGreaterThan(TOTAL / 3);
+      const bad = signed.flatMap((a, i) => failedChecks(trust, a.receipt).map((f) => `#${i}: ${f}`));
       expect(bad).toEqual([]);
-      // Every receipt's entry is in the log at its seq, byte for byte.
+      // Every answered entry is in the log at its seq, byte for byte; durable ones now under a signed checkpoint too.
       const missing: number[] = [];
+      const uncovered: string[] = [];
       for (const a of answers) {
         // One retry: a keep-alive socket the server closes as the client reuses it is a client race, not a lost entry.
         const res = await fetch(`${svc.url}/v1/entries/${a.seq}`).catch(() => fetch(`${svc.url}/v1/entries/${a.seq}`));
         const json = res.status === 200 ? await res.json() : undefined;
-        if (json?.receipt?.entry !== a.receipt.entry) missing.push(a.seq);
+        if (json?.receipt?.entry !== (a.receipt ?? a.durable)!.entry) missing.push(a.seq);
+        if (a.durable && json?.receipt) uncovered.push(...failedChecks(trust, json.receipt).map((f) => `#${a.seq}: ${f}`));
       }
       expect(missing).toEqual([]);
+      expect(uncovered).toEqual([]);
     } finally {
       svc.child.kill('SIGTERM');
     }

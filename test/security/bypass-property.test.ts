@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { isKnownEvent } from '../../src/interceptors/events.js';
+import { isKnownEvent } from '../../src/protocol/index.js';
 import { post, testIssuer, testServer } from '../http/_server.js';
 
 type Server = Awaited<ReturnType<typeof testServer>>;

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { renderWorkerConfig } from '../../scripts/build-worker-config.js';
 import { digestJson } from '../../src/canonical/index.js';
-import { decide, type ActivePolicy } from '../../src/decide.js';
+import { decide, type ActivePolicy } from '../../src/decide/index.js';
 import { executeChain } from '../../src/interceptors/chain.js';
 import type { Interceptor } from '../../src/interceptors/types.js';
 import { Appender } from '../../src/log/index.js';

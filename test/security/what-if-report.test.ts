@@ -5,11 +5,10 @@ import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { activatePolicy } from '../../src/activate.js';
+import { activatePolicy, decide } from '../../src/decide/index.js';
 import { whatIf } from '../../src/audit/index.js';
 import { mdCode, whatIfMarkdown } from '../../src/audit/what-if-format.js';
 import { storeReplaySource } from '../../src/audit/node-bundle.js';
-import { decide } from '../../src/decide.js';
 import { createMemoryStateStores } from '../../src/interceptors/builtin/index.js';
 import { loadConfigFile } from '../../src/policy/load-config.js';
 import { logPortOf } from '../../src/store/log-port.js';

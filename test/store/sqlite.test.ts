@@ -22,6 +22,7 @@ describe('sqlite specifics', () => {
       { version: 2, name: 'payloads' },
       { version: 3, name: 'rules_by_entry' },
       { version: 4, name: 'pin_entries' },
+      { version: 5, name: 'key_entries' },
     ]);
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     db.close();

@@ -5,6 +5,8 @@
 import { diffJson } from '../../src/audit/diff.js';
 import { driftValues, type DriftValue } from '../../src/execution/drift-values.js';
 import type { DriftItem } from '../../src/execution/drift.js';
+import { readEntry, readExecutionEntry, type DecisionEntry, type ExecutionEntry } from '../../src/entries/index.js';
+import type { Entry } from '../../src/log/index.js';
 import { summarizeEntry } from '../../src/receipt/entry-summary.js';
 import { getJson } from './api.js';
 import { h, pretty, type Child } from './dom.js';
@@ -12,6 +14,16 @@ import { renderReceiptPanel } from './receipt-panel.js';
 import { renderReplayResult, replayRange } from './replay-panel.js';
 
 type Rec = Record<string, any>;
+
+/** The entry through its type's reader (entries/): a decision or execution it refuses is shown raw, marked malformed. */
+function typed(raw: Rec): { decision?: DecisionEntry; execution?: ExecutionEntry; malformed?: string } {
+  try {
+    const e = readEntry(raw as Entry);
+    return e.type === 'decision' ? { decision: e } : e.type === 'execution' ? { execution: e } : {};
+  } catch (err) {
+    return { malformed: (err as Error).message };
+  }
+}
 
 async function payloadOf(ref: unknown): Promise<{ ok: true; value: unknown } | { ok: false; why: string }> {
   const digest = ref && typeof ref === 'object' ? (ref as Rec).digest : undefined;
@@ -40,7 +52,8 @@ function side(title: string, p: { ok: true; value: unknown } | { ok: false; why:
 
 export async function renderDecision(seq: number): Promise<HTMLElement> {
   const { entry, receipt } = await getJson<{ entry: Rec; receipt: unknown }>(`/v1/entries/${seq}`);
-  const d: Rec = entry.decision ?? {};
+  const { decision, execution, malformed } = typed(entry);
+  const d: Rec = decision?.decision ?? {};
   const abortedBy: string | undefined = d.abortedAt?.interceptor;
   const parts: Child[] = [
     h('h2', {}, `#${entry.seq} ${entry.type} · `, h('span', { class: d.effect === 'deny' ? 'bad' : 'good', id: 'effect' }, d.effect ?? entry.type)),
@@ -48,46 +61,48 @@ export async function renderDecision(seq: number): Promise<HTMLElement> {
     h('p', { id: 'what' }, h('b', {}, summarizeEntry(entry as never).text)),
     h('p', {}, `${entry.time} · principal ${entry.principal ?? '—'} · ${entry.event ?? ''} ${entry.phase ?? ''} · session ${entry.session ?? '—'}`),
     abortedBy ? h('p', { class: 'bad' }, `denied by ${abortedBy}: ${d.abortedAt.reason ?? ''}`) : null,
+    malformed ? h('p', { class: 'bad', id: 'malformed' }, malformed) : null,
   ];
-  if (entry.type === 'decision') {
+  if (decision) {
     parts.push(h('section', { class: 'panel' }, h('h3', {}, 'Chain'), h('ol', { class: 'steps', id: 'steps' }, ...(d.results ?? []).map((r: Rec, i: number) => stepOf(r, i, abortedBy)))));
-    const [input, intent] = await Promise.all([payloadOf(entry.input), payloadOf(entry.intent)]);
+    const [input, intent] = await Promise.all([payloadOf(decision.input), payloadOf(decision.intent)]);
     const changed = input.ok && intent.ok ? diffJson(input.value, intent.value) : [];
     parts.push(h('section', { class: 'panel' }, h('h3', {}, 'Input and authorized intent'), h('div', { class: 'sides' }, side('input', input, []), side('authorized intent', intent, changed))));
     // The list row of this decision carries the seq of the execution that reports it ran (server-side link).
     const row = (await getJson<{ rows: Rec[] }>(`/v1/entries?type=decision&from=${seq}&limit=1`).catch(() => ({ rows: [] as Rec[] }))).rows[0];
     // Every execution linked to it (the row lists them all: a repeated one shows twice).
     if (row?.seq === seq) for (const x of row.executions ?? (typeof row.link === 'number' ? [row.link] : [])) parts.push(await renderExecution(x));
-  } else if (entry.type === 'execution') {
-    parts.push(await executionBody(entry));
+  } else if (execution) {
+    parts.push(await executionBody(execution));
   } else {
     parts.push(h('pre', {}, pretty(entry)));
   }
   parts.push(renderReceiptPanel(receipt));
   const out = h('div', { id: 'replay-one' });
-  if (entry.type === 'decision') parts.push(h('section', { class: 'panel' }, h('h3', {}, 'Replay'), h('button', { id: 'replay-this', onclick: async () => out.replaceChildren(renderReplayResult(await replayRange(seq, seq + 1))) }, 'Replay this decision'), out));
+  if (decision) parts.push(h('section', { class: 'panel' }, h('h3', {}, 'Replay'), h('button', { id: 'replay-this', onclick: async () => out.replaceChildren(renderReplayResult(await replayRange(seq, seq + 1))) }, 'Replay this decision'), out));
   return h('div', { 'data-seq': String(seq), id: 'decision-view' }, ...parts);
 }
 
 /** Each drift path with its authorized and executed values (digests where a redactor acted on it). */
-async function driftRows(e: Rec): Promise<DriftValue[]> {
-  const items: DriftItem[] = e.drift?.items ?? [];
+async function driftRows(e: ExecutionEntry): Promise<DriftValue[]> {
+  const items: DriftItem[] = (e.drift as Rec | null)?.items ?? [];
   if (!items.length || typeof e.authorization !== 'number') return items;
-  const auth = await getJson<{ entry: Rec }>(`/v1/entries/${e.authorization}`).catch(() => undefined);
-  const [intent, executed, input] = await Promise.all([payloadOf(e.intent), payloadOf(e.executed), auth ? payloadOf(auth.entry.input) : Promise.resolve({ ok: false as const, why: '' })]);
+  const auth = await getJson<{ entry: Rec }>(`/v1/entries/${e.authorization}`).then((r) => typed(r.entry).decision).catch(() => undefined);
+  const [intent, executed, input] = await Promise.all([payloadOf(e.intent), payloadOf(e.executed), auth ? payloadOf(auth.input) : Promise.resolve({ ok: false as const, why: '' })]);
   if (!intent.ok || !executed.ok) return items;
   return driftValues(items, intent.value, executed.value, input.ok ? { value: input.value } : undefined);
 }
 
 const shown = (v: unknown, digest: unknown, present: boolean): string => (digest ? `digest ${String(digest).slice(0, 19)}…` : present ? JSON.stringify(v) : '(absent)');
 
-async function executionBody(e: Rec): Promise<HTMLElement> {
+async function executionBody(e: ExecutionEntry): Promise<HTMLElement> {
   const items = await driftRows(e);
-  const flags: string[] = e.flags ?? [];
+  const flags: string[] = e.flags;
   const why: Rec = e.why ?? {};
+  const drift = e.drift as Rec | null;
   return h('section', { class: 'panel execution', id: `execution-${e.seq}`, 'data-execution': String(e.seq) },
     h('h3', {}, `Execution #${e.seq}`, e.authorization !== null ? ` of decision #${e.authorization}` : ' (unauthorized)'),
-    h('p', {}, `drift: `, h('b', { class: e.drift?.severity === 'critical' ? 'bad' : '' }, e.drift?.severity ?? 'not computed'), ` · flags: ${flags.join(', ') || 'none'}`),
+    h('p', {}, `drift: `, h('b', { class: drift?.severity === 'critical' ? 'bad' : '' }, drift?.severity ?? 'not computed'), ` · flags: ${flags.join(', ') || 'none'}`),
     flags.length ? h('ul', { class: 'flags' }, ...flags.map((f) => h('li', { class: 'bad', 'data-flag': f }, h('b', {}, f), why[f] ? `: ${why[f]}` : e.claimed?.reason && f === 'unauthorized' ? `: ${e.claimed.reason}` : ''))) : null,
     items.length
       ? h('table', { class: 'drift' }, h('thead', {}, h('tr', {}, h('th', {}, 'path'), h('th', {}, 'change'), h('th', {}, 'severity'), h('th', {}, 'authorized'), h('th', {}, 'executed'))),
@@ -100,5 +115,7 @@ async function executionBody(e: Rec): Promise<HTMLElement> {
 }
 
 async function renderExecution(seq: number): Promise<HTMLElement> {
-  return executionBody((await getJson<{ entry: Rec }>(`/v1/entries/${seq}`)).entry);
+  const raw = (await getJson<{ entry: Rec }>(`/v1/entries/${seq}`)).entry;
+  const { execution, malformed } = typed(raw);
+  return execution ? executionBody(execution) : h('section', { class: 'panel execution bad', 'data-execution': String(seq) }, `Execution #${seq}: ${malformed ?? 'not an execution entry'}`);
 }

@@ -3,6 +3,7 @@
 import { existsSync } from 'node:fs';
 import { toJwks, type Jwks } from '../../crypto/index.js';
 import { ConfigError } from '../../errors.js';
+import { logOriginOf } from '../../log/index.js';
 import type { LogStore } from '../../store/index.js';
 import { loadKeys, logPath, openDataDir, openSqliteStore, DEFAULT_KEY_NAME, type DataDir, type TenantLog } from '../../store/node.js';
 import { UsageError } from '../io.js';
@@ -21,7 +22,7 @@ export function openDbReadOnly(file: string): LogStore {
 }
 
 export function originOf(store: LogStore, tenant: string, keyName: string): string {
-  return store.meta('origin') ?? `${keyName}/${tenant}`;
+  return store.meta('origin') ?? logOriginOf(keyName, tenant);
 }
 
 export function publicKeysOf(dir: string, keyName: string): { vkeys: string[]; jwks: Jwks } {

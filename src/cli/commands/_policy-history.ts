@@ -2,7 +2,7 @@
 // ready line of `vouch serve` names as the policy in force (the newest one, checked against the
 // signed tree by newestPolicyRecord). Entries are the record; nothing here reads meta.
 import { utf8 } from '../../canonical/index.js';
-import { newestPolicyRecord, type PolicyStore } from '../../audit/policy-record.js';
+import { newestPolicyRecord, type PolicyStore } from '../../decide/index.js';
 import { decodeEntry } from '../../log/index.js';
 
 export interface PolicyActivation {

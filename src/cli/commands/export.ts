@@ -3,7 +3,7 @@
 import { createWriteStream, existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { exportBundle, planExport } from '../../audit/index.js';
 import { createDirSink, createTarGzSink, isTarGz, storeExportSource } from '../../audit/node-bundle.js';
-import { VOUCH_ENGINE_VERSION } from '../../decide.js';
+import { VOUCH_ENGINE_VERSION } from '../../decide/index.js';
 import { intOption, parse } from '../args.js';
 import { EXIT, UsageError, type Io } from '../io.js';
 import { createProgress, watchEntries, type ProgressStream } from '../progress.js';

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseAuthConfig, type AuthConfig } from '../../http/auth.js';
 import { ConfigError } from '../../errors.js';
-import { EXAMPLE_CONFIG } from '../../http/node-server.js';
+import { EXAMPLE_CONFIG } from '../../policy/load-config.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { GatewayError } from '../../mcp/gateway-errors.js';
 import { listenGateway } from '../../mcp/gateway-http.js';

@@ -1,7 +1,8 @@
 // vouch log verify | tail: fsck of the tenant logs in a data directory, and a look at the newest entries.
 import { existsSync } from 'node:fs';
 import { ruleChecks } from '../../log/activation-check.js';
-import { decodeEntry, verifyLog, type LogReport } from '../../log/index.js';
+import { decodeEntry, keyHistoryCheck, verifyLog, type KeyWindow, type LogReport, type VerifiedSignature } from '../../log/index.js';
+import { tenantKeysForVerify } from '../../store/tenant-keys.js';
 import { nodeHashLeaf } from '../../audit/node-bundle.js';
 import { listTenants, loadKeys, logPath, openSqliteStore, DEFAULT_KEY_NAME } from '../../store/node.js';
 import { intOption, parse } from '../args.js';
@@ -40,12 +41,19 @@ function verify(argv: string[], io: Io): number {
   const { values } = parse(argv, { tenant: { type: 'string' }, 'key-name': { type: 'string', default: DEFAULT_KEY_NAME } });
   if (values.help) return io.out(help), EXIT.ok;
   const dir = values.data!;
-  const { verifiers } = loadKeys(dir, values['key-name']);
-  const reports: LogReport[] = [];
+  const { keys: files } = loadKeys(dir, values['key-name']);
+  const reports: (LogReport & { keys: UsedKey[] })[] = [];
   for (const t of tenantsOf(dir, values.tenant)) {
     const store = openSqliteStore(logPath(dir, t), { readonly: true });
     try {
-      reports.push(verifyLog(store, { origin: store.meta('origin') ?? `${values['key-name']}/${t}`, verifiers, checks: ruleChecks(store), hashLeaf: nodeHashLeaf }));
+      const origin = store.meta('origin') ?? `${values['key-name']}/${t}`;
+      // Key history (issue 18): each checkpoint is checked with the keys of its time.
+      const { keys, problems } = tenantKeysForVerify(store, origin, files, values['key-name']!);
+      const used = new Map<string, UsedKey>();
+      const checks = [...ruleChecks(store), keyHistoryCheck({ name: keys.history.keys[0]?.name ?? keys.name, keys: keys.history.keys.filter((k) => k.window.from === 0) }, keys.history)];
+      const report = verifyLog(store, { origin, verifiers: keys.verifiers, checks, hashLeaf: nodeHashLeaf, onSigned: (sigs) => countKeys(used, sigs) });
+      for (const p of problems) report.findings.push({ kind: 'key', seq: p.seq, code: 'ERR_VERIFY_ENTRY', message: p.message });
+      reports.push({ ...report, keys: [...used.values()] });
     } finally {
       store.close();
     }
@@ -56,11 +64,30 @@ function verify(argv: string[], io: Io): number {
     if (reports.length === 0) io.out(`no logs in ${dir}`);
     for (const r of reports) {
       io.out(`${r.findings.length === 0 ? 'ok  ' : 'FAIL'} ${r.origin}: ${r.entries} entries, ${r.nodes} tree nodes, ${r.checkpoints} checkpoints, root ${r.root.slice(0, 16)}…`);
+      for (const k of r.keys) io.out(`  key ${k.name}+${k.keyId} ${k.alg}: verified ${k.checkpoints} checkpoint(s)${k.window ? `, signs sizes ${k.window.from}..${k.window.to ?? ''}${k.window.revokedAfter !== undefined ? `, revoked after ${k.window.revokedAfter}` : ''}` : ''}`);
       for (const f of r.findings) io.out(`  - ${f.seq !== undefined ? `seq ${f.seq}` : `checkpoint ${f.checkpoint ?? '-'}`} [${f.kind}] ${f.message}`);
     }
     io.out(findings === 0 ? 'log verify: clean' : `log verify: ${findings} finding(s)`);
   }
   return findings === 0 ? EXIT.ok : EXIT.findings;
+}
+
+/** A key `log verify` verified checkpoints with (issue 15: which key ids and algorithms). */
+interface UsedKey {
+  name: string;
+  alg: string;
+  keyId: string;
+  checkpoints: number;
+  window?: KeyWindow;
+}
+
+function countKeys(used: Map<string, UsedKey>, sigs: VerifiedSignature[]): void {
+  for (const s of sigs) {
+    const k = `${s.name}+${s.keyId}`;
+    const u = used.get(k) ?? { name: s.name, alg: s.alg, keyId: s.keyId, checkpoints: 0, ...(s.window ? { window: s.window } : {}) };
+    u.checkpoints++;
+    used.set(k, u);
+  }
 }
 
 function tail(argv: string[], io: Io): number | Promise<number> {

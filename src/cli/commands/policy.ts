@@ -1,10 +1,8 @@
 // vouch policy activate | status | unpin: policy versions by digest on a stopped data directory.
 // A running service takes a new policy through POST /v1/policy instead (no restart).
 import { userInfo } from 'node:os';
-import { activatePolicy } from '../../activate.js';
+import { activatePolicy, recordActivation, newestPolicyRecord, recordUnpin } from '../../decide/index.js';
 import { createMemoryStateStores } from '../../interceptors/builtin/index.js';
-import { recordActivation } from '../../audit/policy-in-force.js';
-import { newestPolicyRecord, recordUnpin } from '../../audit/policy-record.js';
 import { ConfigError } from '../../errors.js';
 import { loadConfigFile } from '../../policy/load-config.js';
 import { logPortOf } from '../../store/log-port.js';

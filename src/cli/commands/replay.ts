@@ -1,7 +1,7 @@
 // vouch replay: re-run stored decisions and compare them byte for byte; with --policy, a what-if
 // run of the stored inputs against a candidate config (policy-impact analysis before activation).
 import { readFileSync, writeFileSync } from 'node:fs';
-import { activatePolicy } from '../../activate.js';
+import { activatePolicy } from '../../decide/index.js';
 import { openBundleSource, replayLog, verifyBundle, whatIf, type ReplayReport, type ReplaySource } from '../../audit/index.js';
 import { whatIfJson, whatIfMarkdown, whatIfText, type WhatIfMeta } from '../../audit/what-if-format.js';
 import { nodeHashLeaf, openBundle, storeReplaySource } from '../../audit/node-bundle.js';

@@ -10,7 +10,7 @@ import { watchConfig } from './_config-watch.js';
 import { activateHint, formatReady, readyReport } from './_serve-ready.js';
 import { writeExampleConfig } from './init.js';
 
-export const help = `vouch serve [--host H] [--port P] [--data DIR] [--config FILE] [--auth FILE] [--callers FILE [--require-caller-signature]] [--allow-origin URL]... [--otlp URL]
+export const help = `vouch serve [--host H] [--port P] [--data DIR] [--config FILE] [--auth FILE] [--callers FILE [--require-caller-signature]] [--allow-origin URL]... [--otlp URL] [--witnesses FILE]
 
 Run the service: POST /mcp (SEP-2624 interceptor server over MCP Streamable HTTP), the REST API
 (/v1/authorize, /v1/entries/:seq, /v1/checkpoint, /v1/proofs/*), /.well-known/vouch/keys,
@@ -44,7 +44,15 @@ edit while running) is a WARNING saying how to activate it (vouch policy activat
                  to the collector at URL (e.g. http://127.0.0.1:4318; /v1/traces and /v1/logs are
                  appended), continuing the caller's W3C trace (_meta.traceparent or the traceparent
                  header). Off by default; batched after the entry is durable; failures are counted in
-                 /metrics (vouch_otlp_export_failures_total), never a decision's failure.`;
+                 /metrics (vouch_otlp_export_failures_total), never a decision's failure.
+  --witnesses FILE  JSON {witnesses: [{url, vkeys: [cosigner vkeys]}], timeoutMs?, retries?, intervalMs?}
+                 (default DIR/witnesses.json when present): each new checkpoint is sent to every
+                 witness (c2sp.org/tlog-witness add-checkpoint, with a consistency proof), in the
+                 background; their cosignatures, and the log's own ML-DSA-44 cosignature (key
+                 DIR/log-cosigner-mldsa44.key, vkeys in DIR/log-cosigner.vkeys), are attached to the
+                 checkpoints served (GET /v1/checkpoint, receipts from /v1/entries/:seq, proofs,
+                 bundles). A witness that is down never delays a decision; /metrics says how far
+                 behind each one is (vouch_witness_behind_entries).`;
 
 export async function run(argv: string[], io: Io): Promise<number> {
   const { values } = parse(argv, {
@@ -57,6 +65,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
     'allow-origin': { type: 'string', multiple: true },
     'checkpoint-idle': { type: 'string', default: '60' },
     otlp: { type: 'string' },
+    witnesses: { type: 'string' },
   });
   if (values.help) return io.out(help), EXIT.ok;
   const auth = values.auth ? parseAuthConfig(JSON.parse(readFileSync(values.auth, 'utf8'))) : undefined;
@@ -81,6 +90,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
     idleCheckpointMs: (intOption(values['checkpoint-idle'], 'checkpoint-idle') ?? 60) * 1000,
     logLine: (l) => io.err(JSON.stringify(l)),
     otlp: values.otlp,
+    witnesses: values.witnesses,
   });
   if (!auth) io.err('WARNING: no --auth given: development mode, no tokens checked, serving loopback only. Do not expose this port.');
   // Signals first: a SIGTERM right after the ready line (or during the lines after it) shuts down cleanly.

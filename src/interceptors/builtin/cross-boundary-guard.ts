@@ -37,13 +37,13 @@ export function sessionKeyOf(ctx: Pick<InterceptorContext, 'sessionId' | 'traceI
  * Live, request phase: which tainted values of the session occur in the payload, each with the
  * kind and path our detectors give it (the value itself is never recorded, only its fingerprint).
  */
-export function prepareGuardState(
+export async function prepareGuardState(
   taint: TaintStore,
   payload: unknown,
   ctx: LiveCtx,
   knownKinds: ReadonlyMap<string, string> = new Map(),
-): GuardState {
-  const found = taint.find(sessionKeyOf(ctx), joinStrings(payload));
+): Promise<GuardState> {
+  const found = await taint.find(sessionKeyOf(ctx), joinStrings(payload));
   const located = new Map<string, { kind: string; path: string }>();
   forEachString(payload, (text, path) => {
     for (const hit of findSecrets(text)) {
@@ -106,7 +106,7 @@ export const createCrossBoundaryGuard: BuiltinFactory = ({ name, config, declara
     async prepare(payload, ctx) {
       if (ctx.phase !== 'request') return null;
       remember(inFlight, sessionKeyOf(ctx), targetOf(payload, ctx));
-      return prepareGuardState(taint, payload, ctx, kinds) as unknown as Json;
+      return (await prepareGuardState(taint, payload, ctx, kinds)) as unknown as Json;
     },
     run(payload, ctx) {
       if (ctx.phase === 'response') {
@@ -117,14 +117,16 @@ export const createCrossBoundaryGuard: BuiltinFactory = ({ name, config, declara
       }
       return decideGuard(parseGuardState(ctx.state), targetOf(payload, ctx));
     },
-    commit(finalPayload, ctx) {
+    async commit(finalPayload, ctx) {
       if (ctx.phase !== 'response') return;
       const key = sessionKeyOf(ctx);
       const server = ctx.server && ctx.server !== UNKNOWN_SERVER ? ctx.server : (inFlight.get(key) ?? UNKNOWN_SERVER);
       const hits = findSecrets(joinStrings(finalPayload));
       if (hits.length === 0) return;
-      taint.add(key, server, [...new Set(hits.map((h) => h.value))]);
       for (const h of hits) remember(kinds, fingerprintSecret(h.value), h.kind);
+      // Awaited: the decision is answered only once the taint is stored (a Durable Object on
+      // Workers), so the next request of the session, in any isolate, sees it.
+      await taint.add(key, server, [...new Set(hits.map((h) => h.value))]);
     },
   };
 };

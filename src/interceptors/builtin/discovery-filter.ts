@@ -80,7 +80,7 @@ export const createDiscoveryFilter: BuiltinFactory = ({ name, config, declaratio
     commit(finalPayload, ctx) {
       if (ctx.event !== 'tools/list' || ctx.phase !== 'response') return;
       const tools = toolSchemasOf(finalPayload);
-      if (tools.length > 0) schemas.set(ctx.server ?? UNKNOWN_SERVER, tools);
+      if (tools.length > 0) return schemas.set(ctx.server ?? UNKNOWN_SERVER, tools);
     },
   };
 };

@@ -55,9 +55,10 @@ export function rateKeyOf(name: string, parts: readonly RateKeyPart[], payload: 
   return JSON.stringify([ctx.tenant ?? '', name, ...parts.map((p) => `${p}=${values[p]}`)]);
 }
 
-export function prepareRateState(counters: CounterStore, config: RateLimitConfig, key: string, time: string): RateState {
+/** Count this hit (atomically in the store: two concurrent hits never get the same count). */
+export async function prepareRateState(counters: CounterStore, config: RateLimitConfig, key: string, time: string): Promise<RateState> {
   const windowStart = windowStartOf(time, config.windowMs);
-  return { count: counters.hit(key, windowStart, config.windowMs), windowStart, limit: config.limit };
+  return { count: await counters.hit(key, windowStart, config.windowMs), windowStart, limit: config.limit };
 }
 
 export function parseRateState(state: Json | undefined): RateState {
@@ -98,7 +99,7 @@ export const createRateLimit: BuiltinFactory = ({ name, config, declaration, dep
     descriptor,
     async prepare(payload, ctx) {
       const key = rateKeyOf(name, parsed.key, payload, ctx);
-      return { ...prepareRateState(counters, parsed, key, ctx.time) };
+      return { ...(await prepareRateState(counters, parsed, key, ctx.time)) };
     },
     // The count is recorded state; the limit is policy: taken from this config, so a what-if
     // with a changed limit decides differently on the same recorded count.

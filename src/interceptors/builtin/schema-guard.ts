@@ -4,7 +4,7 @@
 import { UNKNOWN_SERVER } from '../server-of.js';
 import type { Interceptor, Json, Severity, ValidationOutcome } from '../types.js';
 import { buildDescriptor, ConfigReader } from './_content-config.js';
-import { compileSchema, messageOf } from './_json-schema.js';
+import { compileSchema } from './_json-schema.js';
 import type { BuiltinFactory, ToolSchemaCache } from './types.js';
 
 export type UnknownToolHandling = 'allow' | 'warning' | 'error';
@@ -58,9 +58,9 @@ export function checkArguments(payload: unknown, state: Json | undefined, cfg: S
     const sev = cfg.unknownTool === 'allow' ? 'warning' : cfg.unknownTool;
     return flag(sev, `inputSchema of tool "${call.name}" does not compile: ${compiled.error}`, { tool: call.name, schema: 'invalid' });
   }
-  if (compiled.validate(call.args)) return { valid: true, info: { tool: call.name } };
-  const errors = compiled.validate.errors ?? [];
-  const messages = errors.slice(0, MAX_MESSAGES).map((e) => messageOf(e, `${call.base}/arguments`));
+  const errors = compiled.validate(call.args, `${call.base}/arguments`);
+  if (errors.length === 0) return { valid: true, info: { tool: call.name } };
+  const messages = errors.slice(0, MAX_MESSAGES);
   return { valid: false, severity: 'error', messages, info: { tool: call.name, errors: errors.length } };
 }
 
@@ -82,7 +82,7 @@ export const createSchemaGuard: BuiltinFactory = ({ name, config, declaration, d
     async prepare(payload, ctx): Promise<Json> {
       const tool = callOf(payload).name;
       if (tool === undefined) return null;
-      const inputSchema = schemas.get(ctx.server ?? UNKNOWN_SERVER, tool);
+      const inputSchema = await schemas.get(ctx.server ?? UNKNOWN_SERVER, tool);
       return inputSchema === undefined ? { tool, unknown: true } : { tool, inputSchema };
     },
     run: (payload, ctx) => checkArguments(payload, ctx.state, cfg),

@@ -1,12 +1,15 @@
 // Shared contract of the built-in interceptors: the factory signature and the live state
-// stores (counters, session taint, tool schemas) that only prepare()/commit() may touch.
+// stores (counters, session taint, tool schemas) that only prepare()/commit() may touch. A store
+// may answer synchronously (memory, one process) or asynchronously (a Durable Object on Workers).
 import type { PolicySet } from '../../policy/index.js';
 import type { Interceptor, InterceptorDescriptor, Json } from '../types.js';
+
+export type MaybePromise<T> = T | Promise<T>;
 
 /** Fixed-window counters for rate limits. */
 export interface CounterStore {
   /** Count one hit for `key` in the window starting at `windowStart` (RFC 3339); returns the count after it. */
-  hit(key: string, windowStart: string, windowMs: number): number;
+  hit(key: string, windowStart: string, windowMs: number): MaybePromise<number>;
 }
 
 export interface TaintMatch {
@@ -17,9 +20,9 @@ export interface TaintMatch {
 
 /** Values a server returned in a session, to catch them flowing to another server. */
 export interface TaintStore {
-  add(sessionId: string, server: string, values: string[]): void;
+  add(sessionId: string, server: string, values: string[]): MaybePromise<void>;
   /** Every tainted value of the session that occurs in `text`. */
-  find(sessionId: string, text: string): TaintMatch[];
+  find(sessionId: string, text: string): MaybePromise<TaintMatch[]>;
 }
 
 export interface ToolSchema {
@@ -33,8 +36,8 @@ export interface ToolSchemaCache {
    * Records these tools' schemas for `server`, replacing earlier schemas of the same tools. An
    * upsert, not a replace: listings arrive in pages (cursor), and each caller sees a filtered list.
    */
-  set(server: string, tools: ToolSchema[]): void;
-  get(server: string, tool: string): Json | undefined;
+  set(server: string, tools: ToolSchema[]): MaybePromise<void>;
+  get(server: string, tool: string): MaybePromise<Json | undefined>;
 }
 
 export interface StateStores {

@@ -32,6 +32,7 @@ describe('durable object store specifics', () => {
       { version: 2, name: 'payloads' },
       { version: 3, name: 'rules_by_entry' },
       { version: 4, name: 'pin_entries' },
+      { version: 5, name: 'key_entries' },
     ]);
   });
 

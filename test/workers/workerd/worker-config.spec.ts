@@ -1,13 +1,14 @@
-// What the Worker refuses to run, inside workerd: interceptors whose guarantees need shared state
-// or code generation are a ConfigError naming each one (never skipped), and a deployment without
-// its signing secret answers every request with ERR_CONFIG instead of deciding unsigned.
+// The Worker's config inside workerd: the example config Node runs activates with every built-in
+// (stateful ones on Durable Object state), what cannot run is a ConfigError naming each one (never
+// skipped), and a deployment without its signing secret answers ERR_CONFIG instead of deciding.
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import worker from '../../../src/worker.js';
 import type { Json } from '../../../src/interceptors/types.js';
 import { cedarVersion, resolveConfigDocument } from '../../../src/policy/index.js';
 import { WORKER_CONFIG_DOCUMENT as configDocument } from '../../../src/worker/config.js';
-import { activateWorkerPolicy, UNSUPPORTED_ON_WORKERS, workerConfigIssues } from '../../../src/worker/policy.js';
+import { activateWorkerPolicy, workerConfigIssues } from '../../../src/worker/policy.js';
+import { durableStateStores } from '../../../src/worker/state-stores.js';
 
 const withInterceptors = (extra: Json[]): Json => {
   const doc = structuredClone(configDocument) as unknown as { interceptors: Json[] };
@@ -16,24 +17,18 @@ const withInterceptors = (extra: Json[]): Json => {
 };
 
 describe('the Worker config', () => {
-  it('the embedded config activates: Cedar runs in workerd (web build)', async () => {
-    const policy = await activateWorkerPolicy(configDocument);
-    expect(policy.interceptors.map((i) => i.descriptor.name)).toContain('authz');
+  it('the embedded example config activates with every built-in: Cedar (web build), schema-guard, the stateful guards', async () => {
+    const policy = await activateWorkerPolicy(configDocument, durableStateStores(env));
+    const uses = (configDocument as unknown as { interceptors: { use?: string }[] }).interceptors.map((d) => d.use);
+    expect(uses).toEqual(expect.arrayContaining(['cedar-policy', 'schema-guard', 'rate-limit', 'cross-boundary-guard', 'discovery-filter', 'pii-redactor', 'secret-redactor']));
+    expect(policy.interceptors).toHaveLength(uses.length);
     expect(policy.engines.cedar).toBe(cedarVersion);
   });
 
-  it('refuses schema-guard, rate-limit, cross-boundary-guard and remote servers, naming each', async () => {
-    const doc = withInterceptors([
-      { name: 'schemas', use: 'schema-guard' },
-      { name: 'rate', use: 'rate-limit', config: { limit: 10, windowMs: 1000 } },
-      { name: 'exfiltration', use: 'cross-boundary-guard' },
-      { name: 'corp', remote: { url: 'https://interceptors.example/mcp' } },
-    ]);
-    const issues = workerConfigIssues(resolveConfigDocument(doc));
-    const base = (configDocument as unknown as { interceptors: unknown[] }).interceptors.length;
-    expect(issues.map((i) => i.path)).toEqual([`/interceptors/${base}/use`, `/interceptors/${base + 1}/use`, `/interceptors/${base + 2}/use`, `/interceptors/${base + 3}/remote`]);
-    await expect(activateWorkerPolicy(doc)).rejects.toMatchObject({ code: 'ERR_CONFIG', issues: expect.arrayContaining(issues) });
-    expect(Object.keys(UNSUPPORTED_ON_WORKERS).sort()).toEqual(['cross-boundary-guard', 'rate-limit', 'schema-guard']);
+  it('refuses what it cannot run, naming each (an unknown built-in)', async () => {
+    const doc = withInterceptors([{ name: 'nope', use: 'no-such-guard' }]);
+    await expect(activateWorkerPolicy(doc, durableStateStores(env))).rejects.toMatchObject({ code: 'ERR_CONFIG', message: expect.stringContaining('no-such-guard') });
+    expect(workerConfigIssues(resolveConfigDocument(configDocument))).toEqual([]);
   });
 
   it('without its signing secret the Worker answers ERR_CONFIG and decides nothing', async () => {

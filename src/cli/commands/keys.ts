@@ -1,0 +1,90 @@
+// vouch keys rotate | revoke | list: the key lifecycle (issue 18) on a stopped data directory (a
+// running service takes POST /v1/keys/rotate and /v1/keys/revoke). Every change is a signed `key`
+// entry in the log; the history is read back from those entries only.
+import { existsSync } from 'node:fs';
+import { toBase64 } from '../../canonical/index.js';
+import { ConfigError } from '../../errors.js';
+import type { HistoryKey } from '../../log/index.js';
+import { listTenants, loadKeys, logPath, openDataDir, openSqliteStore } from '../../store/node.js';
+import { tenantKeysForVerify } from '../../store/tenant-keys.js';
+import { intOption, parse } from '../args.js';
+import { EXIT, UsageError, type Io } from '../io.js';
+import { TENANT_OPTION } from './_audit-open.js';
+
+export const help = `vouch keys rotate [--data DIR] [--json]
+vouch keys revoke KEYID --after SIZE [--tenant T] [--data DIR] [--json]
+vouch keys list [--tenant T] [--data DIR] [--json]
+
+rotate  new ML-DSA-65 (and Ed25519) keys for every tenant log: each log gets a \`key\` entry naming
+        the outgoing and incoming keys, signed into the log by a checkpoint of the OUTGOING keys
+        (the handover); later checkpoints are signed by the new keys, under the log's origin as key
+        name. The old key files move to keys/history/ (mode 0600). Interrupted, it is finished by
+        running it again (the incoming keys wait in keys/next/).
+revoke  refuse every checkpoint the key KEYID signed after tree size SIZE in one log: verifiers
+        that hold the published key history report them as key-revoked. A key still signing must
+        be rotated out first. KEYID is any of its ids (\`vouch keys list\`, the JWKS kid).
+list    every key of each log's history: name, key id, algorithm, the sizes it signs.
+
+The log must not be in use by a running server (it is locked; exit 4): use the REST routes then.`;
+
+export async function run(argv: string[], io: Io): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub === undefined || sub === '--help' || sub === '-h') return io.out(help), sub ? EXIT.ok : EXIT.usage;
+  const { values, positionals } = parse(rest, { ...TENANT_OPTION, after: { type: 'string' } }, true);
+  if (values.help) return io.out(help), EXIT.ok;
+  const dir = values.data!;
+  if (!existsSync(dir)) throw new ConfigError('ERR_CONFIG', `no data directory ${dir}: run \`vouch init --data ${dir}\` first`);
+  if (sub === 'list') return list(dir, values.tenant!, values['key-name']!, values.json ?? false, io);
+  if (sub !== 'rotate' && sub !== 'revoke') throw new UsageError(`unknown keys command ${JSON.stringify(sub)}`);
+  if (sub === 'revoke' && (positionals.length !== 1 || values.after === undefined)) throw new UsageError('keys revoke takes one KEYID and --after SIZE');
+  const dataDir = await openDataDir(dir, { thread: false, keyName: values['key-name'], resumeRotation: sub === 'rotate' });
+  try {
+    const time = new Date().toISOString();
+    if (sub === 'rotate') {
+      const r = await dataDir.rotateKeys(time);
+      if (values.json) io.out(JSON.stringify({ rotated: true, ...r }));
+      else {
+        for (const l of r.logs) io.out(`rotated ${l.tenant}: key entry #${l.seq}, handover checkpoint of size ${l.size} signed by the outgoing keys`);
+        io.out(`new keys: ${dataDir.jwks().keys.length ? r.keys.map((k) => k.alg).join(' + ') : ''}; old key files kept: ${r.retired.join(', ') || 'none'}`);
+      }
+      return EXIT.ok;
+    }
+    const after = intOption(values.after, 'after')!;
+    const r = await dataDir.revokeKey(values.tenant!, positionals[0], after, time);
+    if (values.json) io.out(JSON.stringify({ revoked: true, keyId: r.key.keyId, alg: r.key.alg, after, seq: r.seq }));
+    else io.out(`revoked ${r.key.name}+${r.key.keyId} (${r.key.alg}) for checkpoints after size ${after} (key entry #${r.seq})`);
+    return EXIT.ok;
+  } finally {
+    await dataDir.close();
+  }
+}
+
+function keyJson(k: HistoryKey) {
+  return { name: k.name, keyId: k.keyId, alg: k.alg, publicKey: toBase64(k.publicKey), ...k.window, rotatedIn: k.rotatedIn, rotatedOut: k.rotatedOut, revokedBy: k.revokedBy };
+}
+
+function list(dir: string, tenant: string, keyName: string, json: boolean, io: Io): number {
+  const { keys: files } = loadKeys(dir, keyName);
+  const tenants = listTenants(dir).filter((t) => t === tenant || tenant === '*');
+  const out: { tenant: string; origin: string; keys: ReturnType<typeof keyJson>[]; problems: string[] }[] = [];
+  for (const t of tenants.length ? tenants : []) {
+    const store = openSqliteStore(logPath(dir, t), { readonly: true });
+    try {
+      const origin = store.meta('origin') ?? `${keyName}/${t}`;
+      const { keys, problems } = tenantKeysForVerify(store, origin, files, keyName);
+      out.push({ tenant: t, origin, keys: keys.history.keys.map(keyJson), problems: problems.map((p) => p.message) });
+    } finally {
+      store.close();
+    }
+  }
+  if (json) io.out(JSON.stringify({ logs: out }));
+  else {
+    if (out.length === 0) io.out(`no log for tenant ${tenant} in ${dir}`);
+    for (const l of out) {
+      io.out(`${l.origin}:`);
+      for (const k of l.keys) io.out(`  ${k.name}+${k.keyId} ${k.alg.padEnd(9)} sizes ${k.from}..${k.to ?? ''}${k.revokedAfter !== undefined ? `  REVOKED after ${k.revokedAfter}` : ''}`);
+      for (const p of l.problems) io.out(`  problem: ${p}`);
+    }
+  }
+  return out.some((l) => l.problems.length) ? EXIT.findings : EXIT.ok;
+}

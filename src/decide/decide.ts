@@ -1,0 +1,284 @@
+// The path of one decision (DESIGN.md section 2): chain -> decision -> entry -> append -> receipt.
+// Fail closed: a chain that cannot run, a payload that cannot be hashed, anything unexpected is
+// a deny. No allow is returned before its entry is durable (fsync'd), and by default before its
+// checkpoint is signed (wait "signed"); the append resolves or throws, and then there is no allow.
+import { canonicalBytes, digestBytes, digestJson, type Digest } from '../canonical/index.js';
+import { codeOf, publicMessage } from '../errors.js';
+import { decisionOf, executeChain, stripDurations, type ChainContext, type ChainOptions } from '../interceptors/chain.js';
+import { assertKnownEvent } from '../protocol/index.js';
+import { compatibleInterceptors, coverageOf, runningInterceptors, selectInterceptors, type UncoveredRule } from '../interceptors/list.js';
+import { serverOf } from '../interceptors/server-of.js';
+import { decisionTarget } from '../interceptors/target-of.js';
+import type { ChainResult, Direction, Interceptor, Json, Phase } from '../interceptors/types.js';
+import type { Appended, Attachment, Durable, EntryBody, LogWriter } from '../log/index.js';
+import { buildReceipt, type Receipt } from '../receipt/index.js';
+import { decisionEntryBody, type DecisionCore, type DecisionExtras } from '../entries/index.js';
+
+export const VOUCH_ENGINE_VERSION = '0.1.0';
+
+/** The chain and policy set in force: built from a stored config document, found by digest. */
+export interface ActivePolicy {
+  interceptors: Interceptor[];
+  chainDigest: Digest;
+  policyDigest: Digest;
+  /** Versions of what decides (vouch, cedar): a change shows up as a replay mismatch, not a silent drift. */
+  engines: Record<string, string>;
+  options: Omit<ChainOptions, 'replayState' | 'clock'>;
+  /** Tool name -> MCP server, for messages whose caller did not say which server they are for. */
+  toolMap?: Record<string, string>;
+  /** Custom event names the config declares (`events`): with the MCP and SEP events, all a decision may be asked for. */
+  events?: string[];
+  /** The config's `uncovered` rules: traffic no authorization interceptor covers that is allowed (and recorded as such). */
+  uncovered?: UncoveredRule[];
+}
+
+export interface DecisionRequest {
+  event: string;
+  phase: Phase;
+  payload: unknown;
+  context: ChainContext;
+  /** executeChain's `interceptors` parameter: which optional interceptors to run (mandatory ones always run). */
+  only?: string[];
+  /** Extra recorded facts (e.g. the caller's co-signature, the authorization an execution answers): named fields only. */
+  extra?: DecisionExtras;
+  /** Checks vouch makes itself before the chain (co-signature, execution drift); see Guard. */
+  guards?: Guard[];
+  /** More payloads to keep by digest with the entry (e.g. the parameters that were executed). */
+  attachments?: Attachment[];
+  /**
+   * What the answer waits for (default "signed"): the signed receipt, or only the entry being
+   * durable ("durable": the receipt follows in `signed` and at GET /v1/entries/:seq).
+   */
+  wait?: Wait;
+}
+
+export type Wait = 'signed' | 'durable';
+
+/**
+ * A check vouch makes before the chain. Its outcome is recorded in the entry's state under
+ * GUARD_STATE_KEY (a name no interceptor can have), so replay reproduces the decision from the
+ * recorded state without re-checking: a guard that denies aborts the decision, the chain is not run.
+ */
+export interface Guard {
+  name: string;
+  /** What was checked and found: recorded as state. */
+  record: Record<string, Json>;
+  /** Set when the guard denies: the reason, recorded with the record. */
+  deny?: string;
+}
+
+export const GUARD_STATE_KEY = '(vouch)';
+
+/** The deny reason recorded guards impose, or undefined: the same text live and under replay. */
+export function guardDenyOf(state: Record<string, Json> | undefined): string | undefined {
+  const g = state?.[GUARD_STATE_KEY];
+  if (typeof g !== 'object' || g === null || Array.isArray(g)) return undefined;
+  const reasons = Object.keys(g)
+    .sort()
+    .map((name) => (g as Record<string, Json>)[name])
+    .map((r) => (typeof r === 'object' && r !== null && !Array.isArray(r) && typeof r.deny === 'string' ? r.deny : undefined))
+    .filter((r): r is string => r !== undefined);
+  return reasons.length ? reasons.join('; ') : undefined;
+}
+
+function guardState(guards: Guard[] | undefined): Record<string, Json> {
+  if (!guards?.length) return {};
+  const out: Record<string, Json> = {};
+  for (const g of guards) out[g.name] = g.deny === undefined ? g.record : { ...g.record, deny: g.deny };
+  return { [GUARD_STATE_KEY]: out };
+}
+
+export interface DecideDeps {
+  policy: ActivePolicy;
+  log: LogWriter;
+  clock?: { monotonic(): number };
+  /** Called with failures of post-commit hooks (never part of the decision). */
+  onHookError?: (interceptor: string, e: unknown) => void;
+}
+
+export interface DecisionOutcome {
+  effect: 'allow' | 'deny';
+  chain: ChainResult;
+  finalPayload: unknown;
+  state: Record<string, Json>;
+  appended: Appended;
+  receipt: Receipt;
+  inputDigest?: Digest;
+  intentDigest?: Digest;
+}
+
+/**
+ * With wait "durable": the entry is committed (fsync'd) but no signed checkpoint covers it yet.
+ * `signed` resolves with its receipt once one does (GET /v1/entries/:seq serves it then too).
+ */
+export interface DurableOutcome extends Omit<DecisionOutcome, 'appended' | 'receipt'> {
+  appended: Omit<Durable, 'signed'>;
+  receipt?: undefined;
+  signed: Promise<Receipt>;
+}
+
+/** A durable-only request may still be answered signed (a log that signs before it commits). */
+export type AnyOutcome = DecisionOutcome | DurableOutcome;
+
+/** The part of a chain result that is the decision: no timings, byte-stable under replay. */
+export function decisionRecord(chain: ChainResult): Json {
+  const r = stripDurations(chain);
+  // A mutation's intermediate payload may still hold what a later step redacts (a secret, a card
+  // number): the signed, append-only entry keeps only its digest. Payloads live in their own,
+  // erasable table (input and intent), never inside entry bytes.
+  const results = r.results.map((x) => (x.type === 'mutation' ? { ...x, payload: undefined, payloadDigest: digestJson(x.payload) } : x));
+  const rec: Record<string, Json> = { effect: decisionOf(r), status: r.status, summary: r.validationSummary as unknown as Json, results: JSON.parse(JSON.stringify(results)) as Json };
+  if (r.abortedAt) rec.abortedAt = r.abortedAt as unknown as Json;
+  return rec;
+}
+
+export function denyResult(event: string, phase: Phase, payload: unknown, reason: string): ChainResult {
+  return {
+    status: 'error',
+    event,
+    phase,
+    results: [],
+    finalPayload: payload,
+    validationSummary: { errors: 1, warnings: 0, infos: 0 },
+    abortedAt: { interceptor: '(vouch)', reason, type: 'validation' },
+  };
+}
+
+export function directionOf(policy: ActivePolicy, phase: Phase): Direction {
+  return policy.options.directions?.[phase] ?? (phase === 'request' ? 'sending' : 'receiving');
+}
+
+/**
+ * Which interceptors a call runs and whether an authorization interceptor covers it: the same
+ * pure function of (policy, requested, event, phase) live and in replay (audit/_rerun.ts).
+ */
+export function planOf(policy: ActivePolicy, only: readonly string[] | undefined, event: string, phase: Phase, protocolVersion?: string) {
+  const running = runningInterceptors(policy.interceptors, only);
+  // An interceptor the negotiated protocol version is outside the compat range of is skipped by
+  // the chain: it neither covers the call (fail closed) nor counts as having run.
+  const compatible = compatibleInterceptors(running, protocolVersion);
+  const coverage = coverageOf(compatible, event, phase, policy.uncovered);
+  return { running, coverage, hooked: selectInterceptors(compatible, event, phase).map((i) => i.descriptor.name) };
+}
+
+/** The coverage fact recorded in the entry's guard state, absent when an authorization interceptor covered the call. */
+export const UNCOVERED_KEY = 'uncovered';
+
+/** The recorded coverage fact of an entry's state: 'allow', 'deny' or undefined (covered, or an older entry). */
+export function uncoveredOf(state: Record<string, Json> | undefined): 'allow' | 'deny' | undefined {
+  const g = state?.[GUARD_STATE_KEY];
+  if (typeof g !== 'object' || g === null || Array.isArray(g)) return undefined;
+  const v = (g as Record<string, Json>)[UNCOVERED_KEY];
+  return v === 'allow' || v === 'deny' ? v : undefined;
+}
+
+export async function decide(req: DecisionRequest & { wait?: 'signed' }, deps: DecideDeps): Promise<DecisionOutcome>;
+export async function decide(req: DecisionRequest, deps: DecideDeps): Promise<AnyOutcome>;
+export async function decide(req: DecisionRequest, deps: DecideDeps): Promise<AnyOutcome> {
+  const { policy } = deps;
+  // An event name outside the protocol, the SEPs and the config is bad input, never a decision.
+  assertKnownEvent(req.event, policy.events);
+  // Which server the message belongs to: the caller's word first, else the tool map (recorded).
+  if (req.context.server === undefined) req = { ...req, context: { ...req.context, server: serverOf({ event: req.event, payload: req.payload, toolMap: policy.toolMap }) } };
+  const plan = planOf(policy, req.only, req.event, req.phase, req.context.protocolVersion);
+  const interceptors = plan.running;
+  let ran: string[] = [];
+  let inputBytes: Uint8Array | undefined;
+  let chain: ChainResult;
+  const guarded = guardState(req.guards);
+  const guardDeny = guardDenyOf(guarded);
+  let state: Record<string, Json> = {};
+  try {
+    inputBytes = canonicalBytes(req.payload);
+  } catch (e) {
+    inputBytes = undefined;
+    chain = denyResult(req.event, req.phase, null, `payload rejected (${codeOf(e)}): ${publicMessage(e)}`);
+  }
+  if (!plan.coverage.covered) guarded[GUARD_STATE_KEY] = { ...(guarded[GUARD_STATE_KEY] as Record<string, Json> | undefined), [UNCOVERED_KEY]: plan.coverage.allow ? 'allow' : 'deny' };
+  if (inputBytes && guardDeny !== undefined) chain = denyResult(req.event, req.phase, req.payload, guardDeny);
+  else if (inputBytes && !plan.coverage.covered && !plan.coverage.allow) chain = denyResult(req.event, req.phase, req.payload, plan.coverage.reason);
+  else if (inputBytes) {
+    ran = plan.hooked;
+    try {
+      const run = await executeChain(interceptors, { event: req.event, phase: req.phase, payload: req.payload }, req.context, { ...policy.options, clock: deps.clock });
+      chain = run.result;
+      state = run.state;
+    } catch (e) {
+      chain = denyResult(req.event, req.phase, req.payload, `chain failed: ${publicMessage(e)}`);
+    }
+  }
+  chain = chain!;
+  state = { ...state, ...guarded };
+  const effect = decisionOf(chain);
+  const attachments: Attachment[] = [];
+  const inputDigest = inputBytes && digestBytes(inputBytes);
+  if (inputBytes) attachments.push({ digest: inputDigest!, bytes: inputBytes });
+  for (const a of req.attachments ?? []) if (!attachments.some((x) => x.digest === a.digest)) attachments.push(a);
+  let intentDigest: Digest | undefined;
+  if (effect === 'allow') {
+    const intentBytes = canonicalBytes(chain.finalPayload);
+    intentDigest = digestBytes(intentBytes);
+    if (!attachments.some((a) => a.digest === intentDigest)) attachments.push({ digest: intentDigest, bytes: intentBytes });
+  }
+  const ctx = req.context;
+  // The typed writer (entries/decision.ts): extras are named fields and can never replace a core one.
+  const body = decisionEntryBody(
+    {
+      time: ctx.time,
+      tenant: ctx.tenant,
+      principal: ctx.principal,
+      onBehalfOf: ctx.onBehalfOf,
+      roles: ctx.roles,
+      event: req.event,
+      phase: req.phase,
+      direction: directionOf(policy, req.phase),
+      session: ctx.sessionId,
+      trace: ctx.traceId,
+      server: ctx.server,
+      protocolVersion: ctx.protocolVersion,
+      // The tool, prompt or resource the call is about (never its arguments): see target-of.ts.
+      target: decisionTarget({ event: req.event, effect, input: req.payload, finalPayload: chain.finalPayload, chain, mutators: mutatorsOf(interceptors, req.event, req.phase) }),
+      only: req.only,
+      ran,
+      policy: { chain: policy.chainDigest, policySet: policy.policyDigest, engines: policy.engines },
+      input: inputDigest ? { digest: inputDigest } : { rejected: true },
+      intent: intentDigest ? { digest: intentDigest } : null,
+      decision: decisionRecord(chain) as DecisionCore['decision'],
+      state,
+    },
+    req.extra,
+  );
+  const durable = req.wait === 'durable' && deps.log.appendDurable ? await deps.log.appendDurable(body, attachments) : undefined;
+  const appended = durable ? { seq: durable.seq, bytes: durable.bytes, leaf: durable.leaf } : await deps.log.append(body, attachments);
+  // Live-only follow-ups (e.g. taint from a response) run once the decision is durable.
+  if (effect === 'allow') await runCommitHooks(interceptors, req, chain.finalPayload, directionOf(policy, req.phase), deps);
+  const common = { effect, chain, finalPayload: effect === 'allow' ? chain.finalPayload : req.payload, state, inputDigest, intentDigest };
+  if (!durable) return { ...common, appended: appended as Appended, receipt: buildReceipt(appended as Appended) };
+  const signed = durable.signed.then(buildReceipt);
+  signed.catch(() => undefined); // the caller chose not to wait for it
+  return { ...common, appended, signed };
+}
+
+/** The mutation interceptors hooked on the call: a deny names its target only when each ran (target-of.ts). */
+export function mutatorsOf(running: Interceptor[], event: string, phase: Phase): string[] {
+  return selectInterceptors(running, event, phase).filter((i) => i.descriptor.type === 'mutation').map((i) => i.descriptor.name);
+}
+
+async function runCommitHooks(all: Interceptor[], req: DecisionRequest, finalPayload: unknown, direction: Direction, deps: DecideDeps): Promise<void> {
+  const ctx = req.context;
+  for (const ic of selectInterceptors(all, req.event, req.phase)) {
+    if (!ic.commit) continue;
+    try {
+      await ic.commit(finalPayload, compact({ event: req.event, phase: req.phase, direction, time: ctx.time, sessionId: ctx.sessionId, traceId: ctx.traceId, principal: ctx.principal, onBehalfOf: ctx.onBehalfOf, tenant: ctx.tenant, roles: ctx.roles, server: ctx.server, signal: AbortSignal.timeout(5000) }) as never);
+    } catch (e) {
+      deps.onHookError?.(ic.descriptor.name, e);
+    }
+  }
+}
+
+/** Drop undefined fields so the entry says only what is known. */
+function compact<T extends Record<string, unknown>>(o: T): T {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(o)) if (v !== undefined) out[k] = v;
+  return out as T;
+}

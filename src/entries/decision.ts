@@ -1,0 +1,100 @@
+// The `decision` entry (DESIGN.md section 5): what decide() recorded about one message. One writer
+// (decide.ts calls it) and one validating reader (replay, what-if, the console, the bundle verifier).
+// Extra facts (caller, co-signature, links) are named fields: none can take a core field's place.
+import { isDigest, type Digest, type Json } from '../canonical/index.js';
+import { VouchError } from '../errors.js';
+import type { Entry, EntryBody } from '../log/index.js';
+import type { Direction, Phase } from '../protocol/index.js';
+import { checkerFor, compact, isRecord, type Rec, type FieldSpec } from './_check.js';
+
+/** What decide() knows of the call: the entry's core fields. */
+export interface DecisionCore {
+  time: string;
+  tenant?: string;
+  principal?: string;
+  onBehalfOf?: string;
+  roles?: string[];
+  event: string;
+  phase: Phase;
+  direction?: Direction;
+  session?: string;
+  trace?: string;
+  server?: string;
+  protocolVersion?: string;
+  /** The tool, prompt or resource the call is about (never its arguments). */
+  target?: string;
+  /** The optional interceptors the caller asked for. */
+  only?: string[];
+  /** The interceptors the chain ran (absent in entries written before mandatory chains). */
+  ran?: string[];
+  policy: { chain: Digest; policySet: Digest; engines: Record<string, string> };
+  /** `{rejected: true}` when decide() refused the payload itself (it could not be hashed). */
+  input: { digest: Digest } | { rejected: true };
+  /** The authorized intent; null on a deny. */
+  intent: { digest: Digest } | null;
+  /** The chain's result without timings (decisionRecord): effect, status, results, abortedAt. */
+  decision: { effect: 'allow' | 'deny' } & Record<string, Json>;
+  state: Record<string, Json>;
+}
+
+/** Facts the adapters and prechecks add: each named, so no caller-side key can replace a core field. */
+export interface DecisionExtras {
+  /** The authenticated caller (REST, /mcp). */
+  caller?: string;
+  /** The per-call chain timeout the caller asked for (it shapes the decision). */
+  timeoutMs?: number;
+  /** W3C trace context the caller sent. */
+  traceparent?: string;
+  /** The caller co-signature check, and the key that verified. */
+  callerSignature?: Json;
+  callerKey?: string;
+  /** The request decision a response answers (precheck link, gateway relay); null: none found. */
+  authorization?: number | null;
+  /** The executed parameters the host reported (digest; the bytes are an attachment). */
+  executed?: { digest: Digest };
+  /** The gateway's direction of the relayed message. */
+  flow?: string;
+}
+
+export type DecisionEntry = DecisionCore & DecisionExtras & { type: 'decision'; v: 1; log: string; seq: number; prev: string };
+
+/** Every field a decision entry may hold, core and extra (the JSON Schema in docs/ is tested against these lists). */
+export const DECISION_CORE_FIELDS: FieldSpec<DecisionCore> = { time: 'required', tenant: 'optional', principal: 'optional', onBehalfOf: 'optional', roles: 'optional', event: 'required', phase: 'required', direction: 'optional', session: 'optional', trace: 'optional', server: 'optional', protocolVersion: 'optional', target: 'optional', only: 'optional', ran: 'optional', policy: 'required', input: 'required', intent: 'required', decision: 'required', state: 'required' };
+export const DECISION_EXTRA_FIELDS: FieldSpec<DecisionExtras> = { caller: 'optional', timeoutMs: 'optional', traceparent: 'optional', callerSignature: 'optional', callerKey: 'optional', authorization: 'optional', executed: 'optional', flow: 'optional' };
+
+/**
+ * The body decide() appends. An extra that is not a declared extra field (a core field, a header
+ * field, anything unknown) is refused before anything is appended: fail closed, never overwritten.
+ */
+export function decisionEntryBody(core: DecisionCore, extra: DecisionExtras = {}): EntryBody {
+  const stray = Object.keys(extra).filter((k) => !Object.hasOwn(DECISION_EXTRA_FIELDS, k));
+  if (stray.length) throw new VouchError('ERR_INTERNAL', `decision extras may not set ${stray.map((k) => JSON.stringify(k)).join(', ')}: not an extra field`);
+  // Core fields last: even an undefined core field drops the same-named key rather than letting it through.
+  return compact({ ...(extra as Rec), ...(core as unknown as Rec), type: 'decision' }) as unknown as EntryBody;
+}
+
+/** Throws InputError (ERR_INPUT) naming every field that is not what decisionEntryBody writes. */
+export function readDecisionEntry(e: Entry): DecisionEntry {
+  const c = checkerFor(e, 'decision');
+  c.name('event');
+  c.oneOf('phase', ['request', 'response'] as const);
+  for (const k of ['session', 'trace', 'principal', 'tenant', 'server', 'onBehalfOf', 'protocolVersion', 'caller', 'traceparent', 'callerKey', 'flow'] as const) c.str(k);
+  c.oneOf('direction', ['sending', 'receiving'] as const, true);
+  for (const k of ['roles', 'only', 'ran'] as const) c.strings(k);
+  const p = e.policy;
+  if (!isRecord(p) || !isDigest(p.chain) || !isDigest(p.policySet)) c.bad('/policy', 'must name the chain and policy-set digests');
+  else if (!isRecord(p.engines) || !Object.values(p.engines).every((v) => typeof v === 'string')) c.bad('/policy/engines', 'must map engine names to versions');
+  const input = e.input;
+  if (!(isRecord(input) && (isDigest(input.digest) || input.rejected === true))) c.bad('/input', 'must be {digest} or {rejected: true}');
+  c.digestRef('intent', { nullable: true });
+  const d = e.decision;
+  if (!isRecord(d) || (d.effect !== 'allow' && d.effect !== 'deny')) c.bad('/decision/effect', 'must be allow or deny');
+  if (e.state !== undefined) c.object('state');
+  if (e.target !== undefined && (typeof e.target !== 'string' || e.target === '')) c.bad('/target', 'must be a non-empty string');
+  if (e.timeoutMs !== undefined && !(Number.isSafeInteger(e.timeoutMs) && (e.timeoutMs as number) > 0)) c.bad('/timeoutMs', 'must be a positive integer');
+  c.seqOrNull('authorization', true);
+  c.digestRef('executed', { optional: true });
+  c.done('decision');
+  // Entries written before `state` was always recorded read as an empty state.
+  return (e.state === undefined ? { ...e, state: {} } : e) as unknown as DecisionEntry;
+}

@@ -1,0 +1,139 @@
+// The SEP-2624 interceptor server over the MCP SDK: interceptors/list, interceptor/invoke and
+// interceptor/executeChain. Every executeChain is a decision: logged, signed, and answered with
+// its receipt in _meta["io.vouch/receipt"]. Transport-agnostic: the HTTP layer connects it.
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { canonicalBytes, toBase64 } from '../canonical/index.js';
+import type { LogWriter } from '../log/index.js';
+import { directionOf, VOUCH_ENGINE_VERSION, type ActivePolicy, type AnyOutcome, decideParams, parseExecuteChainParams, parseInvokeParams, parseListParams, type Precheck, type PrecheckRequest } from '../decide/index.js';
+import { VouchError, codeOf, publicMessage } from '../errors.js';
+import { assertKnownEvent, MCP_EVENTS, SEP_EVENTS, PROTOCOL_VERSION, JSONRPC, rpcCodeOf } from '../protocol/index.js';
+import { invokeInterceptor } from '../interceptors/invoke.js';
+import { DURABLE_META, durableAnswer, WAIT_META, waitOf } from './wait.js';
+import { listInterceptors } from '../interceptors/list.js';
+
+export const INTERCEPTORS_EXTENSION = 'io.modelcontextprotocol/interceptors';
+export const RECEIPT_META = 'io.vouch/receipt';
+/** Every event a decision can be asked for (interceptors/events.ts), plus custom events a config declares. */
+export const SUPPORTED_EVENTS = [...MCP_EVENTS, ...SEP_EVENTS, '*'];
+
+export interface InterceptorSession {
+  principal: string;
+  tenant: string;
+  roles: string[];
+  policy: ActivePolicy;
+  log: LogWriter;
+  now(): Date;
+  clock?: { monotonic(): number };
+  /** Signs the JCS of an invoke result for the SEP's reserved `signature` field. */
+  signResult?(bytes: Uint8Array): Promise<{ alg: string; keyId: string; signature: Uint8Array }>;
+  onDecision?(outcome: AnyOutcome): void;
+  /** vouch's own checks from the request _meta (co-signature, authorization link, drift): see execution/precheck.ts. */
+  precheck?(params: PrecheckRequest): Promise<Precheck>;
+}
+
+const anyParams = (method: string) => z.object({ method: z.literal(method), params: z.unknown().optional() }).passthrough();
+// Built once: zod compiles a fast path the first time a schema parses, so a schema made per
+// request (one Server per request) paid that compile on every call: measured as the top cost.
+const LIST = anyParams('interceptors/list');
+const INVOKE = anyParams('interceptor/invoke');
+const EXECUTE = anyParams('interceptor/executeChain');
+
+/** A JSON-RPC error as the SDK sends it ({code, message, data}); McpError would prefix the message. */
+class RpcError extends Error {
+  constructor(readonly code: number, message: string, readonly data: Record<string, unknown>) {
+    super(message);
+  }
+}
+
+/** Wrap a handler so every failure is a coded JSON-RPC error, never a stack. */
+function rpc<T>(fn: () => Promise<T>): Promise<T> {
+  return fn().catch((e) => {
+    if (e instanceof McpError) throw e;
+    const issues = (e as { issues?: unknown }).issues;
+    throw new RpcError(rpcCodeOf(e), publicMessage(e), { code: codeOf(e), ...(Array.isArray(issues) && issues.length ? { issues } : {}) });
+  });
+}
+
+/**
+ * The SDK builds an Ajv instance per Server unless given a validator: measured at a few ms per
+ * request, it dominated the per-request cost. This server sends no elicitation, so it validates
+ * no client schema at all.
+ */
+const NO_SCHEMAS = {
+  getValidator: () => () => ({ valid: false as const, data: undefined, errorMessage: 'the interceptor server validates no client schemas' }),
+};
+
+/** What a request handler learns about its caller: the SDK passes it along with the request. */
+export type SessionOf = (extra: { authInfo?: { extra?: Record<string, unknown> } }) => InterceptorSession;
+
+/** Where a shared server finds the caller's session: authInfo.extra[SESSION_KEY] of the request. */
+export const SESSION_KEY = 'io.vouch/session';
+
+export const sessionFromAuthInfo: SessionOf = (extra) => {
+  const session = extra.authInfo?.extra?.[SESSION_KEY];
+  if (!session) throw new VouchError('ERR_INTERNAL', 'request reached the interceptor server without a caller');
+  return session as InterceptorSession;
+};
+
+/**
+ * The interceptor server. With a session, it serves that one caller (one Server per request);
+ * with `sessionFromAuthInfo`, one Server serves every caller, each request carrying its own.
+ */
+export function createInterceptorServer(who: InterceptorSession | SessionOf): Server {
+  const server = new Server(
+    { name: 'vouch', version: VOUCH_ENGINE_VERSION },
+    { capabilities: { extensions: { [INTERCEPTORS_EXTENSION]: { supportedEvents: SUPPORTED_EVENTS } } } as never, jsonSchemaValidator: NO_SCHEMAS },
+  );
+  const sessionOf: SessionOf = typeof who === 'function' ? who : () => who;
+
+  server.setRequestHandler(LIST, (req, extra) =>
+    rpc(async () => listInterceptors(sessionOf(extra).policy.interceptors, parseListParams(req.params).event) as never),
+  );
+
+  server.setRequestHandler(INVOKE, (req, extra) =>
+    rpc(async () => {
+      const session = sessionOf(extra);
+      const { policy } = session;
+      const p = parseInvokeParams(req.params);
+      assertKnownEvent(p.event, policy.events);
+      const ic = policy.interceptors.find((i) => i.descriptor.name === p.name);
+      if (!ic) throw new VouchError('ERR_UNKNOWN_INTERCEPTOR', `unknown interceptor ${JSON.stringify(p.name)}`);
+      const ctx = { time: session.now().toISOString(), principal: session.principal, tenant: session.tenant, roles: session.roles };
+      const result = await invokeInterceptor(ic, p, ctx, { directions: policy.options.directions, clock: session.clock, timeoutMs: policy.options.interceptorTimeoutMs });
+      if (p.meta?.['io.vouch/sign'] === true && session.signResult) {
+        // SEP reserved field: a signature over the JCS of the result without that field.
+        const { durationMs: _d, ...stable } = result as unknown as Record<string, unknown>;
+        const sig = await session.signResult(canonicalBytes(stable));
+        return { ...result, signature: { alg: sig.alg, keyId: sig.keyId, value: toBase64(sig.signature), over: 'jcs(result without durationMs and signature)' } } as never;
+      }
+      return result as never;
+    }),
+  );
+
+  server.setRequestHandler(EXECUTE, (req, extra) =>
+    rpc(async () => {
+      const session = sessionOf(extra);
+      const { policy } = session;
+      const p = parseExecuteChainParams(req.params);
+      const protocolVersion = protocolVersionOf(extra);
+      const wait = waitOf(p.meta?.[WAIT_META], `/_meta/${WAIT_META}`);
+      const { outcome, receipt } = await decideParams(p, session, { policy, log: session.log, now: session.now, clock: session.clock, precheck: session.precheck, ...(protocolVersion && { protocolVersion }), wait });
+      session.onDecision?.(outcome);
+      // wait "durable": the committed entry now, its receipt once signed (http/wait.ts).
+      const evidence = receipt ? { [RECEIPT_META]: receipt } : { [DURABLE_META]: durableAnswer(outcome.appended) };
+      return { ...outcome.chain, _meta: { ...evidence, 'io.vouch/seq': outcome.appended.seq, 'io.vouch/direction': directionOf(policy, p.phase) } } as never;
+    }),
+  );
+  return server;
+}
+
+/** The MCP-Protocol-Version header of the HTTP request (Streamable HTTP), when it is a protocol version. */
+function protocolVersionOf(extra: { requestInfo?: { headers?: Record<string, string | string[] | undefined> } }): string | undefined {
+  const h = extra.requestInfo?.headers?.['mcp-protocol-version'];
+  const v = Array.isArray(h) ? h[0] : h;
+  return typeof v === 'string' && PROTOCOL_VERSION.test(v) ? v : undefined;
+}
+
+export { JSONRPC };

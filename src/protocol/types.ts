@@ -1,0 +1,36 @@
+// The SEP-2624 declaration vocabulary (with the SEP-1763 seed extras): what an interceptor says
+// it is and hooks. Shared by the config (policy) and the chain (interceptors), so it sits below both.
+
+export type InterceptorType = 'validation' | 'mutation' | 'observability';
+export type Phase = 'request' | 'response';
+export type Mode = 'active' | 'audit';
+export type Severity = 'error' | 'warning' | 'info';
+export type Direction = 'sending' | 'receiving';
+
+export interface Hook {
+  events: string[];
+  phase: Phase;
+}
+
+export type PriorityHint = number | { request?: number; response?: number };
+
+/** The MCP protocol versions (YYYY-MM-DD, compared as strings) an interceptor works with (SEP-1763 seed). */
+export interface Compat {
+  minProtocol?: string;
+  maxProtocol?: string;
+}
+
+/** Normalized descriptor as it goes on the wire in interceptors/list. */
+export interface InterceptorDescriptor {
+  name: string;
+  type: InterceptorType;
+  hooks: Hook[];
+  /** The interceptor's own version (SEP-1763 seed), e.g. "0.1.0". */
+  version?: string;
+  description?: string;
+  mode?: 'audit'; // omitted when active (the default)
+  failOpen?: true; // omitted when false (the default)
+  priorityHint?: PriorityHint; // omitted when 0
+  compat?: Compat; // omitted when it names no bound
+  configSchema?: Record<string, unknown>; // JSON Schema of the interceptor's `config`
+}

@@ -1,0 +1,79 @@
+// A tenant log's keys (issue 18): its history read from its signed `key` entries, every rotation
+// proven by its handover checkpoint, and the set signing now, which must be the data directory's
+// key files (key files swapped without `vouch keys rotate` are refused, not accepted silently).
+// The key name of a log made since issue 18 is its origin (tlog-checkpoint: SHOULD match).
+import { toHex } from '../canonical/index.js';
+import { StoreError } from '../errors.js';
+import {
+  checkHandovers, decodeEntry, historyVerifiers, readKeyHistory, sameKey,
+  type KeyHistory, type NoteVerifier, type PublicKey,
+} from '../log/index.js';
+import type { LogStore } from './port.js';
+
+/** meta key: the note key name a log's first keys sign under (set when the log is made). */
+export const KEY_NAME_META = 'key.name';
+
+export interface TenantKeys {
+  /** The log's origin. */
+  origin: string;
+  history: KeyHistory;
+  /** Every key of the history, with the sizes it signs. */
+  verifiers: NoteVerifier[];
+  /** The name the current keys sign under. */
+  name: string;
+}
+
+/** A new log signs under its origin; a log made before issue 18 keeps the name it signed with (`legacy`) until a rotation. */
+export function genesisName(store: LogStore, origin: string, legacy: string): string {
+  const recorded = store.meta(KEY_NAME_META);
+  if (recorded !== undefined) return recorded;
+  if (store.size() === 0 && !store.latestCheckpoint()) {
+    try {
+      store.setMeta(KEY_NAME_META, origin);
+      return origin;
+    } catch {
+      return origin; // a read-only reader of an empty log
+    }
+  }
+  return legacy;
+}
+
+function* scanKeyEntries(store: LogStore): Iterable<{ seq: number; bytes: Uint8Array }> {
+  for (const e of store.entries(0, store.size())) if (decodeEntry(e.bytes).type === 'key') yield e;
+}
+
+function refuse(why: string): StoreError {
+  return new StoreError('ERR_STORE_INCONSISTENT', `refusing to sign: ${why}`);
+}
+
+/** The log's history, checked; throws ERR_STORE_INCONSISTENT saying why when it cannot be trusted. */
+export function tenantKeys(store: LogStore, origin: string, files: PublicKey[], legacy: string, opts: { requireFiles?: boolean } = {}): TenantKeys {
+  const genesis = { name: genesisName(store, origin, legacy), keys: files };
+  const { history, problems } = readKeyHistory(genesis, store.keyEntries ? store.keyEntries() : scanKeyEntries(store));
+  if (problems.length) throw refuse(problems.map((p) => p.message).join('; '));
+  const cur = history.current.keys;
+  if (opts.requireFiles !== false && !(cur.length === files.length && cur.every((k) => files.some((f) => sameKey(k, f))))) {
+    const ids = (ks: PublicKey[]) => ks.map((k) => `${k.alg} ${toHex(k.publicKey).slice(0, 16)}…`).join(', ');
+    throw refuse(`the key files (${ids(files)}) are not the keys this log's history says sign now (${ids(cur)}): keys are changed with \`vouch keys rotate\`, never by replacing the files`);
+  }
+  const handovers = checkHandovers(store, history);
+  if (handovers.length) throw refuse(handovers.map((p) => p.message).join('; '));
+  return { origin, history, verifiers: historyVerifiers(history), name: history.current.name };
+}
+
+/**
+ * For `vouch log verify`: the history as the log's entries give it, whatever its problems, and
+ * every problem as a finding (unchained entries, unproven handovers, key files that are not the
+ * current keys) instead of a refusal.
+ */
+export function tenantKeysForVerify(store: LogStore, origin: string, files: PublicKey[], legacy: string): { keys: TenantKeys; problems: { seq?: number; message: string }[] } {
+  const genesis = { name: genesisName(store, origin, legacy), keys: files };
+  const { history, problems } = readKeyHistory(genesis, store.keyEntries ? store.keyEntries() : scanKeyEntries(store));
+  const out: { seq?: number; message: string }[] = problems.map((p) => ({ seq: p.seq, message: p.message }));
+  const cur = history.current.keys;
+  if (!(cur.length === files.length && cur.every((k) => files.some((f) => sameKey(k, f))))) {
+    out.push({ message: "the key files are not the keys this log's history says sign now (changed without `vouch keys rotate`?)" });
+  }
+  for (const p of checkHandovers(store, history)) out.push(p);
+  return { keys: { origin, history, verifiers: historyVerifiers(history), name: history.current.name }, problems: out };
+}

@@ -1,0 +1,39 @@
+// The log's record of cosignatures (Node only, SQLite next to the log databases): the lines each
+// witness (and the log's own ML-DSA-44 key) returned per checkpoint, and the size each witness
+// last cosigned (the `old` of the next request). Separate from the log store: cosignature lines
+// are not the log's signatures, and the log's fsck treats unknown lines in its own notes as alterations.
+import Database from 'better-sqlite3';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS cosignatures (origin TEXT NOT NULL, size INTEGER NOT NULL, root TEXT NOT NULL, cosigner TEXT NOT NULL, line TEXT NOT NULL, ts INTEGER NOT NULL, PRIMARY KEY (origin, size, root, line));
+CREATE TABLE IF NOT EXISTS witness_acked (origin TEXT NOT NULL, witness TEXT NOT NULL, size INTEGER NOT NULL, root TEXT NOT NULL, PRIMARY KEY (origin, witness));
+`;
+
+export interface CosignatureStore {
+  lines(origin: string, size: number, rootHex: string): string[];
+  add(origin: string, size: number, rootHex: string, cosigner: string, lines: string[], ts: number): void;
+  /** The newest checkpoint of `origin` that `cosigner` cosigned. */
+  acked(origin: string, witness: string): { size: number; root: string } | undefined;
+  setAcked(origin: string, witness: string, size: number, rootHex: string): void;
+  close(): void;
+}
+
+export function openCosignatureStore(path: string): CosignatureStore {
+  const db = new Database(path);
+  db.pragma('journal_mode = WAL');
+  db.pragma('busy_timeout = 5000');
+  db.exec(SCHEMA);
+  const sel = db.prepare('SELECT line FROM cosignatures WHERE origin = ? AND size = ? AND root = ? ORDER BY cosigner, ts');
+  const ins = db.prepare('INSERT OR IGNORE INTO cosignatures (origin, size, root, cosigner, line, ts) VALUES (?, ?, ?, ?, ?, ?)');
+  const ack = db.prepare('SELECT size, root FROM witness_acked WHERE origin = ? AND witness = ?');
+  const setAck = db.prepare('INSERT INTO witness_acked (origin, witness, size, root) VALUES (?, ?, ?, ?) ON CONFLICT(origin, witness) DO UPDATE SET size = excluded.size, root = excluded.root');
+  return {
+    lines: (origin, size, root) => (sel.all(origin, size, root) as { line: string }[]).map((r) => r.line),
+    add: db.transaction((origin: string, size: number, root: string, cosigner: string, lines: string[], ts: number) => {
+      for (const l of lines) ins.run(origin, size, root, cosigner, l, ts);
+    }),
+    acked: (origin, witness) => ack.get(origin, witness) as { size: number; root: string } | undefined,
+    setAcked: (origin, witness, size, root) => void setAck.run(origin, witness, size, root),
+    close: () => db.close(),
+  };
+}

@@ -1,0 +1,75 @@
+// Witnessing for a Node service (Node only): opens <data>/witness-cosignatures.db and the log's
+// ML-DSA-44 cosigner key (<data>/log-cosigner-mldsa44.key, created on first use), and per tenant
+// log starts a submitter and wraps its port so served checkpoints carry the cosignatures.
+import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseJson } from '../canonical/index.js';
+import { ConfigError } from '../errors.js';
+import type { LogPort } from '../store/log-port.js';
+import { parseWitnessingConfig, type WitnessingConfig } from './config.js';
+import { openCosignatureStore } from './cosig-store.js';
+import { createCosigner } from './cosignature.js';
+import { readCosignerSeed, writeCosignerKeyFile } from './key-file.js';
+import { withCosignatures } from './attach.js';
+import { WitnessSubmitter, type WitnessStatus } from './submitter.js';
+import { formatCosignerVkey } from './vkey.js';
+
+export interface NodeWitnessing {
+  /** Start witnessing a tenant's log; returns the port to serve (checkpoints with cosignatures). */
+  track(tenant: string, port: LogPort): LogPort;
+  close(): Promise<void>;
+}
+
+/** The witness config: `path` if given, else <data>/witnesses.json if present, else undefined (witnessing off). */
+export function readWitnessingConfig(data: string, path?: string): WitnessingConfig | undefined {
+  if (path === undefined) {
+    if (!existsSync(join(data, 'witnesses.json'))) return undefined;
+    path = join(data, 'witnesses.json');
+  }
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new ConfigError('ERR_CONFIG', `cannot read witness config ${path}: ${(e as NodeJS.ErrnoException).code ?? 'unreadable'}`);
+  }
+  return parseWitnessingConfig(parseJson(text));
+}
+
+export function openNodeWitnessing(opts: { data: string; config?: WitnessingConfig; onStatus?(tenant: string, s: WitnessStatus): void; logLine?(l: Record<string, unknown>): void }): NodeWitnessing {
+  const store = openCosignatureStore(join(opts.data, 'witness-cosignatures.db'));
+  const keyPath = join(opts.data, 'log-cosigner-mldsa44.key');
+  if (!existsSync(keyPath)) writeCosignerKeyFile(keyPath, 'vouch.local', 'ML-DSA-44');
+  // One ML-DSA-44 key; per tenant the cosigner name is the log's origin (the message commits to it).
+  const key = readCosignerSeed(keyPath);
+  const vkeyFile = join(opts.data, 'log-cosigner.vkeys');
+  const submitters: WitnessSubmitter[] = [];
+  const cfg = opts.config;
+  return {
+    track(tenant, port) {
+      const self = createCosigner(port.origin, key.alg, key.seed);
+      const vkey = formatCosignerVkey(self);
+      if (!existsSync(vkeyFile) || !readFileSync(vkeyFile, 'utf8').split('\n').includes(vkey)) appendFileSync(vkeyFile, `${vkey}\n`, { mode: 0o644 });
+      opts.logLine?.({ level: 'info', msg: 'log ML-DSA-44 cosigner', tenant, vkey });
+      const s = new WitnessSubmitter({
+        source: port,
+        witnesses: cfg?.witnesses ?? [],
+        store,
+        self,
+        timeoutMs: cfg?.timeoutMs,
+        retries: cfg?.retries,
+        intervalMs: cfg?.intervalMs ?? 1000,
+        nowSeconds: () => Math.floor(Date.now() / 1000),
+        onStatus: (st) => {
+          opts.onStatus?.(tenant, st);
+          if (!st.ok) opts.logLine?.({ level: 'warn', msg: 'witness did not cosign', tenant, witness: st.witness, size: st.logSize, cosigned: st.cosignedSize, error: st.error });
+        },
+      }).start();
+      submitters.push(s);
+      return withCosignatures(port, store);
+    },
+    async close() {
+      await Promise.all(submitters.map((s) => s.close()));
+      store.close();
+    },
+  };
+}

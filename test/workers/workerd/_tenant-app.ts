@@ -1,0 +1,48 @@
+// A Worker app for one spec, built as the entry builds it (buildWorkerApp, real Durable Objects for
+// log and state) from a given config document, with bearer-token auth so each spec decides in its
+// own tenant's log: tokens are signed here with a throwaway Ed25519 key whose JWKS is VOUCH_AUTH.
+import { env } from 'cloudflare:test';
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import type { Json } from '../../../src/interceptors/types.js';
+import { buildWorkerApp, type WorkerApp } from '../../../src/worker/app.js';
+
+export interface TenantApp {
+  app: WorkerApp;
+  /** POST a JSON body as `principal` of the tenant; the answer as JSON. */
+  post(path: string, body: unknown, principal?: string): Promise<{ status: number; json: any }>;
+  get(path: string): Promise<Response>;
+}
+
+const ISSUER = 'https://issuer.test';
+
+export async function tenantApp(tenant: string, document: Json): Promise<TenantApp> {
+  const { publicKey, privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519' });
+  const jwk = { ...(await exportJWK(publicKey)), kid: 'k1', alg: 'EdDSA', use: 'sig' };
+  const auth = JSON.stringify({ jwks: { keys: [jwk] }, issuer: ISSUER, audience: 'vouch' });
+  const app = await buildWorkerApp({ ...env, VOUCH_AUTH: auth }, document);
+  const token = (principal: string) =>
+    new SignJWT({ tenant, roles: ['enforce', 'audit', 'admin'] })
+      .setProtectedHeader({ alg: 'EdDSA', kid: 'k1' })
+      .setSubject(principal)
+      .setIssuer(ISSUER)
+      .setAudience('vouch')
+      .setIssuedAt()
+      .setExpirationTime('10m')
+      .sign(privateKey);
+  const headers = async (principal: string) => ({ authorization: `Bearer ${await token(principal)}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' });
+  return {
+    app,
+    async post(path, body, principal = 'alice') {
+      const res = await app.app.fetch(new Request(`https://vouch.test${path}`, { method: 'POST', headers: await headers(principal), body: JSON.stringify(body) }));
+      const text = await res.text();
+      let json: unknown = text;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        // not JSON: keep the text
+      }
+      return { status: res.status, json };
+    },
+    get: async (path) => app.app.fetch(new Request(`https://vouch.test${path}`, { headers: await headers('auditor') })),
+  };
+}
