@@ -1,8 +1,10 @@
 // What the gateway adds to a tools/call: echo on the real server-everything (a child over stdio),
 // called directly with the SDK Client (baseline) and through the gateway (in-process, worker-thread
 // signer as `vouch gateway` runs it), interleaved call by call in one run so both see the same
-// machine. Each gateway call is two signed, durable appends (decision before forwarding; execution
-// entry and response decision after), so the added latency is mostly those two group commits.
+// machine. Each gateway call is two durable appends (decision before forwarding; response decision
+// after; the execution entry in the background). With wait "signed" each waits for its signed
+// checkpoint too; `durable.*` lines run a second gateway with wait "durable" (issue 17), which
+// forwards once the entry is committed and attaches signed receipts where they are ready.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -57,16 +59,24 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
   await rt.start(up);
   const viaGateway = new Client({ name: 'bench-gateway', version: '1' });
   await viaGateway.connect(down);
+  const rtd = await openGateway({ data: join(dir, 'data-durable'), config: benchConfig(dir), wait: 'durable', upstream: { command: `'${process.execPath}' '${EVERYTHING}' stdio`, stderr: 'ignore' } });
+  const [downD, upD] = InMemoryTransport.createLinkedPair();
+  await rtd.start(upD);
+  const viaDurable = new Client({ name: 'bench-gateway-durable', version: '1' });
+  await viaDurable.connect(downD);
   try {
     for (let i = 0; i < 30; i++) {
       await echo(direct, i);
       await echo(viaGateway, i); // warm-up: JIT, Cedar, SQLite pages, the signing worker
+      await echo(viaDurable, i);
     }
     const base: number[] = [];
     const gw: number[] = [];
+    const gwd: number[] = [];
     for (let i = 0; i < n; i++) {
       base.push(await echo(direct, i));
       gw.push(await echo(viaGateway, i));
+      gwd.push(await echo(viaDurable, i));
     }
     const total = ctx.quick ? 64 : 320;
     const directRate = await concurrent(direct, 16, total);
@@ -81,9 +91,13 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
       results.push({ name: `echo.p${q}`, unit: 'ms', value: round(g), baseline: round(b), ratio: round(g / b), note });
       results.push({ name: `added.p${q}`, unit: 'ms', value: round(g - b), note: 'gateway minus direct at the same percentile' });
     }
+    for (const q of [50, 99]) results.push({ name: `durable.added.p${q}`, unit: 'ms', value: round(percentile(gwd, q) - percentile(base, q)), note: 'wait "durable" gateway minus direct at the same percentile' });
+    ctx.log(`gateway durable echo: p50 ${p(gwd, 50)} ms, p99 ${p(gwd, 99)} ms`);
     results.push({ name: 'echo.c16', unit: 'calls/s', value: round(gatewayRate), baseline: round(directRate), ratio: round(gatewayRate / directRate), note: `${total} echo calls, 16 in flight (group commit shares signatures)` });
     return results;
   } finally {
+    await viaDurable.close().catch(() => undefined);
+    await rtd.close();
     await viaGateway.close().catch(() => undefined);
     await direct.close().catch(() => undefined);
     await rt.close();

@@ -1,8 +1,8 @@
 // npm run build:config [config.yaml] [--out file] (Node only): resolve a chain config (policy text
 // and schema inlined) into src/worker/config.generated.json, which the Worker imports. The same
-// config Node runs (default: fixtures/config/vouch.example.yaml). A config the Worker cannot run
-// fails here, with every reason, not at the first request. `--check` re-checks the generated file
-// (build:worker runs it first).
+// config Node runs (default: fixtures/config/vouch.example.yaml), with every built-in and any remote
+// interceptor server. A config the Worker cannot run fails here, with every reason, not at the
+// first request. `--check` re-checks the generated file (build:worker runs it first).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,7 +12,6 @@ import { createMemoryStateStores } from '../src/interceptors/builtin/index.js';
 import type { Json } from '../src/interceptors/types.js';
 import { resolveConfigDocument, type ResolvedConfig } from '../src/policy/index.js';
 import { loadConfigFile } from '../src/policy/load-config.js';
-import { workerConfigIssues } from '../src/worker/policy.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const WORKER_CONFIG_SOURCE = fileURLToPath(new URL('../fixtures/config/vouch.example.yaml', import.meta.url));
@@ -26,11 +25,12 @@ export interface GeneratedWorkerConfig {
 
 /**
  * Everything the Worker does with the document at startup, done here, every reason at once:
- * refuse what cannot run at the edge, schema-check each built-in's config (the Worker cannot run
- * ajv) and activate the chain once (unknown built-ins, bad settings, Cedar errors).
+ * schema-check each built-in's config (the Worker cannot run ajv) and activate the chain once
+ * (unknown built-ins, bad settings, Cedar errors). Remote interceptor servers are not called from
+ * the build: the Worker connects them when an isolate starts (src/worker/policy.ts).
  */
 export async function checkWorkerConfig(resolved: ResolvedConfig, where: string): Promise<void> {
-  const issues: Issue[] = [...workerConfigIssues(resolved)];
+  const issues: Issue[] = [];
   try {
     const active = await activatePolicy(resolved, { state: createMemoryStateStores(), remote: 'offline' });
     await active.close();

@@ -14,7 +14,7 @@ export {
   DEFAULT_BUNDLE_LIMITS, isBundleFile, type BundleLimits,
 } from './bundle-format.js';
 export { exportBundle, planExport, keyRecordsOf, type ExportSource, type BundleSink, type ExportOptions, type ExportPlan } from './export.js';
-export { verifyBundle, emptyBundleReport, type BundleVerdict, type BundleReader, type BundleReport, type BundleFinding, type BundleCheck, type VerifyBundleOptions } from './verify-bundle.js';
+export { verifyBundle, emptyBundleReport, type BundleVerdict, type BundleReader, type BundleReport, type BundleFinding, type BundleCheck, type BundleWitnessCheck, type VerifyBundleOptions } from './verify-bundle.js';
 export { createTarWriter, readTar, tarHeader, type TarWriter, type TarItem } from './tar.js';
 export { scanErasures } from './erasures.js';
 export { openBundleSource } from './bundle-source.js';

@@ -27,7 +27,7 @@ export interface BundleReader {
   unknown?: string[];
 }
 
-export type BundleCheck = 'manifest' | 'keys' | 'checkpoint' | 'signature' | 'trusted-key' | 'consistency' | 'range' | 'entry' | 'seq' | 'link' | 'root' | 'document' | 'payload' | 'replay' | 'files' | 'activation';
+export type BundleCheck = 'manifest' | 'keys' | 'checkpoint' | 'signature' | 'trusted-key' | 'witnesses' | 'consistency' | 'range' | 'entry' | 'seq' | 'link' | 'root' | 'document' | 'payload' | 'replay' | 'files' | 'activation';
 
 export interface BundleFinding {
   check: BundleCheck;
@@ -62,7 +62,15 @@ export interface BundleReport {
   /** Not failures: decisions that could not be replayed for a reason the bundle is not to blame for. */
   notes: string[];
   replay?: ReplayCounts;
+  /** With a witness policy (`--witness`, `--min-witnesses`): its verdict on the checkpoint's cosignatures. */
+  witnessCheck?: BundleWitnessCheck;
   truncated: boolean;
+}
+
+/** A witness policy's verdict on a checkpoint note (computed by witness/verify.ts, passed in, as for receipts). */
+export interface BundleWitnessCheck {
+  ok: boolean;
+  detail: string;
 }
 
 export type BundleVerdict = 'clean' | 'self-consistent, keys not pinned' | 'findings';
@@ -76,6 +84,8 @@ export interface VerifyBundleOptions {
   classicalOk?: boolean;
   /** A newer checkpoint (and consistency proof) of the same log: checks the bundle was not cut. */
   newer?: NewerCheckpoint;
+  /** Witness policy: the cosignatures on the bundle's checkpoint must satisfy it (a finding otherwise). */
+  witnesses?: (note: string) => BundleWitnessCheck;
   /** Default true: replay every decision whose payload is in the bundle. */
   replay?: boolean;
   engines?: Record<string, string>;
@@ -144,6 +154,12 @@ export async function verifyBundle(reader: BundleReader, opts: VerifyBundleOptio
     } catch (e) {
       add(check, codeOf(e), `checkpoint signature ${check === 'signature' ? 'under the bundle keys' : 'under the trusted key'}: ${publicMessage(e)}`);
     }
+  }
+  // Cosignatures vouch for a checkpoint only when the log's own signature on it verified.
+  if (opts.witnesses) {
+    const logSigned = report.signatures.length > 0 && !report.findings.some((f) => f.check === 'signature' || f.check === 'trusted-key' || f.check === 'checkpoint');
+    report.witnessCheck = logSigned ? opts.witnesses(note) : { ok: false, detail: "the bundle's checkpoint did not verify, so its cosignatures vouch for nothing" };
+    if (!report.witnessCheck.ok) add('witnesses', 'ERR_VERIFY_CHECKPOINT', report.witnessCheck.detail);
   }
   if (opts.newer) {
     if (!signed) add('consistency', 'ERR_VERIFY_CHECKPOINT', "the bundle's checkpoint does not parse, so nothing can extend it");

@@ -3,3 +3,4 @@
 export { createWorkerSigner, createSignerFromSeed, type WorkerSignerOptions } from './worker-signer.js';
 export { writeKeyFile, readKeyFile, generateSeed } from './key-file.js';
 export { createNodeEd25519Signer } from './node-ed25519.js';
+export { mldsaBackend, describeMldsaBackend, type MldsaBackend } from './mldsa-backend.js';

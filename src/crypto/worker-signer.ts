@@ -5,6 +5,8 @@ import { Worker } from 'node:worker_threads';
 import { CryptoError } from '../errors.js';
 import { createSigner } from './by-alg.js';
 import { MLDSA65_SEED_BYTES } from './mldsa.js';
+import { mldsaBackend } from './mldsa-backend.js';
+import { createNativeMldsaSigner } from './native-mldsa.js';
 import type { SignatureAlg, Signer } from './types.js';
 
 export interface WorkerSignerOptions {
@@ -86,12 +88,17 @@ export async function createWorkerSigner(seed: Uint8Array, opts: WorkerSignerOpt
   };
 }
 
-/** The signer a Node process should use: ML-DSA-65 in a worker thread when `thread`, else in-process. */
+/**
+ * The signer a Node process should use. ML-DSA-65: native (node:crypto, about a millisecond, no
+ * thread needed) when the runtime has it (mldsa-backend.ts), else noble in a worker thread when
+ * `thread`, else in-process. `deterministic` needs noble: node:crypto signs hedged only.
+ */
 export async function createSignerFromSeed(
   seed: Uint8Array,
   opts: { thread: boolean; alg?: SignatureAlg; deterministic?: boolean },
 ): Promise<Signer> {
   const alg = opts.alg ?? 'ML-DSA-65';
+  if (alg === 'ML-DSA-65' && !opts.deterministic && mldsaBackend() === 'native') return createNativeMldsaSigner(seed);
   if (opts.thread && alg === 'ML-DSA-65') return createWorkerSigner(seed, { deterministic: opts.deterministic });
   return createSigner(alg, seed, { deterministic: opts.deterministic });
 }

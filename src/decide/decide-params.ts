@@ -7,12 +7,11 @@ import { decide, type ActivePolicy, type AnyOutcome, type DecisionOutcome, type 
 import type { LogWriter } from '../log/index.js';
 import type { DecisionExtras } from '../entries/index.js';
 import { AccessError, InputError, VouchError } from '../errors.js';
-import { assertKnownEvent } from '../protocol/index.js';
+import { assertKnownEvent, traceparentOf } from '../protocol/index.js';
 import type { Precheck, PrecheckRequest } from './precheck.js';
 import type { Json } from '../interceptors/types.js';
 import type { Receipt } from '../receipt/index.js';
 import type { ChainContextParams, ExecuteChainParams } from './params.js';
-import { traceparentOf } from '../observe/traceparent.js';
 
 /** The role that lets a caller act on behalf of another principal (recorded as onBehalfOf). */
 export const DELEGATE_ROLE = 'delegate';

@@ -2,16 +2,18 @@
 // Fail closed: a chain that cannot run, a payload that cannot be hashed, anything unexpected is
 // a deny. No allow is returned before its entry is durable (fsync'd), and by default before its
 // checkpoint is signed (wait "signed"); the append resolves or throws, and then there is no allow.
-import { canonicalBytes, digestBytes, digestJson, type Digest } from '../canonical/index.js';
+import { canonicalBytes, digestBytes, type Digest } from '../canonical/index.js';
 import { codeOf, publicMessage } from '../errors.js';
-import { decisionOf, executeChain, stripDurations, type ChainContext, type ChainOptions } from '../interceptors/chain.js';
+import { decisionOf, executeChain, type ChainContext, type ChainOptions } from '../interceptors/chain.js';
 import { assertKnownEvent } from '../protocol/index.js';
-import { compatibleInterceptors, coverageOf, runningInterceptors, selectInterceptors, type UncoveredRule } from '../interceptors/list.js';
+import { selectInterceptors, type UncoveredRule } from '../interceptors/list.js';
 import { serverOf } from '../interceptors/server-of.js';
 import { decisionTarget } from '../interceptors/target-of.js';
 import type { ChainResult, Direction, Interceptor, Json, Phase } from '../interceptors/types.js';
-import type { Appended, Attachment, Durable, EntryBody, LogWriter } from '../log/index.js';
+import type { Appended, Attachment, Durable, LogWriter } from '../log/index.js';
 import { buildReceipt, type Receipt } from '../receipt/index.js';
+import { guardDenyOf, guardState, GUARD_STATE_KEY, UNCOVERED_KEY, type Guard } from './guards.js';
+import { decisionRecord, denyResult, directionOf, mutatorsOf, planOf } from './plan.js';
 import { decisionEntryBody, type DecisionCore, type DecisionExtras } from '../entries/index.js';
 
 export const VOUCH_ENGINE_VERSION = '0.1.0';
@@ -54,40 +56,6 @@ export interface DecisionRequest {
 
 export type Wait = 'signed' | 'durable';
 
-/**
- * A check vouch makes before the chain. Its outcome is recorded in the entry's state under
- * GUARD_STATE_KEY (a name no interceptor can have), so replay reproduces the decision from the
- * recorded state without re-checking: a guard that denies aborts the decision, the chain is not run.
- */
-export interface Guard {
-  name: string;
-  /** What was checked and found: recorded as state. */
-  record: Record<string, Json>;
-  /** Set when the guard denies: the reason, recorded with the record. */
-  deny?: string;
-}
-
-export const GUARD_STATE_KEY = '(vouch)';
-
-/** The deny reason recorded guards impose, or undefined: the same text live and under replay. */
-export function guardDenyOf(state: Record<string, Json> | undefined): string | undefined {
-  const g = state?.[GUARD_STATE_KEY];
-  if (typeof g !== 'object' || g === null || Array.isArray(g)) return undefined;
-  const reasons = Object.keys(g)
-    .sort()
-    .map((name) => (g as Record<string, Json>)[name])
-    .map((r) => (typeof r === 'object' && r !== null && !Array.isArray(r) && typeof r.deny === 'string' ? r.deny : undefined))
-    .filter((r): r is string => r !== undefined);
-  return reasons.length ? reasons.join('; ') : undefined;
-}
-
-function guardState(guards: Guard[] | undefined): Record<string, Json> {
-  if (!guards?.length) return {};
-  const out: Record<string, Json> = {};
-  for (const g of guards) out[g.name] = g.deny === undefined ? g.record : { ...g.record, deny: g.deny };
-  return { [GUARD_STATE_KEY]: out };
-}
-
 export interface DecideDeps {
   policy: ActivePolicy;
   log: LogWriter;
@@ -119,58 +87,6 @@ export interface DurableOutcome extends Omit<DecisionOutcome, 'appended' | 'rece
 
 /** A durable-only request may still be answered signed (a log that signs before it commits). */
 export type AnyOutcome = DecisionOutcome | DurableOutcome;
-
-/** The part of a chain result that is the decision: no timings, byte-stable under replay. */
-export function decisionRecord(chain: ChainResult): Json {
-  const r = stripDurations(chain);
-  // A mutation's intermediate payload may still hold what a later step redacts (a secret, a card
-  // number): the signed, append-only entry keeps only its digest. Payloads live in their own,
-  // erasable table (input and intent), never inside entry bytes.
-  const results = r.results.map((x) => (x.type === 'mutation' ? { ...x, payload: undefined, payloadDigest: digestJson(x.payload) } : x));
-  const rec: Record<string, Json> = { effect: decisionOf(r), status: r.status, summary: r.validationSummary as unknown as Json, results: JSON.parse(JSON.stringify(results)) as Json };
-  if (r.abortedAt) rec.abortedAt = r.abortedAt as unknown as Json;
-  return rec;
-}
-
-export function denyResult(event: string, phase: Phase, payload: unknown, reason: string): ChainResult {
-  return {
-    status: 'error',
-    event,
-    phase,
-    results: [],
-    finalPayload: payload,
-    validationSummary: { errors: 1, warnings: 0, infos: 0 },
-    abortedAt: { interceptor: '(vouch)', reason, type: 'validation' },
-  };
-}
-
-export function directionOf(policy: ActivePolicy, phase: Phase): Direction {
-  return policy.options.directions?.[phase] ?? (phase === 'request' ? 'sending' : 'receiving');
-}
-
-/**
- * Which interceptors a call runs and whether an authorization interceptor covers it: the same
- * pure function of (policy, requested, event, phase) live and in replay (audit/_rerun.ts).
- */
-export function planOf(policy: ActivePolicy, only: readonly string[] | undefined, event: string, phase: Phase, protocolVersion?: string) {
-  const running = runningInterceptors(policy.interceptors, only);
-  // An interceptor the negotiated protocol version is outside the compat range of is skipped by
-  // the chain: it neither covers the call (fail closed) nor counts as having run.
-  const compatible = compatibleInterceptors(running, protocolVersion);
-  const coverage = coverageOf(compatible, event, phase, policy.uncovered);
-  return { running, coverage, hooked: selectInterceptors(compatible, event, phase).map((i) => i.descriptor.name) };
-}
-
-/** The coverage fact recorded in the entry's guard state, absent when an authorization interceptor covered the call. */
-export const UNCOVERED_KEY = 'uncovered';
-
-/** The recorded coverage fact of an entry's state: 'allow', 'deny' or undefined (covered, or an older entry). */
-export function uncoveredOf(state: Record<string, Json> | undefined): 'allow' | 'deny' | undefined {
-  const g = state?.[GUARD_STATE_KEY];
-  if (typeof g !== 'object' || g === null || Array.isArray(g)) return undefined;
-  const v = (g as Record<string, Json>)[UNCOVERED_KEY];
-  return v === 'allow' || v === 'deny' ? v : undefined;
-}
 
 export async function decide(req: DecisionRequest & { wait?: 'signed' }, deps: DecideDeps): Promise<DecisionOutcome>;
 export async function decide(req: DecisionRequest, deps: DecideDeps): Promise<AnyOutcome>;
@@ -257,11 +173,6 @@ export async function decide(req: DecisionRequest, deps: DecideDeps): Promise<An
   const signed = durable.signed.then(buildReceipt);
   signed.catch(() => undefined); // the caller chose not to wait for it
   return { ...common, appended, signed };
-}
-
-/** The mutation interceptors hooked on the call: a deny names its target only when each ran (target-of.ts). */
-export function mutatorsOf(running: Interceptor[], event: string, phase: Phase): string[] {
-  return selectInterceptors(running, event, phase).filter((i) => i.descriptor.type === 'mutation').map((i) => i.descriptor.name);
 }
 
 async function runCommitHooks(all: Interceptor[], req: DecisionRequest, finalPayload: unknown, direction: Direction, deps: DecideDeps): Promise<void> {

@@ -1,27 +1,9 @@
 // The decision path's public surface (DESIGN.md section 2): request parsing and caller resolution,
 // vouch's own prechecks, decide() itself, and the policy in force (activation, recording, pinning).
 // Every adapter (REST, /mcp, gateway, CLI, Worker) calls down into it; it imports no adapter.
-export {
-  decide,
-  decisionRecord,
-  denyResult,
-  directionOf,
-  guardDenyOf,
-  mutatorsOf,
-  planOf,
-  uncoveredOf,
-  GUARD_STATE_KEY,
-  UNCOVERED_KEY,
-  VOUCH_ENGINE_VERSION,
-  type ActivePolicy,
-  type DecideDeps,
-  type DecisionOutcome,
-  type DurableOutcome,
-  type AnyOutcome,
-  type Wait,
-  type DecisionRequest,
-  type Guard,
-} from './decide.js';
+export { decide, VOUCH_ENGINE_VERSION, type ActivePolicy, type AnyOutcome, type DecideDeps, type DecisionOutcome, type DecisionRequest, type DurableOutcome, type Wait } from './decide.js';
+export { guardDenyOf, uncoveredOf, GUARD_STATE_KEY, UNCOVERED_KEY, type Guard } from './guards.js';
+export { decisionRecord, denyResult, directionOf, mutatorsOf, planOf } from './plan.js';
 export { activatePolicy, type ActivateDeps, type Activated } from './activate.js';
 export { EVENT_RE, parseExecuteChainParams, parseInvokeParams, parseListParams, type ChainContextParams, type ExecuteChainParams, type InvokeRpcParams } from './params.js';
 export { assertKnownInterceptors, decideParams, onBehalfOf, DELEGATE_ROLE, type Asker, type DecideParamsDeps } from './decide-params.js';

@@ -4,7 +4,7 @@
 // fields and guard state), so replay needs neither the keys nor the in-memory link index.
 import { canonicalBytes, digestBytes } from '../canonical/index.js';
 import type { PublicKeyEntry } from '../crypto/index.js';
-import type { Guard } from './decide.js';
+import type { Guard } from './guards.js';
 import { InputError } from '../errors.js';
 import type { Json, Phase } from '../interceptors/types.js';
 import type { Attachment } from '../log/index.js';

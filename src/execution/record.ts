@@ -13,7 +13,6 @@ import { hasSize, withExecutions } from './executed-index.js';
 import { loadAuthorization, type Authorization, type LogReader } from './link.js';
 import { isDigest, parseJson, utf8 } from '../canonical/index.js';
 
-export type { ExecutionFlag };
 
 export interface ExecutionLog extends LogReader {
   append(body: EntryBody, attachments?: Attachment[]): Promise<Appended>;

@@ -15,6 +15,7 @@ import { registerRestRoutes } from './routes-rest.js';
 import { registerAuditRoutes } from './routes-audit.js';
 import { registerExecutionRoutes } from './routes-execution.js';
 import { registerConsoleRoutes } from './routes-console.js';
+import { registerKeyRoutes } from './routes-keys.js';
 import { registerTileRoutes } from './routes-tiles.js';
 
 export type Env = { Variables: { caller: Caller } };
@@ -70,7 +71,8 @@ export function createApp(deps: AppDeps, metrics = new Metrics()): VouchApp {
 
   app.get('/healthz', (c) => {
     const h = deps.health?.() ?? { ok: true as const };
-    return h.ok ? c.json({ ok: true }) : c.json({ ok: false, error: { code: h.code, message: h.reason } }, 503);
+    const mldsa = deps.mldsa === undefined ? {} : { mldsa: deps.mldsa };
+    return h.ok ? c.json({ ok: true, ...mldsa }) : c.json({ ok: false, ...mldsa, error: { code: h.code, message: h.reason } }, 503);
   });
   app.get('/.well-known/vouch/keys', (c) => c.json(deps.keys.jwks));
   app.get('/.well-known/vouch/vkeys', (c) => c.text(deps.keys.vkeys.join('\n') + '\n'));
@@ -135,6 +137,7 @@ export function createApp(deps: AppDeps, metrics = new Metrics()): VouchApp {
   registerRestRoutes(app, { deps, limits, metrics, withRole, precheck });
   registerAuditRoutes(app, { deps, limits, metrics, withRole });
   registerConsoleRoutes(app, { deps, limits, metrics, withRole });
+  registerKeyRoutes(app, { deps, limits, metrics, withRole });
   registerTileRoutes(app, { deps, withRole });
   return { app, metrics };
 }

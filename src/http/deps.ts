@@ -35,11 +35,14 @@ export interface AppDeps {
   authenticate?: Authenticator;
   /** OAuth resource server metadata (RFC 9728): served at /.well-known/oauth-protected-resource, named in each 401. */
   protectedResource?: ProtectedResource;
-  keys: { jwks: Jwks; vkeys: string[]; keyId: string };
+  /** The published key set (all logs); `of`: one tenant log's key history only (its bundles, which name no other tenant). */
+  keys: { jwks: Jwks; vkeys: string[]; keyId: string; of?(tenant: string): { jwks: Jwks; vkeys: string[] } };
   clock: { now(): Date; monotonic(): number };
   limits?: Partial<Limits>;
   /** Web origins besides the service's own that may call it (CORS); every other Origin gets 403. */
   allowOrigins?: readonly string[];
+  /** The ML-DSA-65 implementation checkpoints are signed with ("native (node:crypto, OpenSSL 3.5.4)", "noble (...)"), shown by /healthz. */
+  mldsa?: string;
   /** Readiness for /healthz: ok only when decisions can be made (logs opened, checked, signing). Absent: always ok. */
   health?(): { ok: true } | { ok: false; code: string; reason: string };
   /** Where structured operational log lines go (never payloads, tokens or secrets). */

@@ -68,7 +68,7 @@ class SharedTransport implements Transport {
 
 /**
  * The HTTP `traceparent` header, copied into each executeChain request's `params._meta` that
- * names none (the request's own `_meta.traceparent` wins): decide-params.ts records it.
+ * names none (the request's own `_meta.traceparent` wins): decide/decide-params.ts records it.
  */
 export function withHeaderTraceparent(req: Request, body: unknown): unknown {
   const tp = req.headers.get('traceparent');

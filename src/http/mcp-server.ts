@@ -15,7 +15,7 @@ import { listInterceptors } from '../interceptors/list.js';
 
 export const INTERCEPTORS_EXTENSION = 'io.modelcontextprotocol/interceptors';
 export const RECEIPT_META = 'io.vouch/receipt';
-/** Every event a decision can be asked for (interceptors/events.ts), plus custom events a config declares. */
+/** Every event a decision can be asked for (protocol/events.ts), plus custom events a config declares. */
 export const SUPPORTED_EVENTS = [...MCP_EVENTS, ...SEP_EVENTS, '*'];
 
 export interface InterceptorSession {
@@ -29,7 +29,7 @@ export interface InterceptorSession {
   /** Signs the JCS of an invoke result for the SEP's reserved `signature` field. */
   signResult?(bytes: Uint8Array): Promise<{ alg: string; keyId: string; signature: Uint8Array }>;
   onDecision?(outcome: AnyOutcome): void;
-  /** vouch's own checks from the request _meta (co-signature, authorization link, drift): see execution/precheck.ts. */
+  /** vouch's own checks from the request _meta (co-signature, authorization link, drift): see decide/precheck.ts. */
   precheck?(params: PrecheckRequest): Promise<Precheck>;
 }
 

@@ -3,6 +3,8 @@
 
 const LATENCY_BUCKETS_MS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 5000];
 const BATCH_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 4096];
+/** Coverage delay: entry durable -> covered by a signed checkpoint (log/pacing.ts bounds it). */
+const COVERAGE_BUCKETS_MS = [5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000];
 
 class Histogram {
   readonly counts: number[];
@@ -11,10 +13,10 @@ class Histogram {
   constructor(readonly buckets: number[]) {
     this.counts = buckets.map(() => 0);
   }
-  observe(v: number): void {
-    this.sum += v;
-    this.n++;
-    for (let i = 0; i < this.buckets.length; i++) if (v <= this.buckets[i]) this.counts[i]++;
+  observe(v: number, times = 1): void {
+    this.sum += v * times;
+    this.n += times;
+    for (let i = 0; i < this.buckets.length; i++) if (v <= this.buckets[i]) this.counts[i] += times;
   }
   lines(name: string): string[] {
     const out = this.buckets.map((b, i) => `${name}_bucket{le="${b}"} ${this.counts[i]}`);
@@ -27,6 +29,7 @@ export class Metrics {
   private decisions = new Map<string, number>();
   private latency = new Histogram(LATENCY_BUCKETS_MS);
   private batches = new Histogram(BATCH_BUCKETS);
+  private coverage = new Histogram(COVERAGE_BUCKETS_MS);
   private logSize = new Map<string, number>();
   private errors = new Map<string, number>();
   private audits = new Map<string, { checked: number; total: number; complete: boolean; failed: boolean }>();
@@ -39,9 +42,11 @@ export class Metrics {
     this.latency.observe(ms);
   }
 
-  batch(tenant: string, entries: number, size: number): void {
+  /** A committed batch, reported once a signed checkpoint covers it (`coverMs`: its entries' coverage delay). */
+  batch(tenant: string, entries: number, size: number, coverMs?: number): void {
     this.batches.observe(entries);
-    this.logSize.set(tenant, size);
+    this.logSize.set(tenant, Math.max(size, this.logSize.get(tenant) ?? 0));
+    if (coverMs !== undefined) this.coverage.observe(coverMs, entries);
   }
 
   /** Progress of a tenant log's background leaf audit (log/leaf-audit.ts). */
@@ -72,8 +77,9 @@ export class Metrics {
     const l: string[] = [];
     l.push('# HELP vouch_decisions_total Decisions made, by effect.', '# TYPE vouch_decisions_total counter');
     for (const e of ['allow', 'deny']) l.push(`vouch_decisions_total{effect="${e}"} ${this.decisions.get(e) ?? 0}`);
-    l.push('# HELP vouch_decision_duration_ms Time from request to signed receipt.', '# TYPE vouch_decision_duration_ms histogram', ...this.latency.lines('vouch_decision_duration_ms'));
-    l.push('# HELP vouch_batch_entries Entries per group-commit batch (one signature each).', '# TYPE vouch_batch_entries histogram', ...this.batches.lines('vouch_batch_entries'));
+    l.push('# HELP vouch_decision_duration_ms Time from request to answer (signed receipt, or durable entry with wait "durable").', '# TYPE vouch_decision_duration_ms histogram', ...this.latency.lines('vouch_decision_duration_ms'));
+    l.push('# HELP vouch_batch_entries Entries per group-commit batch (one transaction; a signed checkpoint covers one or more).', '# TYPE vouch_batch_entries histogram', ...this.batches.lines('vouch_batch_entries'));
+    l.push('# HELP vouch_checkpoint_coverage_delay_ms Per entry: from durable (committed) to covered by a signed checkpoint.', '# TYPE vouch_checkpoint_coverage_delay_ms histogram', ...this.coverage.lines('vouch_checkpoint_coverage_delay_ms'));
     l.push('# HELP vouch_log_entries Entries in each tenant log.', '# TYPE vouch_log_entries gauge');
     for (const [t, n] of this.logSize) l.push(`vouch_log_entries{tenant="${t}"} ${n}`);
     l.push('# HELP vouch_audit_entries_checked Entries whose bytes, leaf hash and tree nodes the background audit has checked.', '# TYPE vouch_audit_entries_checked gauge');

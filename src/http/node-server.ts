@@ -10,15 +10,17 @@ import { defaultConfigPath, loadConfigFile } from '../policy/load-config.js';
 import { logPortOf, type LogPort } from '../store/log-port.js';
 import { initDataDir, listTenants, openDataDir, type DataDir } from '../store/node.js';
 import { createLogLifecycle } from './log-lifecycle.js';
+import { describeMldsaBackend } from '../crypto/node.js';
 import { systemClock } from '../clock.js';
 import { createApp } from './app.js';
 import type { AuditAppDeps, PolicyAdmin } from './routes-audit.js';
+import type { KeyAdmin, KeyAppDeps } from './routes-keys.js';
 import { createAuthenticator, type AuthConfig } from './auth.js';
 import { protectedResourceOf } from './oauth-metadata.js';
 import type { Limits } from './deps.js';
 import { Metrics } from './metrics.js';
 import { parseAllowedOrigins } from './web-guard.js';
-import { createOtelExporter, parseOtlpUrl, type OtelExporter } from '../observe/otel.js';
+import type { OtelExporter } from '../observe/otel.js';
 import { openNodeWitnessing, readWitnessingConfig, type NodeWitnessing } from '../witness/node-log.js';
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|localhost|::1)$/;
@@ -53,6 +55,8 @@ export interface RunningServer {
   url: string;
   port: number;
   keyId: string;
+  /** The ML-DSA-65 backend checkpoints are signed with (crypto/mldsa-backend.ts). */
+  mldsa: string;
   dataDir: DataDir;
   policy: Activated;
   /** The config file the service started from (`policy` is built from it). */
@@ -72,12 +76,14 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     throw new ConfigError('ERR_CONFIG', 'requireCallerSignature needs caller keys (--callers FILE): without them every request would be denied');
   }
   const allowOrigins = [...parseAllowedOrigins(opts.allowOrigins, '/allowOrigins'), ...parseAllowedOrigins(opts.auth?.allowOrigins, '/auth/allowOrigins')];
-  if (opts.otlp !== undefined) parseOtlpUrl(opts.otlp); // a bad URL is a start-up error, before anything is opened
+  // OpenTelemetry is loaded only when exporting: its modules take longer to load than the rest of start-up.
+  const otelModule = opts.otlp === undefined ? undefined : await import('../observe/otel.js');
+  if (opts.otlp !== undefined) otelModule!.parseOtlpUrl(opts.otlp); // a bad URL is a start-up error, before anything is opened
   initDataDir(opts.data); // first run: keys generated; existing keys are kept
   const witnessCfg = readWitnessingConfig(opts.data, opts.witnesses); // a bad file is a start-up error
   const metrics = new Metrics();
   const otel: OtelExporter | undefined =
-    opts.otlp === undefined ? undefined : createOtelExporter({ url: opts.otlp, onExportError: (signal, n, error) => (metrics.otlpFailed(signal, n), opts.logLine?.({ level: 'warn', msg: 'OTLP export failed', signal, items: n, error })) });
+    opts.otlp === undefined ? undefined : otelModule!.createOtelExporter({ url: opts.otlp, onExportError: (signal, n, error) => (metrics.otlpFailed(signal, n), opts.logLine?.({ level: 'warn', msg: 'OTLP export failed', signal, items: n, error })) });
   // The log thread starts, and opens and checks each tenant's log, while this thread loads and
   // activates the policy (Cedar, schemas): the two largest parts of start-up run side by side.
   const opening = openDataDir(opts.data, {
@@ -85,7 +91,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     logThread: true,
     keyName: opts.keyName,
     monotonic: systemClock.monotonic,
-    onBatch: (t, s) => metrics.batch(t, s.entries, s.size),
+    onBatch: (t, s) => metrics.batch(t, s.entries, s.size, s.coverMs),
     auditPage: opts.auditPage,
     onAudit: (t, p) => {
       metrics.audit(t, { ...p, failed: !!p.error });
@@ -164,8 +170,31 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     logs(tenant).catch((e) => opts.logLine?.({ level: 'error', msg: 'log refused: not signing', tenant, code: (e as { code?: string }).code, error: (e as Error).message }));
   }
   lifecycle.start();
-  const appDeps: AuditAppDeps = {
+  // Key lifecycle (routes-keys.ts): one change at a time, after every open log is ready.
+  let keying: Promise<unknown> = Promise.resolve();
+  const serial = <T>(f: () => Promise<T>): Promise<T> => {
+    const run = keying.then(f);
+    keying = run.catch(() => undefined);
+    return run;
+  };
+  const keyAdmin: KeyAdmin = {
+    rotate: (time) => serial(async () => {
+      for (const t of listTenants(opts.data)) await logs(t);
+      return dataDir.rotateKeys(time);
+    }),
+    revoke: (tenant, keyId, after, time) => serial(async () => {
+      await logs(tenant);
+      return dataDir.revokeKey(tenant, keyId, after, time);
+    }),
+    history: async (tenant) => {
+      await logs(tenant);
+      return dataDir.keyHistory(tenant);
+    },
+  };
+  const appDeps: AuditAppDeps & KeyAppDeps = {
+    keyAdmin,
     logs,
+    mldsa: describeMldsaBackend(),
     policy: async (tenant) => {
       await logs(tenant);
       return tenantPolicy.get(tenant) ?? policy;
@@ -181,6 +210,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       get vkeys() {
         return dataDir.vkeys();
       },
+      of: (tenant) => ({ jwks: dataDir.jwks(tenant), vkeys: dataDir.vkeys(tenant) }),
       keyId: dataDir.keys[0].keyId,
     },
     clock: systemClock,
@@ -215,6 +245,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     url,
     port,
     keyId: dataDir.keys[0].keyId,
+    mldsa: describeMldsaBackend(),
     dataDir,
     policy,
     configPath,

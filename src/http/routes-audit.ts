@@ -114,11 +114,12 @@ export function registerAuditRoutes(app: Hono<Env>, rc: RestContext): void {
 
   app.get('/v1/export', withRole('audit'), async (c) => {
     const source = sourcesOf(await deps.logs(c.get('caller').tenant)).exporting;
+    const keys = deps.keys.of?.(c.get('caller').tenant) ?? deps.keys; // this log's key history, no other tenant's
     const opts = {
       from: queryCount(c.req.query('from'), 'from'),
       to: queryCount(c.req.query('to'), 'to'),
       payloads: ['1', 'true'].includes(c.req.query('payloads') ?? ''),
-      keys: { jwks: deps.keys.jwks, vkeys: deps.keys.vkeys },
+      keys: { jwks: keys.jwks, vkeys: keys.vkeys.filter((v) => !v.startsWith('#')) },
       tool: { name: 'vouch', version: VOUCH_ENGINE_VERSION },
       created: deps.clock.now().toISOString(),
     };

@@ -41,7 +41,7 @@ export function registerRestRoutes(app: Hono<Env>, rc: RestContext): void {
     const p = parseExecuteChainParams(raw);
     // What the answer waits for (wait.ts): the body's `wait`, else _meta's; default the signed receipt.
     const wait = waitOf((raw as { wait?: unknown }).wait, '/wait') ?? waitOf(p.meta?.[WAIT_META], `/_meta/${WAIT_META}`);
-    // The HTTP traceparent header, when the body's _meta names none: recorded like _meta's (decide-params.ts).
+    // The HTTP traceparent header, when the body's _meta names none: recorded like _meta's (decide/decide-params.ts).
     const tp = c.req.header('traceparent');
     if (tp !== undefined && p.meta?.traceparent === undefined) p.meta = { ...p.meta, traceparent: tp };
     const [log, policy] = await Promise.all([deps.logs(caller.tenant), deps.policy(caller.tenant)]);

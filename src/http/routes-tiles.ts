@@ -51,9 +51,9 @@ export function registerTileRoutes(app: Hono<Env>, rc: TileRouteContext): void {
 
   app.get('/tlog/:tenant/tile/*', withRole('audit'), async (c) => {
     const log = await tenantLog(c, deps);
-    const path = new URL(c.req.url).pathname;
-    const rest = path.slice(path.indexOf('/tile/') + '/tile/'.length);
-    const t = parseTilePath(rest);
+    // The raw path after /tlog/<tenant>/tile/ (segments 4 on): percent-escapes are not decoded, so
+    // only the canonical spelling of a tile matches.
+    const t = parseTilePath(new URL(c.req.url).pathname.split('/').slice(4).join('/'));
     const size = await signedSize(log);
     const cache = t.width === TILE_WIDTH ? CACHE_FULL : CACHE_PARTIAL;
     const octets = { 'content-type': 'application/octet-stream', 'cache-control': cache };

@@ -29,6 +29,19 @@ export interface RemoteInterceptors {
 export const DEFAULT_REMOTE_TIMEOUT_MS = 5_000;
 const MAX_LIST_PAGES = 100;
 
+/**
+ * The fetch the transport calls. On Cloudflare Workers an I/O object belongs to the request it
+ * was made in, and the transport attaches its one AbortSignal (made when it connected, in the
+ * first request of an isolate) to every fetch: from any later request workerd refuses that fetch
+ * ("Cannot perform I/O on behalf of a different request"). There each fetch goes without it; the
+ * client's per-request timeout and the chain's deadline still bound every call, and what is in
+ * flight ends with its request. Elsewhere (Node) the SDK's own fetch, signal and all.
+ */
+function transportFetch(): typeof fetch | undefined {
+  if ((globalThis as { navigator?: { userAgent?: string } }).navigator?.userAgent !== 'Cloudflare-Workers') return undefined;
+  return (input, init) => fetch(input, { ...init, signal: undefined });
+}
+
 // Thin handshake schemas (the SDK needs one per request); parseDeclaration and the chain's
 // outcome check do the real validation of this untrusted input.
 const ListResultSchema = z.looseObject({ interceptors: z.array(z.unknown()), nextCursor: z.string().optional() });
@@ -42,7 +55,7 @@ const InvokeResultSchema = z.looseObject({ type: z.string(), phase: z.string() }
 export async function connectRemoteInterceptors(opts: RemoteOptions): Promise<RemoteInterceptors> {
   const timeout = opts.timeoutMs ?? DEFAULT_REMOTE_TIMEOUT_MS;
   const client = new Client({ name: 'vouch', version: '0.1.0' }, { capabilities: {} });
-  const transport = new StreamableHTTPClientTransport(new URL(opts.url), { requestInit: { headers: { ...opts.headers } } });
+  const transport = new StreamableHTTPClientTransport(new URL(opts.url), { requestInit: { headers: { ...opts.headers } }, fetch: transportFetch() });
   try {
     await client.connect(transport, { timeout });
     const descriptors = await listRemote(client, timeout);
@@ -110,15 +123,34 @@ function remoteInterceptor(client: Client, descriptor: InterceptorDescriptor, ti
         return { error: describeError(e) };
       }
     },
-    run(_payload, ctx): Outcome {
-      const answer = ctx.state;
-      if (!isPlainObject(answer)) throw new Error('no recorded answer from the interceptor server');
-      if (answer.type === undefined) throw new Error(`interceptor server: ${typeof answer.error === 'string' ? answer.error : 'no answer'}`);
-      if (answer.type !== descriptor.type) throw new Error(`interceptor server answered type ${String(answer.type)}, expected ${descriptor.type}`);
-      if (answer.phase !== ctx.phase) throw new Error(`interceptor server answered phase ${String(answer.phase)}, expected ${ctx.phase}`);
-      // The chain checks the outcome's shape; the server's own interceptor/phase/duration are dropped.
-      const { interceptor: _i, type: _t, phase: _p, durationMs: _d, ...outcome } = answer;
-      return outcome as unknown as Outcome;
-    },
+    run: (_payload, ctx) => recordedOutcome(descriptor, ctx.phase, ctx.state),
+  };
+}
+
+/**
+ * The outcome a recorded answer stands for (live and replay alike): a recorded failure, or an
+ * answer of another type or phase than the descriptor's, fails the interceptor with its reason.
+ */
+function recordedOutcome(descriptor: InterceptorDescriptor, phase: string, answer: Json | undefined): Outcome {
+  if (!isPlainObject(answer)) throw new Error('no recorded answer from the interceptor server');
+  if (answer.type === undefined) throw new Error(`interceptor server: ${typeof answer.error === 'string' ? answer.error : 'no answer'}`);
+  if (answer.type !== descriptor.type) throw new Error(`interceptor server answered type ${String(answer.type)}, expected ${descriptor.type}`);
+  if (answer.phase !== phase) throw new Error(`interceptor server answered phase ${String(answer.phase)}, expected ${phase}`);
+  // The chain checks the outcome's shape; the server's own interceptor/phase/duration are dropped.
+  const { interceptor: _i, type: _t, phase: _p, durationMs: _d, ...outcome } = answer;
+  return outcome as unknown as Outcome;
+}
+
+/**
+ * A remote interceptor whose server could not be reached when the chain was activated (a Worker
+ * isolate starts on demand, so it cannot refuse to start as `vouch serve` does): every call fails
+ * it with `reason`, recorded as `{error}` exactly as a live call to a server that went away, so
+ * the chain fails closed (unless the descriptor says failOpen) and replay gives the same result.
+ */
+export function unreachableRemoteInterceptor(descriptor: InterceptorDescriptor, reason: string): Interceptor {
+  return {
+    descriptor,
+    prepare: async (): Promise<Json> => ({ error: reason }),
+    run: (_payload, ctx) => recordedOutcome(descriptor, ctx.phase, ctx.state),
   };
 }

@@ -10,13 +10,16 @@ export interface Pacing {
    * at least LOADED entries or that many wait now, so a lone or sequential caller never waits.
    */
   minIntervalMs: number;
-  /** Bound on the coverage delay: appends fail with ERR_STORE_BEHIND while an entry has waited longer (default 1000). */
+  /**
+   * Bound on the coverage delay: appends fail with ERR_STORE_BEHIND while an entry has waited
+   * longer (default 5000: far above the measured p99, so only a stalled or starved signer trips it).
+   */
   maxCoverageMs: number;
   /** After a failed signature, wait this long before the next attempt (default 100). */
   retryMs: number;
 }
 
-export const DEFAULT_PACING: Pacing = { minIntervalMs: 25, maxCoverageMs: 1000, retryMs: 100 };
+export const DEFAULT_PACING: Pacing = { minIntervalMs: 25, maxCoverageMs: 5000, retryMs: 100 };
 
 /** This many entries per signature means callers are arriving concurrently. */
 export const LOADED = 4;

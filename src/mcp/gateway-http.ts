@@ -78,7 +78,7 @@ export async function listenGateway(rt: GatewayRuntime, opts: ListenOptions = {}
   const publicRoutes: Record<string, () => [string, string]> = {
     '/healthz': () => [JSON_TYPE, JSON.stringify({ ok: true, server: rt.serverName, tenant: rt.tenant, sessions: sessions.size })],
     '/.well-known/vouch/keys': () => [JSON_TYPE, JSON.stringify(rt.dataDir.jwks())],
-    '/.well-known/vouch/vkeys': () => ['text/plain; charset=utf-8', rt.dataDir.keys.map((k) => k.vkey).join('\n') + '\n'],
+    '/.well-known/vouch/vkeys': () => ['text/plain; charset=utf-8', rt.dataDir.vkeys().join('\n') + '\n'],
   };
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -11,7 +11,7 @@ import { InputError, type Issue } from '../errors.js';
 import { systemClock } from '../clock.js';
 import { parseDriftConfig, type DriftRules } from '../execution/index.js';
 import { defaultConfigPath, loadConfigFile } from '../policy/load-config.js';
-import { recordActivation } from '../decide/index.js';
+import { recordActivation, type Wait } from '../decide/index.js';
 import { createMemoryStateStores } from '../interceptors/builtin/index.js';
 import { logPortOf, type LogPort } from '../store/log-port.js';
 import { initDataDir, openDataDir, type DataDir } from '../store/node.js';
@@ -38,6 +38,8 @@ export interface GatewayRunOptions {
   timeoutMs?: number;
   /** Sign in a worker thread (default true: signing never blocks relaying). */
   thread?: boolean;
+  /** What forwarded requests' decisions wait for (gateway-relay.ts): "durable" or "signed" (default). */
+  wait?: Wait;
   onLine?: (line: Record<string, unknown>) => void;
   /** OTLP/HTTP collector base URL (`--otlp`): each durable entry exported as a span and a log record. Off when absent. */
   otlp?: string;
@@ -152,6 +154,7 @@ export async function openGateway(opts: GatewayRunOptions): Promise<GatewayRunti
         clock: systemClock,
         sessionId: s.sessionId,
         drift,
+        wait: opts.wait,
         timeoutMs: opts.timeoutMs,
         onLine: opts.onLine,
         toolPins,

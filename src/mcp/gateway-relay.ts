@@ -7,13 +7,12 @@ import { digestJson } from '../canonical/index.js';
 import type { Clock } from '../clock.js';
 import { decide, type ActivePolicy, type DecisionOutcome, type DecisionRequest, type DurableOutcome, type Guard, type Wait } from '../decide/index.js';
 import { computeDrift, DEFAULT_DRIFT_RULES, driftRecord, recordExecution, type DriftRules, type ExecutionLog, type ExecutionOutcome } from '../execution/index.js';
-import { JSONRPC } from '../protocol/index.js';
+import { JSONRPC, traceparentOf } from '../protocol/index.js';
 import { deniedError, errorRecord, GatewayError, peerError, unrecordedError } from './gateway-errors.js';
 import { RECEIPT_META } from '../http/mcp-server.js';
 import { DURABLE_META, durableAnswer } from '../http/wait.js';
 import type { Receipt } from '../receipt/index.js';
 import type { SessionPins } from './tool-pins.js';
-import { traceparentOf } from '../observe/traceparent.js';
 
 export const SEQ_META = 'io.vouch/seq';
 export const RESPONSE_RECEIPT_META = 'io.vouch/response-receipt';
@@ -55,8 +54,8 @@ export interface RelaySession {
   /** Pinned tool definitions (tool-pins.ts): tools/list hides changed tools, tools/call of one is denied. */
   pins?: SessionPins;
   /**
-   * What a relayed request's decisions wait for (default "durable": forwarded once the entry is
-   * committed; signed receipts are attached where ready, the rest are at GET /v1/entries/:seq).
+   * What a relayed request's decisions wait for: "durable" forwards once the entry is committed
+   * and attaches signed receipts where ready (the rest are at GET /v1/entries/:seq); default "signed".
    */
   wait?: Wait;
 }
@@ -182,11 +181,11 @@ export async function decideOrThrow(s: RelaySession, policy: ActivePolicy, req: 
   }
 }
 
-/** A relayed request's decision: durable by default (s.wait); its signed receipt noted once ready. */
+/** A relayed request's decision, waiting for what s.wait says; a durable one's signed receipt is noted once ready. */
 async function decideRelayed(s: RelaySession, policy: ActivePolicy, req: DecisionRequest): Promise<RelayOutcome> {
   let out: RelayOutcome;
   try {
-    out = await decide({ ...req, wait: s.wait ?? 'durable' }, { policy, log: s.log, clock: s.clock, onHookError: s.onHookError });
+    out = await decide({ ...req, wait: s.wait ?? 'signed' }, { policy, log: s.log, clock: s.clock, onHookError: s.onHookError });
   } catch (e) {
     throw unrecordedError(e); // no durable entry, no forward: fail closed
   }

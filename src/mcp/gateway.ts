@@ -8,7 +8,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ResultSchema, type Implementation, type RequestId, type ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { systemClock, type Clock } from '../clock.js';
-import { VOUCH_ENGINE_VERSION, type ActivePolicy } from '../decide/index.js';
+import { VOUCH_ENGINE_VERSION, type ActivePolicy, type Wait } from '../decide/index.js';
 import type { DriftRules, ExecutionLog } from '../execution/index.js';
 import { clientPeer, isLateProgress, tapWire, upstreamPeer, type ClientCapability, type HandlerExtra, type PeerDeps } from './gateway-peers.js';
 import { unavailableError } from './gateway-errors.js';
@@ -19,6 +19,8 @@ import { SessionPins, type ToolPins } from './tool-pins.js';
 export const DEFAULT_GATEWAY_TIMEOUT_MS = 300_000;
 
 export interface GatewayOptions {
+  /** What each forwarded request's decisions wait for (gateway-relay.ts): "durable" or "signed" (default). */
+  wait?: Wait;
   /** Transport to the upstream MCP server (not yet started). */
   upstream: Transport;
   /** Transport to the client (not yet started). */
@@ -101,6 +103,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     server: opts.serverName,
     sessionId,
     drift: opts.drift,
+    wait: opts.wait,
     timeoutMs,
     onHookError: (name, e) => line({ msg: 'commit hook failed', interceptor: name, error: String(e) }),
     background: (what, p) => void track(p).catch((e) => line({ msg: `${what} could not be recorded`, error: String(e) })),

@@ -12,8 +12,6 @@ import { pinEntryBody, type PinAction, type PinFact } from '../entries/index.js'
 export const PIN_GUARD = 'tool-pin';
 const PIN_MARK = utf8.encode('"type":"pin"');
 
-// The pin entry's type, writer and reader live with the other entries (entries/pin.ts).
-export { pinEntryBody, type PinAction, type PinFact };
 
 export interface PinState {
   /** The approved digest: calls and listings of this definition pass. */

@@ -12,7 +12,7 @@ import { BatchLogRecordProcessor, LoggerProvider, type LogRecordExporter, type R
 import { AlwaysOnSampler, BasicTracerProvider, BatchSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { toHex, utf8 } from '../canonical/index.js';
 import { ConfigError } from '../errors.js';
-import { parseTraceparent } from './traceparent.js';
+import { parseTraceparent } from '../protocol/index.js';
 
 export type OtlpSignal = 'traces' | 'logs';
 

@@ -54,7 +54,7 @@ export interface VouchConfig {
   drift?: Json;
   /** Tool definition pins (`pinning`, `pins`): opaque here, read by mcp/tool-pins.ts. */
   tools?: Json;
-  /** Custom event names this config declares, beyond the MCP and SEP events (interceptors/events.ts). */
+  /** Custom event names this config declares, beyond the MCP and SEP events (protocol/events.ts). */
   events?: string[];
   /** Traffic that no active authorization interceptor covers and that is allowed anyway (recorded). */
   uncovered?: UncoveredRule[];

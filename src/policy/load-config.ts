@@ -84,7 +84,10 @@ export async function loadConfigFile(path: string): Promise<ResolvedConfig> {
 
   const base = dirname(file);
   const { files, schema: schemaPath } = config.policies;
-  const texts = await Promise.all(files.map((f, i) => readText(resolve(base, f), `/policies/files/${i}`, issues)));
+  // Read side by side, reported in file order (each read pushes its own issues when it fails).
+  const perFile = files.map((): Issue[] => []);
+  const texts = await Promise.all(files.map((f, i) => readText(resolve(base, f), `/policies/files/${i}`, perFile[i])));
+  for (const list of perFile) issues.push(...list);
   let schema: Json | undefined;
   if (schemaPath !== undefined) {
     const schemaFile = resolve(base, schemaPath);

@@ -72,8 +72,12 @@ export class DataDirKeys {
     return { keys, set, signers: set.signers.map((s) => noteSignerFor(keys.name, s)) };
   }
 
-  /** Every key any open log's history names (and the key files), each with the sizes it signs per log origin. */
-  publicKeys(others: TenantKeys[] = []): PublicKeyEntry[] {
+  /**
+   * Every key any open log's history names (and the key files), each with the sizes it signs per
+   * log origin; with `tenant`, only that log's history (a tenant's bundle names no other tenant:
+   * `others` are then that tenant's, if unopened).
+   */
+  publicKeys(others: TenantKeys[] = [], tenant?: string): PublicKeyEntry[] {
     const out: (PublicKeyEntry & { logs: Record<string, KeyWindow> })[] = [];
     const add = (k: PublicKey, origin?: string, w?: KeyWindow) => {
       let e = out.find((x) => sameKey(x, k));
@@ -81,19 +85,23 @@ export class DataDirKeys {
       if (origin && w) e.logs[origin] = w;
     };
     for (const k of this.current.keys) add(k);
-    for (const t of [...this.tenants.values(), ...others]) for (const k of t.history.keys) add(k, t.origin, k.window);
+    for (const t of this.histories(others, tenant)) for (const k of t.history.keys) add(k, t.origin, k.window);
     return out;
   }
 
-  jwks(others: TenantKeys[] = []): Jwks {
-    return toJwks(this.publicKeys(others));
+  private histories(others: TenantKeys[], tenant?: string): TenantKeys[] {
+    return [...[...this.tenants].filter(([t]) => tenant === undefined || t === tenant).map(([, k]) => k), ...others];
   }
 
-  /** vkeys of every (name, key) of the open logs' histories, and the files under the legacy name; windows as `#` lines. */
-  vkeys(others: TenantKeys[] = []): string[] {
+  jwks(others: TenantKeys[] = [], tenant?: string): Jwks {
+    return toJwks(this.publicKeys(others, tenant));
+  }
+
+  /** vkeys of every (name, key) of the open logs' histories (or one log's), and the files under the legacy name; windows as `#` lines. */
+  vkeys(others: TenantKeys[] = [], tenant?: string): string[] {
     const lines = new Set<string>(this.current.keys.map((k) => formatVkey(this.legacyName, k.alg, k.publicKey)));
     const notes: string[] = [];
-    for (const t of [...this.tenants.values(), ...others]) {
+    for (const t of this.histories(others, tenant)) {
       for (const k of t.history.keys) {
         lines.add(formatVkey(k.name, k.alg, k.publicKey));
         notes.push(windowComment(t.origin, k));
@@ -138,8 +146,10 @@ export class DataDirKeys {
     if (t.history.current.keys.some((k) => sameKey(k, key))) throw new ConfigError('ERR_CONFIG', `key ${keyId} still signs ${log.origin}: run \`vouch keys rotate\` first, then revoke it`);
     if (!Number.isSafeInteger(after) || after < 0) throw new ConfigError('ERR_CONFIG', '--after must be a tree size (a non-negative integer)');
     const a = await log.append(revokeEntryBody(time, key, after));
-    this.tenants.set(log.tenant, tenantKeys(log.store, log.origin, this.current.keys, this.legacyName));
-    return { key, seq: a.seq };
+    const now = tenantKeys(log.store, log.origin, this.current.keys, this.legacyName);
+    this.tenants.set(log.tenant, now);
+    // The key as the history now has it: its window carries revokedAfter.
+    return { key: now.history.keys.find((k) => k.name === key.name && sameKey(k, key)) ?? key, seq: a.seq };
   }
 
   async close(): Promise<void> {

@@ -4,7 +4,7 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { toHex } from '../canonical/index.js';
-import { createEd25519Verifier, createMldsaVerifier, ed25519PublicKeyFromSeed, mldsaKeyFromSeed, noteKeyId, toJwks, type Jwks, type Signer } from '../crypto/index.js';
+import { createEd25519Verifier, createMldsaVerifier, createVerifier, ed25519PublicKeyFromSeed, mldsaKeyFromSeed, noteKeyId, toJwks, type Jwks, type Signer } from '../crypto/index.js';
 import { createNodeEd25519Signer, createSignerFromSeed, generateSeed, readKeyFile, writeKeyFile } from '../crypto/node.js';
 import { ConfigError, StoreError } from '../errors.js';
 import { Appender, assertTenant, isTenant, logOriginOf, formatVkey, noteSignerFor, noteVerifierFor, type BatchStats, type HistoryKey, type KeyHistory, type LogAppender, type NoteSigner, type NoteVerifier } from '../log/index.js';
@@ -33,6 +33,11 @@ export interface TenantLog {
   /** Reads (and the few writes that are not entries: meta, documents, payload erasure). */
   store: LogStore;
   appender: LogAppender;
+  /**
+   * Verifiers of every key of this log's checked key history, under the names they sign with (a log
+   * made since issue 18: its origin), each with the tree sizes it signs; they follow rotations.
+   */
+  readonly verifiers: NoteVerifier[];
   /** With a log thread: resolves once the writer has opened and checked the log; rejects if it refused. */
   ready?: Promise<void>;
 }
@@ -42,11 +47,15 @@ export interface DataDir {
   keyName: string;
   keys: KeyInfo[];
   signers: NoteSigner[];
+  /**
+   * The key files' keys under the data directory's key name: what logs made before issue 18 sign
+   * under. A log made since signs under its origin: verify a log with its `TenantLog.verifiers`.
+   */
   verifiers: NoteVerifier[];
-  /** Every key with the tree sizes it signs per log (JWK member `vouch_logs`): the key history. */
-  jwks(): Jwks;
-  /** vkeys of every key of the open logs' histories, with `# key ...` lines giving their sizes. */
-  vkeys(): string[];
+  /** Every key with the tree sizes it signs per log (JWK member `vouch_logs`): the key history. With `tenant`: that log's only. */
+  jwks(tenant?: string): Jwks;
+  /** vkeys of every key of the logs' histories (with `tenant`: that log's), with `# key ...` lines giving their sizes. */
+  vkeys(tenant?: string): string[];
   /** An open log's key history. */
   keyHistory(tenant: string): KeyHistory | undefined;
   /** Rotate every log to new keys (a `key` entry each, signed by the outgoing keys); old key files kept in keys/history/. */
@@ -121,7 +130,8 @@ export async function openDataDir(dir: string, opts: OpenOptions = {}): Promise<
   // Key history (issue 18, data-dir-keys.ts): each log signs with the keys its history says, checked at open.
   const keeper = await DataDirKeys.open(dir, keyName, { mldsaSeed: loaded.mldsaSeed, ed25519Seed: loaded.ed25519Seed, keys: loaded.keys }, { thread: opts.thread ?? false, resume: opts.resumeRotation });
   const { keys, verifiers } = loaded;
-  const noteSigners = keeper.current.signers.map((s) => noteSignerFor(keyName, s));
+  const initialSet = keeper.current;
+  const noteSigners = initialSet.signers.map((s) => noteSignerFor(keyName, s));
   let thread: LogThread | undefined;
   if (opts.logThread) {
     try {
@@ -135,14 +145,16 @@ export async function openDataDir(dir: string, opts: OpenOptions = {}): Promise<
   const locks: LogLock[] = [];
   const originOf = (tenant: string) => logOriginOf(keyName, tenant);
   /** The key histories of logs on disk this process has not opened (read-only), for the published key set. */
-  const unopened = (): TenantKeys[] =>
+  const unopened = (only?: string): TenantKeys[] =>
     listTenants(dir)
-      .filter((t) => !keeper.tenants.has(t))
+      .filter((t) => !keeper.tenants.has(t) && (only === undefined || t === only))
       .flatMap((t) => {
         try {
           const store = openSqliteStore(logPath(dir, t), { readonly: true });
           try {
-            return [tenantKeysForVerify(store, store.meta('origin') ?? originOf(t), keeper.current.keys, keyName).keys];
+            // Only a history without problems is published: a forged key never reaches the key set.
+            const v = tenantKeysForVerify(store, store.meta('origin') ?? originOf(t), keeper.current.keys, keyName);
+            return v.problems.length ? [] : [v.keys];
           } finally {
             store.close();
           }
@@ -154,12 +166,19 @@ export async function openDataDir(dir: string, opts: OpenOptions = {}): Promise<
   const self: DataDir = {
     dir,
     keyName,
-    keys,
-    signers: noteSigners,
-    verifiers,
+    // The key files' keys under the data directory's key name (they change with a rotation).
+    get keys() {
+      return keeper.current === initialSet ? keys : keeper.current.keys.map((k) => keyInfo(k.alg, keyName, k.publicKey));
+    },
+    get signers() {
+      return keeper.current === initialSet ? noteSigners : keeper.current.signers.map((s) => noteSignerFor(keyName, s));
+    },
+    get verifiers() {
+      return keeper.current === initialSet ? verifiers : keeper.current.keys.map((k) => noteVerifierFor(keyName, createVerifier(k.alg, k.publicKey)));
+    },
     originOf,
-    jwks: () => keeper.jwks(unopened()),
-    vkeys: () => keeper.vkeys(unopened()),
+    jwks: (tenant) => keeper.jwks(unopened(tenant), tenant),
+    vkeys: (tenant) => keeper.vkeys(unopened(tenant), tenant),
     keyHistory: (tenant) => keeper.tenants.get(tenant)?.history,
     async rotateKeys(time) {
       const all = [...new Set([...listTenants(dir), ...logs.keys()])].map((t) => self.log(t));
@@ -198,9 +217,10 @@ export async function openDataDir(dir: string, opts: OpenOptions = {}): Promise<
         lock.release();
         throw e;
       }
+      const verifiersOf = () => keeper.tenants.get(tenant)?.verifiers ?? fk.keys.verifiers;
       if (thread) {
         const appender = thread.open(tenant, logPath(dir, tenant), origin, store.size(), { keyName: fk.keys.name, keys: wireKeys(fk.keys.verifiers) });
-        const t = { tenant, origin, store, appender, ready: appender.ready };
+        const t: TenantLog = { tenant, origin, store, appender, ready: appender.ready, get verifiers() { return verifiersOf(); } };
         logs.set(tenant, t);
         locks.push(lock);
         return t;
@@ -221,7 +241,7 @@ export async function openDataDir(dir: string, opts: OpenOptions = {}): Promise<
         lock.release();
         throw e;
       }
-      const t: TenantLog = { tenant, origin, store, appender };
+      const t: TenantLog = { tenant, origin, store, appender, get verifiers() { return verifiersOf(); } };
       logs.set(tenant, t);
       locks.push(lock);
       return t;

@@ -5,7 +5,7 @@
 import { toHex } from '../canonical/index.js';
 import { StoreError } from '../errors.js';
 import {
-  checkHandovers, decodeEntry, historyVerifiers, readKeyHistory, sameKey,
+  checkHandovers, decodeEntry, hashLeaf, historyVerifiers, inclusionProof, parseCheckpoint, parseNote, readKeyHistory, sameKey, verifyInclusion,
   type KeyHistory, type NoteVerifier, type PublicKey,
 } from '../log/index.js';
 import type { LogStore } from './port.js';
@@ -42,6 +42,31 @@ function* scanKeyEntries(store: LogStore): Iterable<{ seq: number; bytes: Uint8A
   for (const e of store.entries(0, store.size())) if (decodeEntry(e.bytes).type === 'key') yield e;
 }
 
+/**
+ * Key entries whose bytes are not the leaf the newest checkpoint's tree holds at their seq
+ * (O(key entries · log n)). That note is verified by the appender's open check right after.
+ */
+function entriesNotInTree(store: LogStore, entries: { seq: number; bytes: Uint8Array }[]): number[] {
+  const last = store.latestCheckpoint();
+  if (!last || entries.length === 0) return [];
+  let root: Uint8Array;
+  try {
+    root = parseCheckpoint(parseNote(last.note).text).root;
+  } catch {
+    return []; // the open check reports a malformed note
+  }
+  return entries
+    .filter((e) => {
+      if (e.seq >= last.size) return false; // an unsigned tail: the open check covers it
+      try {
+        return !verifyInclusion(e.seq, last.size, hashLeaf(e.bytes), inclusionProof(e.seq, last.size, store), root);
+      } catch {
+        return true;
+      }
+    })
+    .map((e) => e.seq);
+}
+
 function refuse(why: string): StoreError {
   return new StoreError('ERR_STORE_INCONSISTENT', `refusing to sign: ${why}`);
 }
@@ -49,8 +74,11 @@ function refuse(why: string): StoreError {
 /** The log's history, checked; throws ERR_STORE_INCONSISTENT saying why when it cannot be trusted. */
 export function tenantKeys(store: LogStore, origin: string, files: PublicKey[], legacy: string, opts: { requireFiles?: boolean } = {}): TenantKeys {
   const genesis = { name: genesisName(store, origin, legacy), keys: files };
-  const { history, problems } = readKeyHistory(genesis, store.keyEntries ? store.keyEntries() : scanKeyEntries(store));
+  const entries = [...(store.keyEntries ? store.keyEntries() : scanKeyEntries(store))];
+  const { history, problems } = readKeyHistory(genesis, entries);
   if (problems.length) throw refuse(problems.map((p) => p.message).join('; '));
+  const altered = entriesNotInTree(store, entries);
+  if (altered.length) throw refuse(`key entries ${altered.join(', ')} are not the leaves the newest checkpoint's tree holds (altered)`);
   const cur = history.current.keys;
   if (opts.requireFiles !== false && !(cur.length === files.length && cur.every((k) => files.some((f) => sameKey(k, f))))) {
     const ids = (ks: PublicKey[]) => ks.map((k) => `${k.alg} ${toHex(k.publicKey).slice(0, 16)}…`).join(', ');

@@ -18,11 +18,14 @@ export interface CosignatureStore {
   close(): void;
 }
 
-export function openCosignatureStore(path: string): CosignatureStore {
-  const db = new Database(path);
-  db.pragma('journal_mode = WAL');
+/** `readonly`: a reader beside a running service (`vouch export`); the file must exist. */
+export function openCosignatureStore(path: string, opts: { readonly?: boolean } = {}): CosignatureStore {
+  const db = new Database(path, opts.readonly ? { readonly: true, fileMustExist: true } : {});
   db.pragma('busy_timeout = 5000');
-  db.exec(SCHEMA);
+  if (!opts.readonly) {
+    db.pragma('journal_mode = WAL');
+    db.exec(SCHEMA);
+  }
   const sel = db.prepare('SELECT line FROM cosignatures WHERE origin = ? AND size = ? AND root = ? ORDER BY cosigner, ts');
   const ins = db.prepare('INSERT OR IGNORE INTO cosignatures (origin, size, root, cosigner, line, ts) VALUES (?, ?, ?, ?, ?, ?)');
   const ack = db.prepare('SELECT size, root FROM witness_acked WHERE origin = ? AND witness = ?');

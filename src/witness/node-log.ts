@@ -7,7 +7,7 @@ import { parseJson } from '../canonical/index.js';
 import { ConfigError } from '../errors.js';
 import type { LogPort } from '../store/log-port.js';
 import { parseWitnessingConfig, type WitnessingConfig } from './config.js';
-import { openCosignatureStore } from './cosig-store.js';
+import { openCosignatureStore, type CosignatureStore } from './cosig-store.js';
 import { createCosigner } from './cosignature.js';
 import { readCosignerSeed, writeCosignerKeyFile } from './key-file.js';
 import { withCosignatures } from './attach.js';
@@ -33,6 +33,15 @@ export function readWitnessingConfig(data: string, path?: string): WitnessingCon
     throw new ConfigError('ERR_CONFIG', `cannot read witness config ${path}: ${(e as NodeJS.ErrnoException).code ?? 'unreadable'}`);
   }
   return parseWitnessingConfig(parseJson(text));
+}
+
+/**
+ * The cosignatures a service in `data` collected, read-only (`vouch export` beside a running
+ * service): undefined when it never witnessed. Checkpoints read through `withCosignatures` carry them.
+ */
+export function readCosignatures(data: string): CosignatureStore | undefined {
+  const path = join(data, 'witness-cosignatures.db');
+  return existsSync(path) ? openCosignatureStore(path, { readonly: true }) : undefined;
 }
 
 export function openNodeWitnessing(opts: { data: string; config?: WitnessingConfig; onStatus?(tenant: string, s: WitnessStatus): void; logLine?(l: Record<string, unknown>): void }): NodeWitnessing {

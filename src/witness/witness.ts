@@ -5,6 +5,7 @@
 import { bytesEqual } from '../canonical/index.js';
 import { parseCheckpoint, type Checkpoint } from '../log/checkpoint.js';
 import { checkExtends } from '../log/consistency.js';
+import { checkKeyWindows } from '../log/key-window.js';
 import { EMPTY_ROOT } from '../log/merkle.js';
 import { verifyNote, type NoteVerifier } from '../log/note.js';
 import type { Cosigner } from './cosignature.js';
@@ -12,7 +13,11 @@ import { parseAddCheckpoint, SIZE_CONTENT_TYPE, type AddCheckpointRequest } from
 
 export interface WitnessedLog {
   origin: string;
-  /** The log's checkpoint keys (its vkeys); signatures by any other key are ignored. */
+  /**
+   * The log's checkpoint keys (its vkeys); signatures by any other key are ignored. A key with a
+   * window (its `# key ... from N to M revoked-after R` line) signs only those sizes: a checkpoint
+   * a rotated-out or revoked key signed past its time is refused (403), never cosigned.
+   */
   verifiers: NoteVerifier[];
 }
 
@@ -40,7 +45,8 @@ export interface WitnessResponse {
 }
 
 export interface WitnessOptions {
-  logs: ReadonlyMap<string, WitnessedLog>;
+  /** The logs witnessed, by origin (read per request: a vkey file may have changed, node-witness.ts). */
+  logs: { get(origin: string): WitnessedLog | undefined };
   state: WitnessState;
   cosigners: Cosigner[];
   /** POSIX seconds for the cosignature timestamp. */
@@ -66,7 +72,8 @@ export function addCheckpoint(body: string, opts: WitnessOptions): WitnessRespon
   if (!log) return text(404, `unknown log origin ${JSON.stringify(cp.origin)}`);
   try {
     // The witness trusts exactly the keys configured for this origin; unknown lines are ignored.
-    verifyNote(req.checkpoint, log.verifiers, { classicalOk: true });
+    const opened = verifyNote(req.checkpoint, log.verifiers, { classicalOk: true });
+    checkKeyWindows(opened.signatures, cp.size);
   } catch (e) {
     return text(403, `no valid signature by a trusted key of ${cp.origin}: ${(e as Error).message}`);
   }

@@ -1,6 +1,5 @@
 // The Worker's app: the same createApp(deps) as Node. Decisions are made here, statelessly;
 // the tenant's log object (remote-log.ts) only appends and reads. Built once per isolate.
-import type { Activated } from '../decide/index.js';
 import { canonicalBytes } from '../canonical/index.js';
 import { systemClock } from '../clock.js';
 import { ConfigError } from '../errors.js';
@@ -12,13 +11,14 @@ import type { LogPort } from '../store/log-port.js';
 import { keyNameOf, originOf, type WorkerEnv } from './env.js';
 import { readPublicKeys } from './keys.js';
 import type { LogObjectRpc } from './log-object.js';
-import { activateWorkerPolicy } from './policy.js';
+import { activateWorkerPolicy, type WorkerPolicy, type WorkerPolicyOptions } from './policy.js';
 import { remoteLogPort } from './remote-log.js';
 import { durableStateStores } from './state-stores.js';
 import { unwrapResult } from './rpc-result.js';
 
 export interface WorkerApp extends VouchApp {
-  policy: Activated;
+  /** The policy in force, read per request (it changes only while an interceptor server is unreachable). */
+  policy: WorkerPolicy;
 }
 
 function parseAuthVar(text: string | undefined) {
@@ -33,16 +33,18 @@ function parseAuthVar(text: string | undefined) {
 }
 
 /** Build the app for these bindings and this resolved config document. */
-export async function buildWorkerApp(env: WorkerEnv, configDocument: Json): Promise<WorkerApp> {
+export async function buildWorkerApp(env: WorkerEnv, configDocument: Json, opts: WorkerPolicyOptions = {}): Promise<WorkerApp> {
   const keys = readPublicKeys(env);
   const auth = parseAuthVar(env.VOUCH_AUTH);
-  const policy = await activateWorkerPolicy(configDocument, durableStateStores(env));
+  const policy = await activateWorkerPolicy(configDocument, durableStateStores(env), opts);
+  // The same config document, digests and engines whichever chain is current (see policy.ts).
+  const first = await policy.current();
   const activation = {
-    chain: policy.chainDigest,
-    policySet: policy.policyDigest,
-    chainBytes: canonicalBytes(policy.resolved.resolved),
-    policyBytes: canonicalBytes(policy.resolved.policySource),
-    engines: policy.engines,
+    chain: first.chainDigest,
+    policySet: first.policyDigest,
+    chainBytes: canonicalBytes(first.resolved.resolved),
+    policyBytes: canonicalBytes(first.resolved.policySource),
+    engines: first.engines,
   };
   // The policy in force is recorded in each tenant's log before the first decision an isolate
   // sends it (the object dedups, so concurrent first requests append one `policy` entry). Only
@@ -61,7 +63,8 @@ export async function buildWorkerApp(env: WorkerEnv, configDocument: Json): Prom
   };
   const app = createApp({
     logs,
-    policy: async () => policy,
+    policy: () => policy.current(),
+    health: () => policy.health(),
     authenticate: auth && createAuthenticator(auth, () => systemClock.now()),
     protectedResource: auth && protectedResourceOf(auth),
     keys: { jwks: keys.jwks, vkeys: keys.vkeys, keyId: keys.keyId },

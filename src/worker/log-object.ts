@@ -3,7 +3,7 @@
 // the LogPort operations over RPC. Every method returns an RpcResult (rpc-result.ts).
 import { DurableObject } from 'cloudflare:workers';
 import type { Digest } from '../canonical/index.js';
-import { StoreError } from '../errors.js';
+import { InputError, StoreError } from '../errors.js';
 import { Appender, parseVkey, type Appended, type Attachment, type EntryBody, type Hash, type NoteSigner, type StoredCheckpoint } from '../log/index.js';
 import { recordPolicyDocuments } from '../decide/index.js';
 import { logPortOf, type LogPort } from '../store/log-port.js';
@@ -46,6 +46,8 @@ export interface LogObjectRpc {
   putDocument(tenant: string, kind: DocumentKind, digest: Digest, bytes: Uint8Array): Promise<RpcResult<void>>;
   /** Entries [from, min(to, from + ENTRY_PAGE)), fewer if the page grows past a few MiB. */
   entries(tenant: string, from: number, to: number): Promise<RpcResult<{ seq: number; bytes: Uint8Array }[]>>;
+  /** Stored nodes of one tree level, lo..hi inclusive (tlog-tiles: at most 256 per call). */
+  nodes(tenant: string, level: number, lo: number, hi: number): Promise<RpcResult<Hash[]>>;
 }
 
 /**
@@ -161,6 +163,13 @@ export class VouchLog extends DurableObject<WorkerEnv> implements LogObjectRpc {
         if (bytes >= PAGE_BYTES) break;
       }
       return page;
+    });
+  }
+
+  nodes(tenant: string, level: number, lo: number, hi: number) {
+    return toResult(() => {
+      if (!Number.isSafeInteger(lo) || !Number.isSafeInteger(hi) || hi - lo >= 256) throw new InputError('ERR_INPUT', 'at most 256 nodes per read');
+      return this.log(tenant).port.nodes!(level, lo, hi);
     });
   }
 }

@@ -18,6 +18,7 @@ export function remoteLogPort(stub: LogObjectRpc, tenant: string, origin: string
     erasePayload: async (d) => unwrapResult(await stub.erasePayload(tenant, d)),
     document: async (d) => unwrapResult(await stub.document(tenant, d)),
     putDocument: async (k, d, b) => unwrapResult(await stub.putDocument(tenant, k, d, b)),
+    nodes: async (level, lo, hi) => unwrapResult(await stub.nodes(tenant, level, lo, hi)),
     /** Streamed page by page: memory holds one page, however long the range. */
     async *entries(from, to) {
       let next = from;

@@ -8,6 +8,8 @@ import { describe, expect, it } from 'vitest';
 
 const SRC = join(dirname(fileURLToPath(import.meta.url)), '../../src');
 const ADAPTERS = ['http', 'mcp', 'cli', 'worker'];
+/** The layers, lowest first (README "Layout"): a module imports only modules listed before it. */
+const LAYERS = ['errors', 'clock', 'canonical', 'crypto', 'log', 'receipt', 'protocol', 'entries', 'policy', 'interceptors', 'execution', 'decide', 'store', 'observe', 'witness', 'audit', 'http', 'mcp', 'worker', 'cli'];
 const IMPORT = /(?:import|export)\s[^'"]*?from\s*['"](\.[^'"]+)['"]|import\s*\(\s*['"](\.[^'"]+)['"]\s*\)/g;
 
 function sourceFiles(dir: string, out: string[] = []): string[] {
@@ -104,6 +106,26 @@ describe('module graph of src/', () => {
   it('the decision path reaches no adapter: decide and all it imports stay below http, mcp, cli, worker', () => {
     expect(g.has('decide')).toBe(true);
     expect([...reachable(g, 'decide')].filter((m) => ADAPTERS.includes(m))).toEqual([]);
+  });
+
+  it('shared primitives are defined in one place each: Json, JSON-RPC codes, the tenant pattern, the log origin rule', () => {
+    const defs: [string, RegExp, string][] = [
+      ['Json', /export type Json\s*=/g, 'canonical/json.ts'],
+      ['JSON-RPC codes', /-32700/g, 'protocol/jsonrpc.ts'],
+      ['tenant pattern', /\[a-z0-9\]\[a-z0-9_-\]\{0,62\}/g, 'log/origin.ts'],
+      ['log origin rule', /`\$\{keyName\}\/\$\{tenant\}`/g, 'log/origin.ts'],
+    ];
+    const files = sourceFiles(SRC).map((f) => ({ f: relative(SRC, f), text: readFileSync(f, 'utf8') }));
+    for (const [what, re, home] of defs) {
+      const where = files.filter(({ text }) => (text.match(re) ?? []).length > 0).map(({ f }) => f);
+      expect(where, what).toEqual([home]);
+    }
+  });
+
+  it('every import goes down the layers (a new module needs a place in LAYERS)', () => {
+    expect([...g.keys()].filter((m) => !LAYERS.includes(m))).toEqual([]);
+    const upward = [...g].flatMap(([a, targets]) => [...targets].filter(([b]) => LAYERS.indexOf(b) >= LAYERS.indexOf(a)).map(([, via]) => via));
+    expect(upward).toEqual([]);
   });
 
   it('core modules import no adapter', () => {

@@ -28,8 +28,19 @@ let otherTrust: ReturnType<typeof parseTrust>;
 let otherCheckpoint: string;
 let olderCheckpoint: string;
 
+/** The origin of a data directory's `default` log: the key name its checkpoints are signed under. */
+const originOf = (d: string) => {
+  const store = openSqliteStore(logPath(d, 'default'), { readonly: true });
+  try {
+    return store.meta('origin')!;
+  } finally {
+    store.close();
+  }
+};
+
+/** The log's own keys (the key files under its origin's name), as a bundle and a verifier carry them. */
 const keysOf = (d: string) => {
-  const { keys } = loadKeys(d);
+  const { keys } = loadKeys(d, originOf(d));
   return { vkeys: keys.map((k) => k.vkey), jwks: toJwks(keys.map((k) => ({ alg: k.alg, publicKey: k.publicKey, kid: k.keyId }))) };
 };
 
@@ -112,7 +123,7 @@ describe('a bundle of 1,000 varied decisions', () => {
     expect(report.keysPinned).toBe(true);
     expect(report.truncation).toBe('not checked');
     expect(report.classicalOnly).toBe(false);
-    const ids = loadKeys(dir).keys.map((k) => `${k.alg} ${k.keyId}`);
+    const ids = loadKeys(dir, originOf(dir)).keys.map((k) => `${k.alg} ${k.keyId}`);
     expect(report.signatures.filter((x) => x.source === 'trusted key').map((x) => `${x.alg} ${x.keyId}`)).toEqual(ids);
     expect(report.signatures.filter((x) => x.source === 'bundle key').map((x) => `${x.alg} ${x.keyId}`)).toEqual(ids);
   });
@@ -126,7 +137,7 @@ describe('a bundle of 1,000 varied decisions', () => {
   });
 
   it('re-signed by an attacker with their own keys: never "clean"; against the pinned key, a finding', async () => {
-    const attacker = testKeys('vouch.local', 90);
+    const attacker = testKeys(originOf(dir), 90); // their own keys under the log's key name
     const vkeys = attacker.verifiers.map((v) => formatVkey(v.name, v.alg, v.publicKey));
     const m = JSON.parse(readFileSync(join(bundle, 'manifest.json'), 'utf8'));
     m.keys = keyRecordsOf(vkeys);

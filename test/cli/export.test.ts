@@ -12,6 +12,8 @@ import { captureIo, generateLog } from '../audit/_generate.js';
 let data: string;
 let work: string;
 let keyFile: string;
+/** The origin of the `default` log of a fresh data directory, and the key name its checkpoints carry. */
+const ORIGIN = 'vouch.local/default';
 
 beforeAll(async () => {
   const g = await generateLog(150, { concurrency: 50 });
@@ -19,7 +21,8 @@ beforeAll(async () => {
   data = g.dir;
   work = mkdtempSync(join(tmpdir(), 'vouch-cli-export-'));
   keyFile = join(work, 'trusted.vkey');
-  writeFileSync(keyFile, loadKeys(data).keys.map((k) => k.vkey).join('\n') + '\n');
+  // The log's keys under the name its checkpoints are signed with: its origin.
+  writeFileSync(keyFile, loadKeys(data, ORIGIN).keys.map((k) => k.vkey).join('\n') + '\n');
 }, 120_000);
 
 async function vouch(...argv: string[]) {
@@ -72,7 +75,7 @@ describe('vouch export', () => {
     const other = await generateLog(2, { concurrency: 2 });
     await other.close();
     const otherKey = join(work, 'other.vkey');
-    writeFileSync(otherKey, loadKeys(other.dir).keys[0].vkey + '\n');
+    writeFileSync(otherKey, loadKeys(other.dir, ORIGIN).keys[0].vkey + '\n'); // the same name, another key
     const w = await vouch('verify-bundle', join(work, 'dir-bundle'), '--key', otherKey, '--no-replay');
     expect(w.code).toBe(1);
     expect(w.out).toContain('[trusted-key]');

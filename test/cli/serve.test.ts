@@ -53,7 +53,7 @@ describe('vouch serve', () => {
     expect(report.logs[0].findings).toEqual([]);
     // Clean shutdown signed a checkpoint over everything committed and published it.
     const published = readFileSync(publishedCheckpointPath(data, 'default'), 'utf8');
-    const cp = openCheckpoint(published, loadKeys(data).verifiers, { strict: true });
+    const cp = openCheckpoint(published, loadKeys(data, 'vouch.local/default').verifiers, { strict: true }); // the log's keys, under its origin
     expect(cp).toMatchObject({ origin: 'vouch.local/default', size: report.logs[0].entries });
     expect(toHex(cp.root)).toBe(report.logs[0].root);
     const line = stderr.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l)).find((l) => l.msg === 'checkpoint');
@@ -83,7 +83,7 @@ describe('vouch serve', () => {
       expect(checkpoints()[1]).toMatchObject({ reason: 'idle', size: size1 + 1 });
       const note = readFileSync(publishedCheckpointPath(data, 'default'), 'utf8');
       expect(note).toBe(checkpoints()[1].note);
-      expect(openCheckpoint(note, s.dataDir.verifiers, { strict: true }).size).toBe(size1 + 1);
+      expect(openCheckpoint(note, s.dataDir.log('default').verifiers, { strict: true }).size).toBe(size1 + 1);
       expect((await (await fetch(`${s.url}/metrics`)).text())).toMatch(new RegExp(`^vouch_checkpoint_published_size\\{tenant="default"\\} ${size1 + 1}$`, 'm'));
     } finally {
       await s.close();

@@ -130,7 +130,7 @@ describe('vouch replay --bundle --policy: offline', () => {
   it('--key checks the bundle first: a forged entry stops the gate before any what-if runs', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'vouch-whatif-key-'));
     const keyFile = join(dir, 'trusted.vkey');
-    writeFileSync(keyFile, loadKeys(data).keys.map((k) => k.vkey).join('\n') + '\n');
+    writeFileSync(keyFile, loadKeys(data, 'vouch.local/default').keys.map((k) => k.vkey).join('\n') + '\n'); // the log's keys, under its origin
     const good = await vouch('replay', '--bundle', bundle, '--key', keyFile, '--policy', opens, '--fail-on-change');
     expect(good.code).toBe(1);
     expect(good.out).toContain('before: authz [tools-forbid-dangerous]');

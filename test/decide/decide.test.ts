@@ -75,12 +75,14 @@ describe('decide', () => {
     expect(out.effect).toBe('deny');
   });
 
-  it('a signer failure is an error, never an allow, and writes nothing', async () => {
+  it('a signer failure is an error, never an allow (the entry stays durable for the next checkpoint)', async () => {
     const store = openSqliteStore(join(mkdtempSync(join(tmpdir(), 'vouch-decide-')), 'log.db'));
     const broken = [{ ...keys.signers[0], sign: async () => Promise.reject(new Error('hsm unplugged')) }];
     const appender = Appender.open({ origin: ORIGIN, storage: store, signers: broken });
     await expect(decide({ ...CALL, context: CTX }, { policy: policy([]), log: appender })).rejects.toMatchObject({ code: 'ERR_STORE' });
-    expect(store.size()).toBe(0);
+    // Durable before signed (issue 17): the entry was committed, no checkpoint signs it yet.
+    expect(store.size()).toBe(1);
+    expect(store.latestCheckpoint()).toBeUndefined();
   });
 
   it('a store failure is an error, never an allow', async () => {

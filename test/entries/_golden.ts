@@ -9,7 +9,7 @@ import { digestJson } from '../../src/canonical/index.js';
 import { activatePolicy, decide, recordActivation, recordUnpin } from '../../src/decide/index.js';
 import { recordExecution } from '../../src/execution/index.js';
 import { eraseStoredPayload } from '../../src/audit/erase.js';
-import { pinEntryBody } from '../../src/mcp/tool-pins.js';
+import { pinEntryBody } from '../../src/entries/index.js';
 import { createMemoryStateStores } from '../../src/interceptors/builtin/index.js';
 import { Appender } from '../../src/log/index.js';
 import { loadConfigFile } from '../../src/policy/load-config.js';

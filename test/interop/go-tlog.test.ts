@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { get, post, testServer } from '../http/_server.js';
 
-const SOURCE = fileURLToPath(new URL('./tlogcheck/main.go', import.meta.url));
+const SOURCE = fileURLToPath(new URL('./tlogcheck/', import.meta.url));
 const GOPATH = '/usr/share/gocode';
 const INSTALL = 'install Go and its x/mod sources: `apt-get install -y golang-go golang-golang-x-mod-dev` (.ci/run does)';
 
@@ -19,9 +19,9 @@ function buildChecker(): string {
   if (version.error || version.status !== 0) throw new Error(`the Go interop check needs \`go\` on PATH, and it is missing: ${INSTALL}`);
   if (!existsSync(join(GOPATH, 'src/golang.org/x/mod/sumdb/tlog'))) throw new Error(`no golang.org/x/mod under ${GOPATH}: ${INSTALL}`);
   const dir = mkdtempSync(join(tmpdir(), 'vouch-tlogcheck-'));
-  copyFileSync(SOURCE, join(dir, 'main.go'));
+  for (const f of ['main.go', 'fetch.go']) copyFileSync(join(SOURCE, f), join(dir, f));
   const env = { ...process.env, GO111MODULE: 'off', GOPATH, GOCACHE: join(dir, 'cache'), GOFLAGS: '' };
-  const built = spawnSync('go', ['build', '-o', 'tlogcheck', 'main.go'], { cwd: dir, env, encoding: 'utf8' });
+  const built = spawnSync('go', ['build', '-o', 'tlogcheck', '.'], { cwd: dir, env, encoding: 'utf8' });
   if (built.status !== 0) throw new Error(`go build of test/interop/tlogcheck failed: ${built.stderr}${built.error ?? ''}`);
   return join(dir, 'tlogcheck');
 }

@@ -74,11 +74,15 @@ describe('kill -9 under load', () => {
         acked.set(a.seq, a.id);
       }
 
-      // Restart as the service would: the start-up check recomputes the root before signing anything.
+      // Restart as the service would: the start-up check recomputes the root (and checks the tail a
+      // crash left committed but unsigned) before signing anything, then signs that tail.
       const dd = await openDataDir(dir, { thread: false });
       try {
-        const { store, origin } = dd.log('default');
-        const report = verifyLog(store, { origin, verifiers: dd.verifiers });
+        const { store, origin, verifiers, appender } = dd.log('default');
+        const tail = await appender.checkpointNow!(); // resolves once everything committed is covered
+        expect(tail.size, `${where}: the restart signs every committed entry`).toBe(store.size());
+        expect(store.latestCheckpoint()?.size, `${where}: the tail's checkpoint is stored`).toBe(store.size());
+        const report = verifyLog(store, { origin, verifiers });
         expect(report.findings, where).toEqual([]);
         const n = store.size();
         const ids: string[] = [];
@@ -98,7 +102,7 @@ describe('kill -9 under load', () => {
           const stored = store.checkpointAt(a.size);
           expect(stored && createHash('sha256').update(stored.note).digest('hex'), `${where}: checkpoint ${a.size} of seq ${a.seq}`).toBe(a.noteDigest);
           let root = roots.get(a.size);
-          if (!root) roots.set(a.size, (root = openCheckpoint(stored!.note, dd.verifiers).root));
+          if (!root) roots.set(a.size, (root = openCheckpoint(stored!.note, verifiers).root));
           expect(toHex(hashLeaf(store.entry(a.seq)!.bytes)), `${where}: leaf of seq ${a.seq}`).toBe(a.leaf);
           expect(verifyInclusion(a.seq, a.size, fromHex(a.leaf), a.proof, root), `${where}: receipt of seq ${a.seq}`).toBe(true);
         }

@@ -72,7 +72,8 @@ describe('vouch gateway (CLI process over stdio)', () => {
   });
 
   it('hands out receipts that verify offline, in-process and with `vouch verify`', () => {
-    const vkeys = loadKeys(ws.data).keys.map((k) => k.vkey).join('\n');
+    // The log's keys under the name its checkpoints are signed with: its origin (the default tenant's).
+    const vkeys = loadKeys(ws.data, 'vouch.local/default').keys.map((k) => k.vkey).join('\n');
     const trust = parseTrust(vkeys);
     const report = verifyReceipt(receipt, { verifiers: verifiersFor(trust, (receipt as { checkpoint: string }).checkpoint) });
     expect(report.ok).toBe(true);

@@ -129,7 +129,19 @@ describe('vouch gateway --listen (CLI process): the summary on stderr; keys and 
     const jwks = await (await fetch(`${base}/.well-known/vouch/keys`)).json();
     expect(jwks.keys.length).toBeGreaterThan(0);
     const vkeys = await (await fetch(`${base}/.well-known/vouch/vkeys`)).text();
-    expect(vkeys.trim().split('\n').length).toBe(jwks.keys.length);
+    // The same keys in both: each JWKS key is a vkey under the log's own key name (its origin, which
+    // its checkpoints are signed under), with a `# key` line giving its sizes in that log; every
+    // vkey line is one of the JWKS keys.
+    const ORIGIN = 'vouch.local/default';
+    const served = parseTrust(vkeys);
+    const published = parseTrust(JSON.stringify(jwks)).jwks;
+    const same = (a: { alg: string; publicKey: Uint8Array }, b: { alg: string; publicKey: Uint8Array }) => a.alg === b.alg && Buffer.from(a.publicKey).equals(Buffer.from(b.publicKey));
+    for (const k of published) {
+      const named = served.vkeys.filter((v) => v.name === ORIGIN && same(v, k));
+      expect(named, `${k.alg} key under ${ORIGIN}`).toHaveLength(1);
+      expect(served.windows?.some((w) => w.origin === ORIGIN && w.label === `${ORIGIN}+${Buffer.from(named[0].keyId).toString('hex')}`)).toBe(true);
+    }
+    for (const v of served.vkeys) expect(published.some((k) => same(v, k)), `vkey ${v.name} ${v.alg} is a JWKS key`).toBe(true);
 
     const client = new Client({ name: 't', version: '1' });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`)));

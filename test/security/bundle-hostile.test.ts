@@ -82,7 +82,7 @@ beforeAll(async () => {
   await g.close();
   work = mkdtempSync(join(tmpdir(), 'vouch-hostile-'));
   keyFile = join(work, 'trusted.vkey');
-  writeFileSync(keyFile, loadKeys(g.dir).keys.map((k) => k.vkey).join('\n') + '\n');
+  writeFileSync(keyFile, loadKeys(g.dir, 'vouch.local/default').keys.map((k) => k.vkey).join('\n') + '\n'); // the log's keys, under its origin
   bundle = join(work, 'bundle');
   expect((await vouch('export', '--data', g.dir, '--payloads', '-o', bundle)).code).toBe(0);
   const clean = await vouch('verify', bundle, '--key', keyFile, '--json');

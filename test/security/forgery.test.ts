@@ -43,6 +43,7 @@ let mlOnlyPath: string;
 let honestBundle: string;
 let forgedBundle: string;
 let exportKeys: { vkeys: string[]; jwks: ReturnType<typeof toJwks> };
+let origin: string; // the log's origin: its checkpoints' key name
 
 let olderBundle: string; // ends at an older checkpoint of the same log
 let newerHonest: string; // the newest honest checkpoint with its consistency proof from the older one
@@ -62,7 +63,8 @@ beforeAll(async () => {
   const deny = [...t.store.entries(0, t.store.size())].map((e) => decodeEntry(e.bytes) as Record<string, any>).find((e) => e.type === 'decision' && e.decision.effect === 'deny')!;
   honest = receiptOf(t.store, deny.seq);
   jwksPath = file('jwks.json', g.dataDir.jwks()); // what GET /.well-known/vouch/keys serves
-  const { keys } = loadKeys(dir);
+  origin = t.origin;
+  const { keys } = loadKeys(dir, origin); // the log's keys, under the name its checkpoints carry: its origin
   exportKeys = { vkeys: keys.map((k) => k.vkey), jwks: toJwks(keys.map((k) => ({ alg: k.alg, publicKey: k.publicKey, kid: k.keyId }))) };
   vkeysPath = file('vkeys.txt', keys.map((k) => k.vkey).join('\n') + '\n');
   mlOnlyPath = file('ml.vkey', keys.find((k) => k.alg === 'ML-DSA-65')!.vkey + '\n');
@@ -111,8 +113,9 @@ describe('receipts: post-quantum is not optional', () => {
       expect(r.out).toMatch(/\nVALID \(ML-DSA-65( \+ Ed25519)?; truncation: not checked\)$/);
     }
     const doc = JSON.parse((await vouch('verify', file('honest.json', honest), '--key', jwksPath, '--json')).out);
-    const { keys } = loadKeys(dir);
-    expect(doc.signatures).toEqual(keys.map((k) => ({ name: k.name, alg: k.alg, keyId: k.keyId })));
+    const { keys } = loadKeys(dir, origin);
+    // The JWKS carries each key's history in this log (issue 18): both sign from size 0 on.
+    expect(doc.signatures).toEqual(keys.map((k) => ({ name: k.name, alg: k.alg, keyId: k.keyId, window: { from: 0 } })));
     expect(doc).toMatchObject({ ok: true, classicalOnly: false, truncation: 'not checked' });
   });
 
@@ -121,7 +124,7 @@ describe('receipts: post-quantum is not optional', () => {
     for (const key of [jwksPath, vkeysPath]) {
       const r = await vouch('verify', p, '--key', key);
       expect(r.code, r.out).toBe(1);
-      expect(r.out).toMatch(/\u2717 checkpoint-signature +no valid ML-DSA-65 signature by trusted key vouch\.local\+[0-9a-f]{8}/);
+      expect(r.out).toMatch(/\u2717 checkpoint-signature +no valid ML-DSA-65 signature by trusted key vouch\.local\/default\+[0-9a-f]{8}/);
       const weak = await vouch('verify', p, '--key', key, '--classical-ok', '--json');
       expect(weak.code).toBe(0);
       expect(JSON.parse(weak.out)).toMatchObject({ ok: true, classicalOnly: true, verdict: expect.stringContaining('classical signatures only'), signatures: [{ alg: 'Ed25519' }] });
@@ -171,7 +174,7 @@ describe('bundles agree, and keys must be pinned', () => {
   it('the honest bundle: clean with --key; without it "self-consistent, keys not pinned" and exit 1; --trust-bundle-keys accepts', async () => {
     const pinned = await vouch('verify', honestBundle, '--key', jwksPath);
     expect(pinned.code, pinned.out).toBe(0);
-    expect(pinned.out).toMatch(/checkpoint signed by vouch\.local \(ML-DSA-65 [0-9a-f]{8}, bundle key\)/);
+    expect(pinned.out).toMatch(/checkpoint signed by vouch\.local\/default \(ML-DSA-65 [0-9a-f]{8}, bundle key\)/);
     expect(pinned.out).toMatch(/verify bundle: clean \(truncation: not checked\)$/);
     const bare = await vouch('verify', honestBundle);
     expect(bare.code).toBe(1);
@@ -211,7 +214,7 @@ describe('bundles agree, and keys must be pinned', () => {
   });
 
   it('a bundle re-signed with the attacker\'s own keys: never clean; exit 1 unless the bundle keys are trusted on purpose', async () => {
-    const attacker = testKeys('vouch.local', 77);
+    const attacker = testKeys(origin, 77); // their own keys under the log's key name
     const resigned = join(work, 'resigned-bundle');
     cpSync(honestBundle, resigned, { recursive: true });
     const vkeys = attacker.verifiers.map((v) => formatVkey(v.name, v.alg, v.publicKey));

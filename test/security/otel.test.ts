@@ -5,7 +5,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fromBase64, utf8 } from '../../src/canonical/index.js';
-import { parseTraceparent, traceparentOf } from '../../src/observe/traceparent.js';
+import { parseTraceparent, traceparentOf } from '../../src/protocol/index.js';
 import { post, testServer, writeConfig } from '../http/_server.js';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -83,7 +83,7 @@ describe('start-up trusts only what is signed', () => {
   it('Appender.open says why: the stored tree does not reproduce the signed root', async () => {
     const { data, db } = attackedCopy();
     const store = openSqliteStore(db);
-    const { verifiers } = loadKeys(data);
+    const { verifiers } = loadKeys(data, `vouch.local/${TENANT}`); // the log's keys, under its origin
     const d = await openDataDir(data); // the same keys the service signs with
     try {
       expect(() => Appender.open({ origin: `vouch.local/${TENANT}`, storage: store, signers: d.signers, verifiers })).toThrow(

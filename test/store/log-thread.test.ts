@@ -25,7 +25,7 @@ describe('log thread', () => {
     expect(all.map((a) => a.seq).sort((a, b) => a - b)).toEqual(Array.from({ length: 200 }, (_, i) => i));
     expect(t.appender.size).toBe(200);
     for (const a of all) {
-      const cp = openCheckpoint(a.checkpoint, dd.verifiers); // both keys must sign
+      const cp = openCheckpoint(a.checkpoint, t.verifiers); // the log's own keys (under its origin)
       expect(cp.size).toBe(a.size);
       expect(verifyInclusion(a.seq, cp.size, hashLeaf(a.bytes), a.proof, cp.root)).toBe(true);
       expect(decodeEntry(a.bytes)).toMatchObject({ seq: a.seq, n: expect.any(Number) });
@@ -38,7 +38,7 @@ describe('log thread', () => {
     await dd.close();
     const again = await openDataDir(dir);
     const log = again.log('default');
-    expect(verifyLog(log.store, { origin: log.origin, verifiers: again.verifiers }).findings).toEqual([]);
+    expect(verifyLog(log.store, { origin: log.origin, verifiers: log.verifiers }).findings).toEqual([]);
     await again.close();
   });
 

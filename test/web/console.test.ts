@@ -164,7 +164,8 @@ describe('the audit console in Chromium', () => {
     expect(checks.map((c) => c[0])).toEqual(expect.arrayContaining(['format', 'entry', 'leaf-hash', 'checkpoint-signature', 'inclusion']));
     expect(checks.every((c) => c[1] === 'good')).toBe(true);
     expect(await page.textContent('#verify-result .verdict')).toMatch(/VALID \(ML-DSA-65 \+ Ed25519; truncation: not checked\)/);
-    expect(await page.textContent('#verify-result .signed-by')).toMatch(/vouch\.local \(ML-DSA-65 [0-9a-f]{8}\), vouch\.local \(Ed25519 [0-9a-f]{8}\)/);
+    // Key name = the log's origin (issue 18; tlog-checkpoint: the key name SHOULD match the origin line).
+    expect(await page.textContent('#verify-result .signed-by')).toMatch(/vouch\.local\/default \(ML-DSA-65 [0-9a-f]{8}\), vouch\.local\/default \(Ed25519 [0-9a-f]{8}\)/);
     expect(await page.getAttribute('#verify-result .report', 'data-truncation')).toBe('not checked');
     // What was decided, read from the verified entry: event, tool, principal, time, effect.
     expect(await page.textContent('#receipt-what')).toMatch(/^tools\/call dangerous_tool by \S+ at \S+Z: deny$/);

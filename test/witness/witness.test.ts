@@ -16,7 +16,7 @@ const stranger = testKeys(ORIGIN, 21);
 const cosigners = [createCosigner('w.example/1', 'Ed25519', new Uint8Array(32).fill(1)), createCosigner('w.example/1', 'ML-DSA-44', new Uint8Array(32).fill(2))];
 const opened: SqliteWitnessState[] = [];
 
-function witness(path = join(mkdtempSync(join(tmpdir(), 'vouch-w-')), 'w.db')): WitnessOptions & { path: string } {
+function witness(path = join(mkdtempSync(join(tmpdir(), 'vouch-w-')), 'w.db')): WitnessOptions & { path: string; state: SqliteWitnessState } {
   const state = openWitnessState(path);
   opened.push(state);
   return { path, state, cosigners, logs: new Map([[ORIGIN, { origin: ORIGIN, verifiers: log.verifiers }]]), now: () => 1_800_000_000 };

@@ -1,8 +1,9 @@
 // The Worker's build inputs, checked on Node. Whatever config a team generated (`npm run
 // build:config their.yaml`) must run on Workers and be current with the file it names; the example
-// config (the one Node runs) resolves for the Worker with every built-in; a config the Worker cannot
-// run fails build:config and build:worker's check with every reason; the bundled migrations are
-// exactly migrations/*.sql.
+// config (the one Node runs) resolves for the Worker with every built-in; a remote interceptor
+// server is not refused (the Worker connects it); a config the Worker cannot run fails
+// build:config and build:worker's check with every reason; the bundled migrations are exactly
+// migrations/*.sql.
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,7 +12,6 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfigFile } from '../../src/policy/load-config.js';
 import type { Json } from '../../src/interceptors/types.js';
 import { resolveConfigDocument } from '../../src/policy/index.js';
-import { workerConfigIssues } from '../../src/worker/policy.js';
 import { checkGeneratedWorkerConfig, renderWorkerConfig, WORKER_CONFIG_OUT, WORKER_CONFIG_SOURCE, type GeneratedWorkerConfig } from '../../scripts/build-worker-config.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -49,9 +49,21 @@ describe('the Worker config', () => {
     const embedded = resolveConfigDocument(rendered.config);
     expect(embedded.chainDigest).toBe(onNode.chainDigest);
     expect(embedded.policyDigest).toBe(onNode.policyDigest);
-    expect(workerConfigIssues(embedded)).toEqual([]);
     const uses = (rendered.config as { interceptors: { use?: string }[] }).interceptors.map((d) => d.use);
     expect(uses).toEqual(expect.arrayContaining(['schema-guard', 'rate-limit', 'cross-boundary-guard', 'cedar-policy']));
+  });
+
+  it('a remote interceptor server is not refused: build:config embeds it as declared, and --check passes it', async () => {
+    // Nothing listens there: the build never calls a server (the Worker connects when an isolate starts).
+    const file = exampleWith('  - name: corp-remote\n    remote:\n      url: http://127.0.0.1:9/mcp\n      names: [corp/dlp-scan]\n');
+    const out = join(dir, 'remote.json');
+    const r = await buildConfig(file, '--out', out);
+    expect(r.code, r.out).toBe(0);
+    const generated = JSON.parse(readFileSync(out, 'utf8')) as { config: { interceptors: Json[] } };
+    expect(generated.config.interceptors[0]).toEqual({ name: 'corp-remote', remote: { url: 'http://127.0.0.1:9/mcp', names: ['corp/dlp-scan'] } });
+    const check = await buildConfig('--check', '--out', out);
+    expect(check.code, check.out).toBe(0);
+    expect(check.out).toContain('runs on Workers');
   });
 
   it('a config the Worker cannot run fails build:config with every reason, and nothing is written', async () => {

@@ -6,6 +6,7 @@ import { collectBundleTar, DEFAULT_BUNDLE_LIMITS, isBundleFile, verifyBundle, ty
 import { h, replaceChildren } from './dom.js';
 import { loadTrust } from './trust.js';
 import { isOffline } from './api.js';
+import { witnessInputs } from './witness-policy.js';
 
 async function* chunksOf(stream: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
   const reader = stream.getReader();
@@ -73,6 +74,7 @@ export function renderBundleReport(r: BundleReport): HTMLElement {
   return h('div', { class: `report ${r.ok ? 'pass' : 'fail'}`, id: 'bundle-result', 'data-ok': String(r.ok), 'data-verdict': r.verdict, 'data-truncation': r.truncation },
     h('div', { class: `verdict ${r.verdict === 'clean' ? 'pass' : r.verdict === 'findings' ? 'fail' : 'warn'}` }, verdictText(r)),
     signed ? h('div', { class: 'signed-by' }, `signed by: ${signed}`) : null,
+    r.witnessCheck ? h('div', { class: `witnesses ${r.witnessCheck.ok ? 'good' : 'bad'}`, 'data-ok': String(r.witnessCheck.ok) }, `${r.witnessCheck.ok ? '✓' : '✗'} witnesses: ${r.witnessCheck.detail}`) : null,
     h('ul', { class: 'checklist' }, ...r.findings.map((f) => h('li', { class: 'bad' }, `✗ ${f.check}${f.seq !== undefined ? ` #${f.seq}` : ''} ${f.code}: ${f.message}`))),
     h('p', { class: 'muted' }, `checked: manifest, keys, checkpoint signature (${r.keysFrom === 'bundle' ? "the bundle's keys" : 'the bundle keys and the trusted key'}), range, every entry's seq, link and leaf, root${r.truncated ? ' · findings truncated' : ''} · decisions are not replayed in the browser (use vouch verify)`),
     r.notes.length ? h('ul', {}, ...r.notes.map((n) => h('li', { class: 'muted' }, n))) : null);
@@ -81,15 +83,23 @@ export function renderBundleReport(r: BundleReport): HTMLElement {
 export function renderBundlePanel(): HTMLElement {
   const progress = h('progress', { id: 'bundle-progress', max: '1', value: '0' });
   const out = h('div', {});
+  // As `vouch verify BUNDLE --witness VKEY --min-witnesses K`: set before the bundle is dropped.
+  const witnesses = witnessInputs('bundle-');
   const check = async (list: File[]) => {
     if (!list.length) return;
+    let witnessCheck: ReturnType<typeof witnesses.check>;
+    try {
+      witnessCheck = witnesses.check();
+    } catch (e) {
+      return replaceChildren(out, h('div', { class: 'verdict fail', id: 'bundle-result', 'data-ok': 'false' }, `✗ cannot read the witness keys: ${(e as Error).message}`));
+    }
     replaceChildren(out, 'reading…');
     try {
       const files = await filesOf(list);
       const m = JSON.parse(new TextDecoder().decode(files.get('manifest.json') ?? new Uint8Array())) as { range?: { from: number; to: number } };
       progress.max = Math.max(1, (m.range?.to ?? 0) - (m.range?.from ?? 0));
       const trusted = isOffline() ? undefined : await loadTrust().then((t) => t.trust, () => undefined);
-      const report = await verifyBundle(memoryReader(files, (n) => (progress.value = n)), { replay: false, ...(trusted && { trusted }) });
+      const report = await verifyBundle(memoryReader(files, (n) => (progress.value = n)), { replay: false, ...(trusted && { trusted }), witnesses: witnessCheck });
       progress.value = progress.max;
       replaceChildren(out, renderBundleReport(report));
     } catch (e) {
@@ -103,5 +113,5 @@ export function renderBundlePanel(): HTMLElement {
     e.preventDefault();
     void check(Array.from(e.dataTransfer?.files ?? []));
   });
-  return h('section', { class: 'panel', id: 'bundle-panel' }, h('h3', {}, 'Check a bundle offline'), zone, progress, out);
+  return h('section', { class: 'panel', id: 'bundle-panel' }, h('h3', {}, 'Check a bundle offline'), witnesses.element, zone, progress, out);
 }

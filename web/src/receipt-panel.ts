@@ -5,16 +5,19 @@ import { describeSignature } from '../../src/log/index.js';
 import { summarizeEntry, verdictOf, verifyReceiptFully, type FullReport } from '../../src/receipt/index.js';
 import { h, pretty, replaceChildren } from './dom.js';
 import { loadTrust } from './trust.js';
+import { witnessInputs, type WitnessInputs } from './witness-policy.js';
 
 export function renderReceiptPanel(receipt: unknown): HTMLElement {
   const text = h('textarea', { id: 'receipt-json', rows: '10', spellcheck: 'false' });
   text.value = receipt ? pretty(receipt) : '';
   const result = h('div', { id: 'verify-result', 'aria-live': 'polite' });
   const classical = h('input', { id: 'classical-ok', type: 'checkbox' });
+  // Witness policy, as `vouch verify --witness VKEY --min-witnesses K`: cosigner vkeys, one a line.
+  const witnesses = witnessInputs('');
   const run = async () => {
     replaceChildren(result, 'verifying…');
     try {
-      const report = await verifyText(text.value, { classicalOk: classical.checked });
+      const report = await verifyText(text.value, { classicalOk: classical.checked, witnesses });
       replaceChildren(result, renderReport(report));
     } catch (e) {
       replaceChildren(result, h('div', { class: 'verdict fail' }, `✗ cannot verify: ${(e as Error).message}`));
@@ -27,10 +30,11 @@ export function renderReceiptPanel(receipt: unknown): HTMLElement {
     h('div', {},
       h('button', { id: 'verify-receipt', onclick: () => void run() }, 'Verify'), ' ', h('span', { class: 'muted' }, 'in this browser, with the service public key'), ' ',
       h('label', { class: 'muted' }, classical, ' accept classical (Ed25519) signatures alone')),
+    witnesses.element,
     result);
 }
 
-export async function verifyText(text: string, opts: { classicalOk?: boolean } = {}): Promise<FullReport> {
+export async function verifyText(text: string, opts: { classicalOk?: boolean; witnesses?: WitnessInputs } = {}): Promise<FullReport> {
   const { trust } = await loadTrust();
   let input: unknown;
   try {
@@ -38,7 +42,7 @@ export async function verifyText(text: string, opts: { classicalOk?: boolean } =
   } catch {
     input = text; // the checklist's format step reports it
   }
-  return verifyReceiptFully({ receipt: input, trust, classicalOk: opts.classicalOk });
+  return verifyReceiptFully({ receipt: input, trust, classicalOk: opts.classicalOk, witnesses: opts.witnesses?.check() });
 }
 
 /** The verdict of `vouch verify` (VALID, the algorithms, truncation), and the keys that verified. */

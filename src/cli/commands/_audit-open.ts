@@ -1,7 +1,10 @@
 // Shared by the audit commands: open a tenant's log read-only (a running server may hold the
 // writer lock; SQLite WAL lets readers in), or for writing (taking the lock), and the keys.
 import { existsSync } from 'node:fs';
-import { toJwks, type Jwks } from '../../crypto/index.js';
+import { bytesEqual, toHex } from '../../canonical/index.js';
+import { noteKeyId, toJwks, type Jwks, type PublicKeyEntry } from '../../crypto/index.js';
+import { formatVkey } from '../../log/index.js';
+import { tenantKeysForVerify } from '../../store/tenant-keys.js';
 import { ConfigError } from '../../errors.js';
 import { logOriginOf } from '../../log/index.js';
 import type { LogStore } from '../../store/index.js';
@@ -25,9 +28,29 @@ export function originOf(store: LogStore, tenant: string, keyName: string): stri
   return store.meta('origin') ?? logOriginOf(keyName, tenant);
 }
 
-export function publicKeysOf(dir: string, keyName: string): { vkeys: string[]; jwks: Jwks } {
+/** The public keys a bundle carries: the key files, and with `tenant` that log's key history (names, sizes, revocations). */
+export function publicKeysOf(dir: string, keyName: string, tenant?: string): { vkeys: string[]; jwks: Jwks } {
   const { keys } = loadKeys(dir, keyName);
-  return { vkeys: keys.map((k) => k.vkey), jwks: toJwks(keys.map((k) => ({ alg: k.alg, publicKey: k.publicKey, kid: k.keyId }))) };
+  const vkeys = keys.map((k) => k.vkey);
+  const entries: PublicKeyEntry[] = keys.map((k) => ({ alg: k.alg, publicKey: k.publicKey, kid: k.keyId }));
+  if (tenant !== undefined && existsSync(logPath(dir, tenant))) {
+    const store = openSqliteStore(logPath(dir, tenant), { readonly: true });
+    try {
+      const origin = originOf(store, tenant, keyName);
+      const { keys: h, problems } = tenantKeysForVerify(store, origin, keys, keyName);
+      // A history with problems (see `vouch log verify`) is not carried: the bundle then fails to verify.
+      for (const k of problems.length ? [] : h.history.keys) {
+        const vkey = formatVkey(k.name, k.alg, k.publicKey);
+        if (!vkeys.includes(vkey)) vkeys.push(vkey);
+        let e = entries.find((x) => x.alg === k.alg && bytesEqual(x.publicKey, k.publicKey));
+        if (!e) entries.push((e = { alg: k.alg, publicKey: k.publicKey, kid: toHex(noteKeyId(keyName, k.alg, k.publicKey)) }));
+        e.logs = { ...e.logs, [origin]: k.window };
+      }
+    } finally {
+      store.close();
+    }
+  }
+  return { vkeys, jwks: toJwks(entries) };
 }
 
 /**

@@ -22,6 +22,8 @@ export interface Ready {
   msg: 'vouch ready';
   url: string;
   keyId: string;
+  /** The ML-DSA-65 backend that signs checkpoints: native (node:crypto) when the runtime has it, else noble. */
+  mldsa: string;
   /** The audit console's URL, or null when web/dist is not built. */
   console: string | null;
   config: string;
@@ -49,6 +51,7 @@ export async function readyReport(server: RunningServer, opts: { tenants: string
     msg: 'vouch ready',
     url: server.url,
     keyId: server.keyId,
+    mldsa: server.mldsa,
     console: consoleBuilt() ? `${server.url}/audit/` : null,
     config: server.configPath,
     configCreated: opts.configCreated,
@@ -69,6 +72,7 @@ export function activateHint(config: string, data: string, tenant: string, url: 
 export function formatReady(r: Ready, data: string): { lines: string[]; warnings: string[] } {
   const lines = [`vouch ready on ${r.url}  key ${r.keyId}  policy ${short(r.policy)}  (${r.interceptors} interceptors)`];
   lines.push(`  console  ${r.console ?? 'not built: run `npm run build:web` (npm start builds it), then reload /audit/'}`);
+  lines.push(`  signing  ML-DSA-65 ${r.mldsa}`);
   lines.push(`  config   ${r.config}${r.configCreated ? ' (created from the example on this first run: edit it, then restart)' : ''}  chain ${short(r.configChain)}`);
   const warnings: string[] = [];
   for (const t of r.tenants) {

@@ -7,16 +7,20 @@ import { VOUCH_ENGINE_VERSION } from '../../decide/index.js';
 import { intOption, parse } from '../args.js';
 import { EXIT, UsageError, type Io } from '../io.js';
 import { createProgress, watchEntries, type ProgressStream } from '../progress.js';
+import { withCosignatures } from '../../witness/index.js';
+import { readCosignatures } from '../../witness/node-log.js';
 import { openLogReadOnly, originOf, publicKeysOf, TENANT_OPTION } from './_audit-open.js';
 
 export const help = `vouch export -o DIR|FILE.tar.gz [--from SEQ] [--to SEQ] [--payloads] [--data DIR] [--tenant T] [--json]
 
 Write an audit bundle of entries [from, to): manifest.json, the signed checkpoint for size
-\`to\`, entries.jsonl (exact entry bytes), range.json (the compact range that proves where the
-range starts), keys.json, the chain and policy documents the entries name, payloads.jsonl
-(with --payloads, needed to replay) and a README for the auditor. \`to\` defaults to the latest
-checkpoint; if no checkpoint was signed at exactly \`to\`, the bundle extends to the next one
-(and the manifest says so). Verify it anywhere with \`vouch verify BUNDLE --key KEY\`.
+\`to\` (with the cosignatures the service collected for it from its witnesses), entries.jsonl
+(exact entry bytes), range.json (the compact range that proves where the range starts),
+keys.json (the log's key history: every key with the sizes it signs), the chain and policy
+documents the entries name, payloads.jsonl (with --payloads, needed to replay) and a README for
+the auditor. \`to\` defaults to the latest checkpoint; if no checkpoint was signed at exactly
+\`to\`, the bundle extends to the next one (and the manifest says so). Verify it anywhere with
+\`vouch verify BUNDLE --key KEY [--witness VKEY --min-witnesses K]\`.
 
   -o PATH      a new directory, or a file ending in .tar.gz
   --payloads   include the decisions' input payloads (erased ones are marked as erased)`;
@@ -34,10 +38,12 @@ export async function run(argv: string[], io: Io, progressStream?: ProgressStrea
   if (!out) throw new UsageError('-o DIR or -o FILE.tar.gz is required');
   if (existsSync(out) && (isTarGz(out) || !statSync(out).isDirectory() || readdirSync(out).length > 0)) throw new UsageError(`${out} exists: refusing to overwrite it`);
   const dir = values.data!;
-  const keys = publicKeysOf(dir, values['key-name']!);
+  const keys = publicKeysOf(dir, values['key-name']!, values.tenant!);
   const store = openLogReadOnly(dir, values.tenant!);
+  const cosignatures = readCosignatures(dir); // witnessed checkpoints carry their cosignatures in the bundle
   try {
-    const base = storeExportSource(store, originOf(store, values.tenant!, values['key-name']!));
+    const stored = storeExportSource(store, originOf(store, values.tenant!, values['key-name']!));
+    const base = cosignatures ? withCosignatures(stored, cosignatures) : stored;
     // On a terminal (not --json): entries counted on stderr as they are scanned, then written.
     const progress = createProgress('vouch export', { json: values.json, stream: progressStream });
     const source = watchEntries(base, progress, (call) => (call === 0 ? 'scanning entries' : 'writing entries'));
@@ -66,5 +72,6 @@ export async function run(argv: string[], io: Io, progressStream?: ProgressStrea
     return EXIT.ok;
   } finally {
     store.close();
+    cosignatures?.close();
   }
 }

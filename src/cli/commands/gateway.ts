@@ -41,6 +41,9 @@ also serves /.well-known/vouch/keys (JWKS), /.well-known/vouch/vkeys and /health
   --server-name NAME   the upstream's name for policy and entries (default: from the command or URL)
   --env NAME[=VALUE]   pass an environment variable to the upstream command (repeatable)
   --timeout-ms N       per forwarded request, reset by progress (default 300000)
+  --wait W             what a forwarded call waits for: "signed" (default: each answer carries its
+                       signed receipt) or "durable" (forward once the entry is committed; receipts
+                       are attached where ready, the rest are served at GET /v1/entries/SEQ)
   --otlp URL           export each log entry as an OpenTelemetry span and log record over OTLP/HTTP
                        to the collector at URL (e.g. http://127.0.0.1:4318), continuing the client's
                        trace (params._meta.traceparent). Off by default; never delays a message.
@@ -78,6 +81,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
     'server-name': { type: 'string' },
     env: { type: 'string', multiple: true },
     'timeout-ms': { type: 'string' },
+    wait: { type: 'string' },
     otlp: { type: 'string' },
     quiet: { type: 'boolean', default: false },
   });
@@ -90,6 +94,8 @@ export async function run(argv: string[], io: Io): Promise<number> {
   const listen = values.listen === undefined ? undefined : parseListen(values.listen);
   if (values.auth !== undefined && !listen) throw new UsageError('--auth applies to --listen only (over stdio the client is this process\'s parent)');
   const auth = values.auth === undefined ? undefined : readAuth(values.auth);
+  const wait = values.wait;
+  if (wait !== undefined && wait !== 'signed' && wait !== 'durable') throw new UsageError('--wait takes "signed" or "durable"');
   const onLine = values.quiet ? undefined : (l: Record<string, unknown>) => io.err(JSON.stringify({ t: new Date().toISOString(), ...l }));
 
   const rt = await openGateway({
@@ -101,6 +107,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
     serverName: values['server-name'],
     upstream,
     timeoutMs: intOption(values['timeout-ms'], 'timeout-ms'),
+    wait,
     onLine,
     otlp: values.otlp,
   });

@@ -14,7 +14,8 @@ export const help = `vouch serve [--host H] [--port P] [--data DIR] [--config FI
 
 Run the service: POST /mcp (SEP-2624 interceptor server over MCP Streamable HTTP), the REST API
 (/v1/authorize, /v1/entries/:seq, /v1/checkpoint, /v1/proofs/*), /.well-known/vouch/keys,
-/healthz and /metrics, and the audit console at /audit/. Keys, the database and (without
+/healthz and /metrics, the audit console at /audit/, and each tenant's log as C2SP tlog-tiles
+under /tlog/<tenant>/ (checkpoint, tile/<L>/<N>, tile/entries/<N>; audit role). Keys, the database and (without
 --config) the example config DIR/vouch.yaml with its Cedar files are created in --data on first
 run. The ready lines name the console, the config file, and per tenant the policy in force with
 the \`policy\` entry it came from; a config file that is not in force (a pinned policy, or an

@@ -10,8 +10,9 @@ import { parse } from '../args.js';
 import { EXIT, UsageError, type Io } from '../io.js';
 import { counted, createProgress, type Progress, type ProgressStream } from '../progress.js';
 import { FILES } from '../../audit/bundle-format.js';
+import { WITNESS_OPTIONS, witnessPolicy, type WitnessPolicy } from './_witness-policy.js';
 
-export const help = `vouch verify BUNDLE [--key FILE | --trust-bundle-keys] [--checkpoint NEWER] [--classical-ok] [--no-replay] [--json]
+export const help = `vouch verify BUNDLE [--key FILE | --trust-bundle-keys] [--checkpoint NEWER] [--witness VKEY]... [--min-witnesses K] [--classical-ok] [--no-replay] [--json]
 
 BUNDLE is an audit bundle from \`vouch export\` (a directory or a .tar.gz). Checks, in one
 streaming pass: the manifest and keys.json; the checkpoint's signature against the bundle's
@@ -29,6 +30,10 @@ devices, fifos or duplicate files (ERR_BUNDLE_FILE). Files the format lacks are 
   --trust-bundle-keys  accept the bundle's own keys (exit 0 when self-consistent)
   --checkpoint NEWER   a newer checkpoint of the log (GET /v1/proofs/consistency?from=<bundle end>):
                        it must extend the bundle's. Without it: "truncation: not checked"
+  --witness VKEY       a witness the bundle's checkpoint must be cosigned by (a cosigner vkey,
+                       type 0x04 Ed25519 or 0x06 ML-DSA-44, or a file of them); repeatable. The
+                       verdict names each witness that cosigned and the latest cosignature time
+  --min-witnesses K    at least K distinct trusted witnesses (default 1 when --witness is given)
   --classical-ok       accept a checkpoint whose only valid signatures are classical (Ed25519);
                        otherwise an ML-DSA-65 signature is required
   --no-replay          structure and signatures only
@@ -36,7 +41,7 @@ devices, fifos or duplicate files (ERR_BUNDLE_FILE). Files the format lacks are 
 The verdict names the algorithms and key ids that verified.`;
 
 export async function verifyBundleCommand(argv: string[], io: Io, progressStream?: ProgressStream): Promise<number> {
-  const { values, positionals } = parse(argv, { key: { type: 'string' }, 'no-replay': { type: 'boolean', default: false }, 'trust-bundle-keys': { type: 'boolean', default: false }, 'classical-ok': { type: 'boolean', default: false }, checkpoint: { type: 'string' } }, true);
+  const { values, positionals } = parse(argv, { key: { type: 'string' }, 'no-replay': { type: 'boolean', default: false }, 'trust-bundle-keys': { type: 'boolean', default: false }, 'classical-ok': { type: 'boolean', default: false }, checkpoint: { type: 'string' }, ...WITNESS_OPTIONS }, true);
   if (values.help) return io.out(help), EXIT.ok;
   if (positionals.length !== 1) throw new UsageError('give one BUNDLE (a directory or a .tar.gz)');
   const path = positionals[0];
@@ -44,12 +49,19 @@ export async function verifyBundleCommand(argv: string[], io: Io, progressStream
   if (values.key && values['trust-bundle-keys']) throw new UsageError('give --key or --trust-bundle-keys, not both');
   const trusted = values.key ? parseTrust(readFileSync(values.key, 'utf8')) : undefined;
   const newer = values.checkpoint ? parseNewerCheckpoint(readFileSync(values.checkpoint, 'utf8')) : undefined;
+  let witnesses: WitnessPolicy;
+  try {
+    witnesses = witnessPolicy(values);
+  } catch (e) {
+    if (e instanceof UsageError) throw e;
+    return io.err(`vouch verify: error ${codeOf(e)}: ${publicMessage(e)}`), EXIT.input;
+  }
   let report: BundleReport;
   let bundle: Awaited<ReturnType<typeof openBundle>> | undefined;
   const progress = createProgress('vouch verify', { json: values.json, stream: progressStream });
   try {
     bundle = await openBundle(path);
-    report = await verifyBundle(await withProgress(bundle.reader, progress), { trusted, trustBundleKeys: values['trust-bundle-keys'], classicalOk: values['classical-ok'], newer, replay: !values['no-replay'], hashLeaf: nodeHashLeaf });
+    report = await verifyBundle(await withProgress(bundle.reader, progress), { trusted, trustBundleKeys: values['trust-bundle-keys'], classicalOk: values['classical-ok'], newer, witnesses: witnesses.check, replay: !values['no-replay'], hashLeaf: nodeHashLeaf });
   } catch (e) {
     // A bundle past its limits, or holding links or devices, is refused as input (exit 3), not verified.
     if (codeOf(e) === 'ERR_BUNDLE_LIMIT' || codeOf(e) === 'ERR_BUNDLE_FILE') return io.err(`vouch verify: error ${codeOf(e)}: ${publicMessage(e)}`), values.json && io.out(JSON.stringify({ ok: false, error: { code: codeOf(e), message: publicMessage(e) } })), EXIT.input;
@@ -59,7 +71,7 @@ export async function verifyBundleCommand(argv: string[], io: Io, progressStream
     progress.done();
     bundle?.close();
   }
-  print(report, path, values.json!, io);
+  print(report, path, values.json!, io, witnesses);
   return report.ok ? EXIT.ok : EXIT.findings;
 }
 
@@ -85,11 +97,12 @@ async function withProgress(reader: BundleReader, progress: Progress): Promise<B
   };
 }
 
-function print(r: BundleReport, path: string, json: boolean, io: Io): void {
-  if (json) return io.out(JSON.stringify(r));
+function print(r: BundleReport, path: string, json: boolean, io: Io, witnesses: WitnessPolicy): void {
+  if (json) return io.out(JSON.stringify({ ...r, ...witnesses.json() }));
   const where = r.range ? `${r.origin} [${r.range.from}, ${r.range.to})` : path;
   const by = r.signatures.map((x) => `${x.name} (${x.alg} ${x.keyId}, ${x.source})`).join(', ');
   io.out(`${r.ok ? 'ok  ' : 'FAIL'} bundle ${where}: ${r.entries} entries; checkpoint signed by ${by || 'no key that verified'}${r.classicalOnly ? '; classical signatures only, accepted by --classical-ok' : ''}`);
+  if (r.witnessCheck?.ok) io.out(`     witnesses: ${r.witnessCheck.detail}`);
   if (r.replay) io.out(`     replay: ${r.replay.decisions} decisions, ${r.replay.match} match, ${r.replay.mismatch} mismatch, ${r.replay.unreplayable} unreplayable`);
   for (const f of r.findings) io.out(`  - ${f.seq !== undefined ? `seq ${f.seq} ` : ''}[${f.check}] ${f.message}`);
   if (r.truncated) io.out('  - ... more findings not listed');

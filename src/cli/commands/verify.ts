@@ -7,9 +7,9 @@ import { parseJwks, type PublicKeyEntry } from '../../crypto/index.js';
 import { InputError, codeOf, publicMessage } from '../../errors.js';
 import { hashLeaf } from '../../log/index.js';
 import { formatChecklist, summarizeEntry, parseNewerCheckpoint, parseTlogProof, parseTrust, verdictFields, verifyReceiptFully, type NewerCheckpoint } from '../../receipt/index.js';
-import { verifyWitnesses, parseCosignerVkeys, type CosignerKey, type WitnessVerdict } from '../../witness/index.js';
-import { intOption, parse } from '../args.js';
+import { parse } from '../args.js';
 import { EXIT, UsageError, type Io } from '../io.js';
+import { WITNESS_OPTIONS, witnessPolicy, type WitnessPolicy } from './_witness-policy.js';
 
 export const help = `vouch verify RECEIPT --key KEYFILE [--checkpoint NEWER] [--origin O] [--caller-key FILE] [--witness VKEY]... [--min-witnesses K] [--classical-ok] [--json]
 vouch verify BUNDLE ...            (a directory or .tar.gz: an audit bundle)
@@ -91,7 +91,7 @@ async function verifyBundle(argv: string[], io: Io): Promise<number> {
 
 export async function run(argv: string[], io: Io): Promise<number> {
   if (argv[0] !== undefined && !argv[0].startsWith('-') && isBundle(argv[0])) return verifyBundle(argv, io);
-  const { values, positionals } = parse(argv, { key: { type: 'string' }, checkpoint: { type: 'string' }, origin: { type: 'string' }, 'caller-key': { type: 'string' }, 'classical-ok': { type: 'boolean', default: false }, witness: { type: 'string', multiple: true }, 'min-witnesses': { type: 'string' } }, true);
+  const { values, positionals } = parse(argv, { key: { type: 'string' }, checkpoint: { type: 'string' }, origin: { type: 'string' }, 'caller-key': { type: 'string' }, 'classical-ok': { type: 'boolean', default: false }, ...WITNESS_OPTIONS }, true);
   if (values.help) return io.out(help), EXIT.ok;
   if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'give one RECEIPT file' : 'give exactly one RECEIPT file');
   if (!values.key) throw new UsageError('--key KEYFILE is required (vkey lines or a JWKS)');
@@ -109,22 +109,17 @@ export async function run(argv: string[], io: Io): Promise<number> {
     io.err(`vouch verify: error ${codeOf(e)}: ${publicMessage(e)}`);
     return EXIT.input;
   }
-  const minWitnesses = intOption(values['min-witnesses'], 'min-witnesses') ?? (values.witness?.length ? 1 : 0);
-  let witnessKeys: CosignerKey[] = [];
+  let policy: WitnessPolicy;
   try {
-    witnessKeys = (values.witness ?? []).flatMap((w) => parseCosignerVkeys(existsSync(w) ? readText(w, 'witness key file') : w));
+    policy = witnessPolicy(values);
   } catch (e) {
+    if (e instanceof UsageError) throw e;
     io.err(`vouch verify: error ${codeOf(e)}: ${publicMessage(e)}`);
     return EXIT.input;
   }
-  if (minWitnesses > 0 && witnessKeys.length === 0) throw new UsageError('--min-witnesses needs the witnesses\' keys (--witness VKEY)');
-  let witnessed: WitnessVerdict | undefined;
-  const witnesses = witnessKeys.length || minWitnesses
-    ? (note: string) => ((witnessed = verifyWitnesses(note, witnessKeys, minWitnesses, Math.floor(Date.now() / 1000))), { name: 'witnesses' as const, ok: witnessed.ok, detail: witnessed.detail })
-    : undefined;
-  const report = verifyReceiptFully({ ...input, origin: values.origin, classicalOk: values['classical-ok'], witnesses });
+  const report = verifyReceiptFully({ ...input, origin: values.origin, classicalOk: values['classical-ok'], witnesses: policy.check });
   if (values.json) {
-    io.out(JSON.stringify({ ...verdictFields(report), receipt: path, checks: report.checks, entry: report.entry && summarizeEntry(report.entry), ...(report.evidence && { evidence: report.evidence }), ...(witnessed && { witnesses: witnessed.cosignatures.map((c) => ({ ...c, time: new Date(c.timestamp * 1000).toISOString() })), witnessTime: witnessed.latest ?? null }) }));
+    io.out(JSON.stringify({ ...verdictFields(report), receipt: path, checks: report.checks, entry: report.entry && summarizeEntry(report.entry), ...(report.evidence && { evidence: report.evidence }), ...policy.json() }));
   } else {
     for (const line of formatChecklist(report, path)) io.out(line);
   }

@@ -17,7 +17,10 @@ does not verify, 403 when no trusted log key signed, 404 for an unknown origin, 
 malformed request. Refused requests with a valid log signature are kept as evidence.
 
   --log ORIGIN=VKEYFILE  a log to witness: its origin line and a file of its vkey lines (what
-                         the log serves at /.well-known/vouch/vkeys); repeatable
+                         the log serves at /.well-known/vouch/vkeys); repeatable. Its \`# key\`
+                         lines give each key the sizes it signs: a checkpoint a rotated-out or
+                         revoked key signed past them is refused (403). The file is re-read when
+                         it changes: after the log rotates its keys, fetch its vkeys again
   --name NAME            the witness's name (e.g. witness.example/w1): required on first run,
                          then read from the key files (it is part of the key ids)
   --data DIR             keys (witness-ed25519.key, witness-mldsa44.key, mode 0600) and
@@ -40,14 +43,16 @@ export async function run(argv: string[], io: Io): Promise<number> {
     if (eq <= 0) throw new UsageError(`--log takes ORIGIN=VKEYFILE, got ${JSON.stringify(spec)}`);
     const file = spec.slice(eq + 1);
     try {
-      return { origin: spec.slice(0, eq), vkeys: readFileSync(file, 'utf8') };
+      return { origin: spec.slice(0, eq), vkeys: readFileSync(file, 'utf8'), file };
     } catch (e) {
       throw new InputError('ERR_INPUT', `cannot read vkey file ${file}: ${(e as NodeJS.ErrnoException).code ?? 'unreadable'}`);
     }
   });
   if (logs.length === 0) throw new UsageError('give at least one --log ORIGIN=VKEYFILE');
   const data = argv.includes('--data') || argv.some((a) => a.startsWith('--data=')) ? values.data! : './.vouch-witness';
-  const w = await runWitness({ data, name: values.name, logs, host: values.host, port: intOption(values.port, 'port') });
+  const onReload = (origin: string, file: string, error?: string) =>
+    io.err(error ? `vouch witness: ${file} changed but was not loaded (the keys of ${origin} stay as they were): ${error}` : `vouch witness: re-read the keys of ${origin} from ${file}`);
+  const w = await runWitness({ data, name: values.name, logs, host: values.host, port: intOption(values.port, 'port'), onReload });
   const stopped = new Promise<void>((resolve) => {
     process.once('SIGINT', () => resolve());
     process.once('SIGTERM', () => resolve());

@@ -5,6 +5,7 @@ import { env } from 'cloudflare:test';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import type { Json } from '../../../src/interceptors/types.js';
 import { buildWorkerApp, type WorkerApp } from '../../../src/worker/app.js';
+import type { WorkerPolicyOptions } from '../../../src/worker/policy.js';
 
 export interface TenantApp {
   app: WorkerApp;
@@ -15,11 +16,11 @@ export interface TenantApp {
 
 const ISSUER = 'https://issuer.test';
 
-export async function tenantApp(tenant: string, document: Json): Promise<TenantApp> {
+export async function tenantApp(tenant: string, document: Json, opts: WorkerPolicyOptions = {}): Promise<TenantApp> {
   const { publicKey, privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519' });
   const jwk = { ...(await exportJWK(publicKey)), kid: 'k1', alg: 'EdDSA', use: 'sig' };
   const auth = JSON.stringify({ jwks: { keys: [jwk] }, issuer: ISSUER, audience: 'vouch' });
-  const app = await buildWorkerApp({ ...env, VOUCH_AUTH: auth }, document);
+  const app = await buildWorkerApp({ ...env, VOUCH_AUTH: auth }, document, opts);
   const token = (principal: string) =>
     new SignJWT({ tenant, roles: ['enforce', 'audit', 'admin'] })
       .setProtectedHeader({ alg: 'EdDSA', kid: 'k1' })

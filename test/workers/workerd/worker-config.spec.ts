@@ -1,13 +1,14 @@
 // The Worker's config inside workerd: the example config Node runs activates with every built-in
 // (stateful ones on Durable Object state), what cannot run is a ConfigError naming each one (never
-// skipped), and a deployment without its signing secret answers ERR_CONFIG instead of deciding.
+// skipped), a deployment without its signing secret answers ERR_CONFIG instead of deciding, and
+// /audit names the way to the console (the page is not served at the edge).
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import worker from '../../../src/worker.js';
 import type { Json } from '../../../src/interceptors/types.js';
-import { cedarVersion, resolveConfigDocument } from '../../../src/policy/index.js';
+import { cedarVersion } from '../../../src/policy/index.js';
 import { WORKER_CONFIG_DOCUMENT as configDocument } from '../../../src/worker/config.js';
-import { activateWorkerPolicy, workerConfigIssues } from '../../../src/worker/policy.js';
+import { activateWorkerPolicy } from '../../../src/worker/policy.js';
 import { durableStateStores } from '../../../src/worker/state-stores.js';
 
 const withInterceptors = (extra: Json[]): Json => {
@@ -18,7 +19,7 @@ const withInterceptors = (extra: Json[]): Json => {
 
 describe('the Worker config', () => {
   it('the embedded example config activates with every built-in: Cedar (web build), schema-guard, the stateful guards', async () => {
-    const policy = await activateWorkerPolicy(configDocument, durableStateStores(env));
+    const policy = await (await activateWorkerPolicy(configDocument, durableStateStores(env))).current();
     const uses = (configDocument as unknown as { interceptors: { use?: string }[] }).interceptors.map((d) => d.use);
     expect(uses).toEqual(expect.arrayContaining(['cedar-policy', 'schema-guard', 'rate-limit', 'cross-boundary-guard', 'discovery-filter', 'pii-redactor', 'secret-redactor']));
     expect(policy.interceptors).toHaveLength(uses.length);
@@ -28,13 +29,26 @@ describe('the Worker config', () => {
   it('refuses what it cannot run, naming each (an unknown built-in)', async () => {
     const doc = withInterceptors([{ name: 'nope', use: 'no-such-guard' }]);
     await expect(activateWorkerPolicy(doc, durableStateStores(env))).rejects.toMatchObject({ code: 'ERR_CONFIG', message: expect.stringContaining('no-such-guard') });
-    expect(workerConfigIssues(resolveConfigDocument(configDocument))).toEqual([]);
   });
 
   it('without its signing secret the Worker answers ERR_CONFIG and decides nothing', async () => {
     const res = await worker.fetch(new Request('http://localhost/healthz', { headers: { host: 'localhost' } }), { ...env, VOUCH_SIGNING_KEY: undefined });
     expect(res.status).toBe(500);
     expect(await res.json()).toEqual({ error: { code: 'ERR_CONFIG', message: expect.stringContaining('VOUCH_SIGNING_KEY') } });
+  });
+
+  it('POST /v1/policy is refused with ERR_CONFIG (400): the policy changes with a new build:config and deploy', async () => {
+    const res = await worker.fetch(new Request('http://localhost/v1/policy', { method: 'POST', headers: { host: 'localhost', 'content-type': 'application/json' }, body: JSON.stringify(configDocument) }), env);
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ error: { code: 'ERR_CONFIG', message: 'this deployment cannot activate a policy at run time' } });
+  });
+
+  it('/audit says where the console is instead of serving a page the Worker does not have', async () => {
+    for (const path of ['/audit', '/audit/', '/audit/assets/console.js']) {
+      const res = await worker.fetch(new Request(`http://localhost${path}`, { headers: { host: 'localhost' } }), env);
+      expect(res.status, path).toBe(404);
+      expect(await res.json()).toEqual({ error: { code: 'ERR_NOT_FOUND', message: expect.stringContaining('GET /v1/export') } });
+    }
   });
 
   it('a malformed secret is named, never echoed', async () => {
