@@ -83,7 +83,11 @@ async function rebuild(source: DocumentSource, chain: Digest, policySet: Digest)
   if (resolved.policyDigest !== policySet) return { ok: false, reason: 'policy document mismatch', detail: `chain ${chain} inlines policy set ${resolved.policyDigest}, the entry names ${policySet}` };
   try {
     // Fresh state stores: replay never calls prepare(), so they stay empty; remote servers are not called.
-    const policy = await activatePolicy(resolved, { state: createMemoryStateStores(), remote: 'offline' });
+    // Built-in configs are not re-checked against their JSON Schemas (ajv generates code, which
+    // workerd forbids, so replay on Workers failed here): the chain was checked when a `policy`
+    // entry activated it, decisions under any other chain are `activation` findings, and each
+    // built-in's own parser still refuses a config it cannot run.
+    const policy = await activatePolicy(resolved, { state: createMemoryStateStores(), remote: 'offline', configSchemas: 'prebuilt' });
     return { ok: true, policy, hasRemote: resolved.config.interceptors.some(isRemoteDeclaration) };
   } catch (e) {
     return { ok: false, reason: 'chain document invalid', detail: publicMessage(e) };
