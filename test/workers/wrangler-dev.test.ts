@@ -113,4 +113,11 @@ describe('wrangler dev: the Worker from outside', () => {
     expect(report).toMatchObject({ ok: true, origin: 'vouch.local/default', range: { from: 0, to: size }, findings: [] });
     expect(report.replay).toMatchObject({ mismatch: 0, unreplayable: 0, match: size - 1 });
   });
+
+  it("POST /v1/replay on the Worker itself replays its decisions to match (no code generation in workerd)", async () => {
+    const size = (await get('/v1/checkpoint')).json.size as number;
+    const r = await post('/v1/replay', { from: 0, to: size });
+    expect(r.status, JSON.stringify(r.json)).toBe(200);
+    expect(r.json, JSON.stringify(r.json).slice(0, 600)).toMatchObject({ ok: true, mismatch: 0, unreplayable: 0, match: size - 1 });
+  });
 });
