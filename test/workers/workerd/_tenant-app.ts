@@ -3,7 +3,13 @@
 // own tenant's log: tokens are signed here with a throwaway Ed25519 key whose JWKS is VOUCH_AUTH.
 import { env } from 'cloudflare:test';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { expect } from 'vitest';
+import { exportBundle, verifyBundle } from '../../../src/audit/index.js';
 import type { Json } from '../../../src/interceptors/types.js';
+import { parseTrust } from '../../../src/receipt/index.js';
+import type { LogObjectRpc } from '../../../src/worker/log-object.js';
+import { remoteLogPort } from '../../../src/worker/remote-log.js';
+import { memoryBundle } from './_worker-kit.js';
 import { buildWorkerApp, type WorkerApp } from '../../../src/worker/app.js';
 import type { WorkerPolicyOptions } from '../../../src/worker/policy.js';
 
@@ -46,4 +52,20 @@ export async function tenantApp(tenant: string, document: Json, opts: WorkerPoli
     },
     get: async (path) => app.app.fetch(new Request(`https://vouch.test${path}`, { headers: await headers('auditor') })),
   };
+}
+
+/**
+ * Export the tenant's whole log with payloads through its log object, verify it against the
+ * served JWKS and replay every decision (no server is called): clean, every decision `match`,
+ * and the replay report holding `replay` too (e.g. how many remote answers it stood in).
+ */
+export async function expectBundleReplays(t: TenantApp, tenant: string, replay: Record<string, unknown> = {}): Promise<void> {
+  const keys = { jwks: await (await t.get('/.well-known/vouch/keys')).json(), vkeys: (await (await t.get('/.well-known/vouch/vkeys')).text()).trim().split('\n') };
+  const { sink, reader } = memoryBundle();
+  const log = remoteLogPort(env.VOUCH_LOG.get(env.VOUCH_LOG.idFromName(tenant)) as unknown as LogObjectRpc, tenant, `test.vouch/${tenant}`);
+  const manifest = await exportBundle(log, sink, { keys, tool: { name: 'vouch', version: 'test' }, payloads: true });
+  const report = await verifyBundle(reader, { trusted: parseTrust(JSON.stringify(keys.jwks)) });
+  expect(report.findings).toEqual([]);
+  expect(report.ok).toBe(true);
+  expect(report.replay).toMatchObject({ mismatch: 0, unreplayable: 0, match: manifest.range.to - 1, ...replay });
 }

@@ -4,17 +4,11 @@
 // answers decide and are recorded as each entry's state, as on Node, so the exported log verifies
 // and replays to `match` without calling the server; a server that goes down, or that is down
 // when the isolate starts, makes decisions deny, recorded, until it answers again.
-import { env } from 'cloudflare:test';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { exportBundle, verifyBundle } from '../../../src/audit/index.js';
 import { fromBase64, utf8 } from '../../../src/canonical/index.js';
 import type { Json } from '../../../src/interceptors/types.js';
-import { parseTrust } from '../../../src/receipt/index.js';
 import { WORKER_CONFIG_DOCUMENT } from '../../../src/worker/config.js';
-import type { LogObjectRpc } from '../../../src/worker/log-object.js';
-import { remoteLogPort } from '../../../src/worker/remote-log.js';
-import { memoryBundle } from './_worker-kit.js';
-import { tenantApp, type TenantApp } from './_tenant-app.js';
+import { expectBundleReplays, tenantApp, type TenantApp } from './_tenant-app.js';
 
 const server = inject('remoteInterceptors');
 
@@ -37,17 +31,6 @@ const note = (t: TenantApp, text: string) => t.post('/v1/authorize', { event: 't
 /** The signed entry of a decision, decoded. */
 const entryOf = (answer: { json: any }) => JSON.parse(utf8.decode(fromBase64(answer.json.receipt.entry))) as { state: Record<string, any>; decision: { effect: string } };
 
-/** Export the tenant's whole log with payloads, verify it and replay every decision (no server is called). */
-async function expectBundleReplays(t: TenantApp, tenant: string, remoteAnswers: number) {
-  const keys = { jwks: await (await t.get('/.well-known/vouch/keys')).json(), vkeys: (await (await t.get('/.well-known/vouch/vkeys')).text()).trim().split('\n') };
-  const { sink, reader } = memoryBundle();
-  const log = remoteLogPort(env.VOUCH_LOG.get(env.VOUCH_LOG.idFromName(tenant)) as unknown as LogObjectRpc, tenant, `test.vouch/${tenant}`);
-  const manifest = await exportBundle(log, sink, { keys, tool: { name: 'vouch', version: 'test' }, payloads: true });
-  const report = await verifyBundle(reader, { trusted: parseTrust(JSON.stringify(keys.jwks)) });
-  expect(report.findings).toEqual([]);
-  expect(report.ok).toBe(true);
-  expect(report.replay).toMatchObject({ mismatch: 0, unreplayable: 0, match: manifest.range.to - 1, remoteAnswers });
-}
 
 describe('remote interceptor servers on the Worker', () => {
   it("the server's answers decide, recorded as each entry's state; the exported log replays to match", async () => {
@@ -68,8 +51,8 @@ describe('remote interceptor servers on the Worker', () => {
     expect(upper.json.chain.finalPayload.arguments.note).toBe('QUIET PLEASE');
     expect(entryOf(upper).state['corp/upper']).toMatchObject({ type: 'mutation', modified: true, payload: { arguments: { note: 'QUIET PLEASE' } } });
 
-    await expectBundleReplays(t, 'remote-live', 2);
-    await expectBundleReplays(m, 'remote-mutation', 1);
+    await expectBundleReplays(t, 'remote-live', { remoteAnswers: 2 });
+    await expectBundleReplays(m, 'remote-mutation', { remoteAnswers: 1 });
   });
 
   it('a server that goes down after activation: each decision it hooks is denied and recorded; it answers again once back', async () => {
@@ -82,7 +65,7 @@ describe('remote interceptor servers on the Worker', () => {
     expect(entryOf(down).state['corp/require-upper']).toEqual({ error: expect.any(String) });
     await control('up');
     expect((await note(t, 'AFTER')).json.effect).toBe('allow');
-    await expectBundleReplays(t, 'remote-down', 3);
+    await expectBundleReplays(t, 'remote-down', { remoteAnswers: 3 });
   });
 
   it('a server that is down when the isolate starts: the Worker starts, /healthz says why, decisions deny (recorded) until a retry connects', async () => {
@@ -106,7 +89,7 @@ describe('remote interceptor servers on the Worker', () => {
     expect(back.json.effect, JSON.stringify(back.json.chain)).toBe('allow');
     expect(entryOf(back).state['corp/require-upper']).toMatchObject({ type: 'validation', valid: true });
     expect((await t.get('/healthz')).status).toBe(200);
-    await expectBundleReplays(t, 'remote-cold', 3);
+    await expectBundleReplays(t, 'remote-cold', { remoteAnswers: 3 });
   });
 
   it('a server that lists no interceptor by a picked name fails closed the same way, naming it', async () => {

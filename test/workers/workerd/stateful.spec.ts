@@ -6,16 +6,11 @@
 // and replays to `match` from the recorded state.
 import { abortAllDurableObjects, env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { exportBundle, verifyBundle } from '../../../src/audit/index.js';
 import { fromBase64, utf8 } from '../../../src/canonical/index.js';
-import { parseTrust } from '../../../src/receipt/index.js';
 import type { Json } from '../../../src/interceptors/types.js';
 import { WORKER_CONFIG_DOCUMENT } from '../../../src/worker/config.js';
-import type { LogObjectRpc } from '../../../src/worker/log-object.js';
-import { remoteLogPort } from '../../../src/worker/remote-log.js';
 import { STRIPE } from '../../interceptors/builtin/_secrets.js';
-import { memoryBundle } from './_worker-kit.js';
-import { tenantApp, type TenantApp } from './_tenant-app.js';
+import { expectBundleReplays, tenantApp, type TenantApp } from './_tenant-app.js';
 
 type Decl = { name: string; use?: string; config?: Json };
 
@@ -44,16 +39,6 @@ async function readSecret(t: TenantApp, session: string) {
   expect(res.json.effect, JSON.stringify(res.json)).toBe('allow');
 }
 
-async function expectBundleReplays(t: TenantApp, tenant: string) {
-  const keys = { jwks: await (await t.get('/.well-known/vouch/keys')).json(), vkeys: (await (await t.get('/.well-known/vouch/vkeys')).text()).trim().split('\n') };
-  const { sink, reader } = memoryBundle();
-  const log = remoteLogPort(env.VOUCH_LOG.get(env.VOUCH_LOG.idFromName(tenant)) as unknown as LogObjectRpc, tenant, `test.vouch/${tenant}`);
-  const manifest = await exportBundle(log, sink, { keys, tool: { name: 'vouch', version: 'test' }, payloads: true });
-  const report = await verifyBundle(reader, { trusted: parseTrust(JSON.stringify(keys.jwks)) });
-  expect(report.findings).toEqual([]);
-  expect(report.ok).toBe(true);
-  expect(report.replay).toMatchObject({ mismatch: 0, unreplayable: 0, match: manifest.range.to - 1 });
-}
 
 describe('stateful guards on the Worker (state in Durable Objects)', () => {
   it('relay across servers is denied; writing back to the same server is allowed; another session is clean', async () => {
