@@ -2,6 +2,15 @@
 // vouch's command line. It runs the compiled JavaScript in dist/ (tsc, `npm run build`); in a
 // checkout (src/ present) it first rebuilds dist/ when a source is newer, so edits are never stale.
 import { existsSync } from 'node:fs';
+import { setFlagsFromString } from 'node:v8';
+
+// Cedar's engine is 4 MB of WebAssembly. V8 compiles each of its functions with the baseline
+// compiler on first call, and recompiles the ones that run a lot with the optimizing compiler on
+// background threads. At V8's default budget that recompiling ran all through start-up's policy
+// load, about two seconds of CPU on two cores, and delayed the first decision. A larger budget
+// keeps start-up on baseline code. What decisions run often is still optimized after a few
+// thousand calls (bench/startup.bench.ts, bench/http.bench.ts). Set before anything loads wasm.
+setFlagsFromString('--wasm-tiering-budget=' + (process.env.VOUCH_WASM_TIERING_BUDGET ?? '50000000'));
 
 if (existsSync(new URL('../src/', import.meta.url))) {
   const { buildDist } = await import('../scripts/build-dist.mjs');

@@ -1,20 +1,41 @@
 // Ed25519 signing with node:crypto (NODE-ONLY): the same deterministic RFC 8032 signatures as
 // ed25519.ts (noble), about 20x faster, for the service's checkpoint co-signature.
-import { createPrivateKey, sign } from 'node:crypto';
+import { createPrivateKey, createPublicKey, sign, type KeyObject } from 'node:crypto';
 import { CryptoError } from '../errors.js';
-import { ED25519_SEED_BYTES, ed25519PublicKeyFromSeed } from './ed25519.js';
+import { ED25519_SEED_BYTES } from './ed25519.js';
 import type { Signer } from './types.js';
 
 /** PKCS#8 prefix of an Ed25519 private key (RFC 8410): the 32-byte seed follows. */
 const PKCS8_PREFIX = Uint8Array.from([0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x04, 0x22, 0x04, 0x20]);
 
-export function createNodeEd25519Signer(seed: Uint8Array): Signer {
-  const publicKey = ed25519PublicKeyFromSeed(seed); // checks the seed's size
+function privateKeyOf(seed: Uint8Array): KeyObject {
+  if (!(seed instanceof Uint8Array) || seed.length !== ED25519_SEED_BYTES) throw new CryptoError('ERR_KEY_FORMAT', `Ed25519 seed must be ${ED25519_SEED_BYTES} bytes`);
   const der = new Uint8Array(PKCS8_PREFIX.length + ED25519_SEED_BYTES);
   der.set(PKCS8_PREFIX);
   der.set(seed, PKCS8_PREFIX.length);
-  let key: ReturnType<typeof createPrivateKey> | undefined = createPrivateKey({ key: Buffer.from(der), format: 'der', type: 'pkcs8' });
-  der.fill(0);
+  try {
+    return createPrivateKey({ key: Buffer.from(der), format: 'der', type: 'pkcs8' });
+  } finally {
+    der.fill(0);
+  }
+}
+
+function publicKeyOf(key: KeyObject): Uint8Array {
+  // The raw 32-byte key is the JWK's x (RFC 8037).
+  return new Uint8Array(Buffer.from(createPublicKey(key).export({ format: 'jwk' }).x as string, 'base64url'));
+}
+
+/**
+ * The RFC 8032 public key of a seed, by node:crypto: the same bytes as ed25519.ts's (noble), in
+ * microseconds where noble's first call builds its tables (tens of milliseconds at start-up).
+ */
+export function nodeEd25519PublicKeyFromSeed(seed: Uint8Array): Uint8Array {
+  return publicKeyOf(privateKeyOf(seed));
+}
+
+export function createNodeEd25519Signer(seed: Uint8Array): Signer {
+  let key: KeyObject | undefined = privateKeyOf(seed); // checks the seed's size
+  const publicKey = publicKeyOf(key);
   return {
     alg: 'Ed25519',
     publicKey,

@@ -2,5 +2,5 @@
 // Import from here only in Node entry points (cli/, http/node, store/sqlite), never from the core.
 export { createWorkerSigner, createSignerFromSeed, type WorkerSignerOptions } from './worker-signer.js';
 export { writeKeyFile, readKeyFile, generateSeed } from './key-file.js';
-export { createNodeEd25519Signer } from './node-ed25519.js';
+export { createNodeEd25519Signer, nodeEd25519PublicKeyFromSeed } from './node-ed25519.js';
 export { mldsaBackend, describeMldsaBackend, type MldsaBackend } from './mldsa-backend.js';

@@ -12,6 +12,10 @@ seed.fill(0);
 const opts = deterministic ? { extraEntropy: false } : {};
 
 parentPort.postMessage({ type: 'ready', publicKey });
+// One signature before any is asked for: the first costs ten times the next (the JIT warms up),
+// and the first is a checkpoint some caller waits for. It is made over bytes no note or result
+// can be (a note ends in a newline, a result is a JSON object) and never leaves this thread.
+if (workerData.warm !== false) ml_dsa65.sign(new TextEncoder().encode('vouch: signing-thread warm-up, never published\0'), secretKey, opts);
 parentPort.on('message', (req) => {
   try {
     if (!(req.message instanceof Uint8Array)) throw new TypeError('message must be a Uint8Array');

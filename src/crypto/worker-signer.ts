@@ -14,6 +14,15 @@ export interface WorkerSignerOptions {
   deterministic?: boolean;
   /** The worker script; defaults to sign-worker.mjs next to this file. */
   workerUrl?: URL;
+  /**
+   * The public key the seed gives, when the caller has derived it already (key files read at
+   * start-up): the signer is returned at once and the first sign() waits for the thread, instead
+   * of start-up waiting for the thread to load. The thread derives the key again; a different
+   * key fails every signature with ERR_SIGN_FAILED.
+   */
+  publicKey?: Uint8Array;
+  /** With `publicKey`: start the thread on the first sign() rather than now (nothing may ever sign). */
+  lazy?: boolean;
 }
 
 interface Pending {
@@ -25,20 +34,24 @@ type Reply =
   | { type: 'signed'; id: number; signature: Uint8Array }
   | { type: 'failed'; id: number; error: string };
 
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
 export async function createWorkerSigner(seed: Uint8Array, opts: WorkerSignerOptions = {}): Promise<Signer> {
   if (!(seed instanceof Uint8Array) || seed.length !== MLDSA65_SEED_BYTES) {
     throw new CryptoError('ERR_KEY_FORMAT', `ML-DSA-65 seed must be ${MLDSA65_SEED_BYTES} bytes`);
   }
-  const worker = new Worker(opts.workerUrl ?? new URL('./sign-worker.mjs', import.meta.url), {
-    workerData: { seed: seed.slice(), deterministic: opts.deterministic === true },
-  });
+  const seedCopy = seed.slice();
   const pending = new Map<number, Pending>();
   let nextId = 1;
   let failure: CryptoError | undefined;
   let closed = false;
+  let worker: Worker | undefined;
+  let started: Promise<Uint8Array> | undefined;
 
   // Keep the process alive only while signatures are owed, so a forgotten close() cannot hang a CLI.
-  const settle = (): void => void (pending.size === 0 ? worker.unref() : worker.ref());
+  const settle = (): void => void (pending.size === 0 ? worker?.unref() : worker?.ref());
   const failAll = (reason: string, cause?: unknown): void => {
     failure ??= new CryptoError('ERR_SIGN_FAILED', reason, { cause });
     for (const p of pending.values()) p.reject(failure);
@@ -46,44 +59,75 @@ export async function createWorkerSigner(seed: Uint8Array, opts: WorkerSignerOpt
     settle();
   };
 
-  const publicKey = await new Promise<Uint8Array>((resolve, reject) => {
-    worker.on('message', (msg: Reply) => {
-      if (msg.type === 'ready') return resolve(msg.publicKey);
-      const p = pending.get(msg.id);
-      if (!p) return;
-      pending.delete(msg.id);
-      if (msg.type === 'signed') p.resolve(msg.signature);
-      else p.reject(new CryptoError('ERR_SIGN_FAILED', `ML-DSA-65 signing failed: ${msg.error}`));
+  /** Start the thread; resolves with the public key it derived (checked against opts.publicKey). */
+  const start = (): Promise<Uint8Array> =>
+    (started ??= new Promise<Uint8Array>((resolve, reject) => {
+      const w = new Worker(opts.workerUrl ?? new URL('./sign-worker.mjs', import.meta.url), {
+        workerData: { seed: seedCopy, deterministic: opts.deterministic === true },
+      });
+      seedCopy.fill(0); // workerData was copied into the thread's message
+      worker = w;
+      w.on('message', (msg: Reply) => {
+        if (msg.type === 'ready') {
+          if (opts.publicKey && !sameBytes(msg.publicKey, opts.publicKey)) {
+            failAll('ML-DSA-65 signing worker derived a public key other than the one given: refusing to sign');
+            void w.terminate();
+            return reject(failure);
+          }
+          resolve(msg.publicKey);
+          settle();
+          return;
+        }
+        const p = pending.get(msg.id);
+        if (!p) return;
+        pending.delete(msg.id);
+        if (msg.type === 'signed') p.resolve(msg.signature);
+        else p.reject(new CryptoError('ERR_SIGN_FAILED', `ML-DSA-65 signing failed: ${msg.error}`));
+        settle();
+      });
+      w.on('error', (e) => {
+        failAll(`signing worker crashed: ${e.message}`, e);
+        reject(failure);
+      });
+      w.on('exit', (code) => {
+        failAll(closed ? 'signer is closed' : `signing worker exited with code ${code}`);
+        reject(failure);
+      });
       settle();
-    });
-    worker.on('error', (e) => {
-      failAll(`signing worker crashed: ${e.message}`, e);
-      reject(failure);
-    });
-    worker.on('exit', (code) => {
-      failAll(closed ? 'signer is closed' : `signing worker exited with code ${code}`);
-      reject(failure);
-    });
-  });
-  settle();
+    }));
+
+  let publicKey: Uint8Array;
+  if (opts.publicKey) {
+    publicKey = opts.publicKey.slice();
+    // A failure before the first sign() is reported by that sign(), not as an unhandled rejection.
+    if (!opts.lazy) start().catch(() => undefined);
+  } else {
+    publicKey = await start();
+  }
 
   return {
     alg: 'ML-DSA-65',
     publicKey,
-    sign(message: Uint8Array): Promise<Uint8Array> {
-      if (closed) return Promise.reject(new CryptoError('ERR_SIGN_FAILED', 'signer is closed'));
-      if (failure) return Promise.reject(failure);
+    async sign(message: Uint8Array): Promise<Uint8Array> {
+      if (closed) throw new CryptoError('ERR_SIGN_FAILED', 'signer is closed');
+      if (failure) throw failure;
+      const bytes = message.slice();
+      await start();
+      if (closed) throw new CryptoError('ERR_SIGN_FAILED', 'signer is closed');
+      if (failure) throw failure;
       return new Promise((resolve, reject) => {
         const id = nextId++;
         pending.set(id, { resolve, reject });
         settle();
-        worker.postMessage({ id, message: message.slice() });
+        worker!.postMessage({ id, message: bytes });
       });
     },
     async close(): Promise<void> {
       if (closed) return;
       closed = true;
-      await worker.terminate();
+      seedCopy.fill(0);
+      if (worker) await worker.terminate();
+      failAll('signer is closed');
     },
   };
 }
@@ -95,10 +139,10 @@ export async function createWorkerSigner(seed: Uint8Array, opts: WorkerSignerOpt
  */
 export async function createSignerFromSeed(
   seed: Uint8Array,
-  opts: { thread: boolean; alg?: SignatureAlg; deterministic?: boolean },
+  opts: { thread: boolean; alg?: SignatureAlg; deterministic?: boolean; publicKey?: Uint8Array; lazy?: boolean },
 ): Promise<Signer> {
   const alg = opts.alg ?? 'ML-DSA-65';
   if (alg === 'ML-DSA-65' && !opts.deterministic && mldsaBackend() === 'native') return createNativeMldsaSigner(seed);
-  if (opts.thread && alg === 'ML-DSA-65') return createWorkerSigner(seed, { deterministic: opts.deterministic });
+  if (opts.thread && alg === 'ML-DSA-65') return createWorkerSigner(seed, { deterministic: opts.deterministic, publicKey: opts.publicKey, lazy: opts.lazy });
   return createSigner(alg, seed, { deterministic: opts.deterministic });
 }

@@ -7,7 +7,7 @@ import { readJsonBody } from './body.js';
 import { DEFAULT_LIMITS, type AppDeps, type Caller, type Role } from './deps.js';
 import { errorJson, httpStatusOf } from './errors.js';
 import { JSONRPC, rpcCodeOf } from '../protocol/index.js';
-import { createMcpEndpoint } from './mcp-endpoint.js';
+import type { McpEndpoint } from './mcp-endpoint.js';
 import { challengeFor, metadataDocument, scopesGranting, wwwAuthenticate } from './oauth-metadata.js';
 import { webGuard } from './web-guard.js';
 import { Metrics } from './metrics.js';
@@ -100,7 +100,10 @@ export function createApp(deps: AppDeps, metrics = new Metrics()): VouchApp {
   });
 
   const precheck = registerExecutionRoutes(app, { deps, limits, metrics, withRole });
-  const mcp = createMcpEndpoint();
+  // The MCP SDK loads with the first /mcp request, not at start-up: its modules take longer to
+  // load than the rest of the service, and /v1/authorize, receipts and audit never need them.
+  let mcpEndpoint: Promise<McpEndpoint> | undefined;
+  const mcp = () => (mcpEndpoint ??= import('./mcp-endpoint.js').then((m) => m.createMcpEndpoint()));
 
   app.post('/mcp', async (c) => {
     let body: unknown;
@@ -114,7 +117,7 @@ export function createApp(deps: AppDeps, metrics = new Metrics()): VouchApp {
     }
     const t0 = deps.clock.monotonic();
     const [log, policy] = await Promise.all([deps.logs(caller.tenant), deps.policy(caller.tenant)]);
-    return mcp.handle(c.req.raw, body, {
+    return (await mcp()).handle(c.req.raw, body, {
       principal: caller.principal,
       tenant: caller.tenant,
       roles: caller.roles,

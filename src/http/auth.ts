@@ -3,7 +3,8 @@
 // Claims give principal, tenant and roles; OAuth scopes (the `scope` claim) map to roles through
 // config. As an MCP resource server (RFC 9728/8707), `resource` is this server's URL and, unless
 // `audience` says otherwise, the audience every token must carry.
-import { createLocalJWKSet, createRemoteJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
+// jose loads when a verifier is made (only with auth configured), not with this module.
+import type { JSONWebKeySet } from 'jose';
 import { AccessError, ConfigError, type Issue } from '../errors.js';
 import { isTenant } from '../log/index.js';
 import { parseAllowedOrigins } from './web-guard.js';
@@ -108,13 +109,16 @@ export function createTokenVerifier(cfg: AuthConfig, now: () => Date): TokenVeri
   const audience = cfg.audience ?? cfg.resource;
   // Fail closed: a verifier with no audience would take a token minted for any resource.
   if (!audience) throw new ConfigError('ERR_CONFIG', 'auth: no audience and no resource: tokens for other resources would be accepted', [{ path: '/auth/audience', message: 'required (or resource)' }]);
-  const keys = typeof cfg.jwks === 'string' ? createRemoteJWKSet(new URL(cfg.jwks)) : createLocalJWKSet(cfg.jwks);
+  const jwks = cfg.jwks;
+  const jose = import('jose').then((j) => ({ jwtVerify: j.jwtVerify, keys: typeof jwks === 'string' ? j.createRemoteJWKSet(new URL(jwks)) : j.createLocalJWKSet(jwks) }));
+  jose.catch(() => undefined); // a failure is each verify's (a refused token), never an unhandled rejection
   const names = { principal: cfg.claims?.principal ?? 'sub', tenant: cfg.claims?.tenant ?? 'tenant', roles: cfg.claims?.roles ?? 'roles' };
   return async (authorization) => {
     const m = /^Bearer ([A-Za-z0-9_\-.]+)$/.exec(authorization ?? '');
     if (!m) throw new AccessError('ERR_UNAUTHENTICATED', 'a bearer token is required');
     let payload: Record<string, unknown>;
     try {
+      const { jwtVerify, keys } = await jose;
       ({ payload } = await jwtVerify(m[1], keys, {
         issuer: cfg.issuer,
         audience,

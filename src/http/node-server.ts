@@ -45,6 +45,8 @@ export interface ServeOptions {
   idleCheckpointMs?: number;
   /** Entries per page of the background leaf audit (default 2048). */
   auditPage?: number;
+  /** Milliseconds after a log opens before its background audit starts (default 1000): start-up and the first decisions go first. */
+  auditDelayMs?: number;
   /** OTLP/HTTP collector base URL (`--otlp`): each durable entry exported as a span and a log record. Off when absent. */
   otlp?: string;
   /** Witness config file (`--witnesses FILE`, witness/config.ts); default <data>/witnesses.json when present. Off when neither. */
@@ -93,6 +95,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     monotonic: systemClock.monotonic,
     onBatch: (t, s) => metrics.batch(t, s.entries, s.size, s.coverMs),
     auditPage: opts.auditPage,
+    auditDelayMs: opts.auditDelayMs,
     onAudit: (t, p) => {
       metrics.audit(t, { ...p, failed: !!p.error });
       if (p.error) opts.logLine?.({ level: 'error', msg: 'log audit found a mismatch: signing stopped', tenant: t, code: p.error.code, error: p.error.message });

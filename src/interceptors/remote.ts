@@ -1,9 +1,9 @@
 // Remote interceptors: any SEP-2624 interceptor server reachable over MCP (Streamable HTTP),
 // listed once with `interceptors/list` and merged into the local chain (the SEP's M+N promise).
 // The network call lives in prepare(): its answer is recorded state, so replay never calls out.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import * as z from 'zod';
+// The MCP SDK and zod load on the first connect, not with this module: decide/ imports it on
+// every start-up, and the SDK's modules take longer to load than the rest of the decision path.
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { VouchError } from '../errors.js';
 import type { BaseContext } from './_context.js';
 import { cloneJson, describeError, isPlainObject } from './_json.js';
@@ -43,9 +43,22 @@ function transportFetch(): typeof fetch | undefined {
 }
 
 // Thin handshake schemas (the SDK needs one per request); parseDeclaration and the chain's
-// outcome check do the real validation of this untrusted input.
-const ListResultSchema = z.looseObject({ interceptors: z.array(z.unknown()), nextCursor: z.string().optional() });
-const InvokeResultSchema = z.looseObject({ type: z.string(), phase: z.string() });
+// outcome check do the real validation of this untrusted input. Built with the SDK, on first use.
+interface Sdk {
+  Client: typeof import('@modelcontextprotocol/sdk/client/index.js').Client;
+  StreamableHTTPClientTransport: typeof import('@modelcontextprotocol/sdk/client/streamableHttp.js').StreamableHTTPClientTransport;
+  ListResultSchema: ReturnType<typeof listResultSchema>;
+  InvokeResultSchema: ReturnType<typeof invokeResultSchema>;
+}
+const listResultSchema = (z: typeof import('zod')) => z.looseObject({ interceptors: z.array(z.unknown()), nextCursor: z.string().optional() });
+const invokeResultSchema = (z: typeof import('zod')) => z.looseObject({ type: z.string(), phase: z.string() });
+let sdk: Promise<Sdk> | undefined;
+function loadSdk(): Promise<Sdk> {
+  return (sdk ??= (async () => {
+    const [client, http, z] = await Promise.all([import('@modelcontextprotocol/sdk/client/index.js'), import('@modelcontextprotocol/sdk/client/streamableHttp.js'), import('zod')]);
+    return { Client: client.Client, StreamableHTTPClientTransport: http.StreamableHTTPClientTransport, ListResultSchema: listResultSchema(z), InvokeResultSchema: invokeResultSchema(z) };
+  })());
+}
 
 /**
  * Connect, list, and return one Interceptor per remote interceptor. Names are kept as the
@@ -54,6 +67,7 @@ const InvokeResultSchema = z.looseObject({ type: z.string(), phase: z.string() }
  */
 export async function connectRemoteInterceptors(opts: RemoteOptions): Promise<RemoteInterceptors> {
   const timeout = opts.timeoutMs ?? DEFAULT_REMOTE_TIMEOUT_MS;
+  const { Client, StreamableHTTPClientTransport } = await loadSdk();
   const client = new Client({ name: 'vouch', version: '0.1.0' }, { capabilities: {} });
   const transport = new StreamableHTTPClientTransport(new URL(opts.url), { requestInit: { headers: { ...opts.headers } }, fetch: transportFetch() });
   try {
@@ -76,7 +90,7 @@ async function listRemote(client: Client, timeout: number): Promise<InterceptorD
   let cursor: string | undefined;
   for (let page = 0; page < MAX_LIST_PAGES; page++) {
     const params = cursor === undefined ? {} : { cursor };
-    const res = await client.request({ method: 'interceptors/list', params }, ListResultSchema, { timeout });
+    const res = await client.request({ method: 'interceptors/list', params }, (await loadSdk()).ListResultSchema, { timeout });
     const base = out.length;
     res.interceptors.forEach((raw, i) => out.push(parseDeclaration(raw, `/interceptors/${base + i}`)));
     cursor = res.nextCursor;
@@ -116,7 +130,7 @@ function remoteInterceptor(client: Client, descriptor: InterceptorDescriptor, ti
       try {
         const { signal, ...base } = ctx;
         const params = { name, event: ctx.event, phase: ctx.phase, payload: payload as Json, context: wireContext(base) };
-        const res = await client.request({ method: 'interceptor/invoke', params }, InvokeResultSchema, { signal, timeout });
+        const res = await client.request({ method: 'interceptor/invoke', params }, (await loadSdk()).InvokeResultSchema, { signal, timeout });
         const { _meta: _ignored, ...result } = res as Record<string, unknown>;
         return cloneJson(result);
       } catch (e) {

@@ -8,7 +8,7 @@ export type { LogWriter } from './writer.js';
 export { assertTenant, isTenant, logOriginOf, TENANT_RE } from './origin.js';
 export { Appender, type Appended, type AppenderOptions, type BatchStats, type Durable, type LogAppender, type LogHealth, type SignedTree } from './appender.js';
 export { DEFAULT_PACING, type Pacing } from './pacing.js';
-export { auditLeaves, type AuditProgress, type LeafAuditOptions } from './leaf-audit.js';
+export { auditLeaves, DEFAULT_AUDIT_DELAY_MS, type AuditProgress, type LeafAuditOptions } from './leaf-audit.js';
 export { checkSignedTree } from './open-check.js';
 export { verifyLog, type Finding, type FindingKind, type LogReport, type VerifyLogOptions } from './verify-log.js';
 export type { Attachment, Batch, EntryBatch, LogStorage, StoredCheckpoint, StoredEntry } from './storage.js';

@@ -33,6 +33,9 @@ export interface LeafAuditOptions {
 const immediate = (): Promise<void> => new Promise((r) => setImmediate(r));
 
 /** Audit entries [0, size) of `storage` against the signed `root` of that size. */
+/** How long after a log opens its background audit starts, by default (log-thread-host.ts). */
+export const DEFAULT_AUDIT_DELAY_MS = 1000;
+
 export async function auditLeaves(storage: LogStorage, signed: { size: number; root: Hash }, opts: LeafAuditOptions): Promise<AuditProgress> {
   const page = opts.page ?? 2048;
   const pause = opts.pause ?? immediate;

@@ -3,7 +3,8 @@
 // error denies (fail closed), even where Cedar itself would skip the erroring policy.
 import { digestJson, type Json } from '../canonical/index.js';
 import type { Issue } from '../errors.js';
-import { authorizePreparsed, preparsePolicies, readAnnotations, splitPolicyText, validatePolicies, type EngineEntity, type EngineProblem } from './cedar-engine.js';
+import { annotationsOf } from './annotations.js';
+import { authorizePreparsed, preparsePolicies, splitPolicyText, validatePolicies, type EngineEntity, type EngineProblem } from './cedar-engine.js';
 import { toCedarRecord } from './cedar-values.js';
 import { PolicyLoadError } from './policy-error.js';
 import { actionEntitiesOf } from './schema-actions.js';
@@ -44,7 +45,7 @@ function indexPolicies(text: string, parts: string[], issues: Issue[]): { byId: 
   const byId = new Map<string, string>();
   const starts = new Map<string, number>();
   positionParts(text, parts).forEach(({ part, at }, i) => {
-    const ann = readAnnotations(part);
+    const ann = annotationsOf(part);
     if (!ann.ok) {
       issues.push(...ann.problems.map((p) => policyIssue(text, at >= 0 ? at : undefined, p)));
       return;

@@ -34,7 +34,10 @@ export interface RotationResult {
 const same = (a: PublicKey[], b: PublicKey[]) => a.length === b.length && a.every((k) => b.some((x) => sameKey(k, x)));
 
 async function signerSet(seeds: KeySeeds, thread: boolean): Promise<SignerSet> {
-  const signers: Signer[] = [await createSignerFromSeed(seeds.mldsaSeed, { thread })];
+  // This thread signs seldom (results, key entries): its signing thread starts on the first
+  // signature, not at start-up. The key files' public key is checked against the thread's own.
+  const publicKey = seeds.keys.find((k) => k.alg === 'ML-DSA-65')?.publicKey;
+  const signers: Signer[] = [await createSignerFromSeed(seeds.mldsaSeed, { thread, publicKey, lazy: true })];
   if (seeds.ed25519Seed) signers.push(createNodeEd25519Signer(seeds.ed25519Seed));
   return { ...seeds, signers };
 }

@@ -4,8 +4,8 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { toHex } from '../canonical/index.js';
-import { createEd25519Verifier, createMldsaVerifier, createVerifier, ed25519PublicKeyFromSeed, mldsaKeyFromSeed, noteKeyId, toJwks, type Jwks, type Signer } from '../crypto/index.js';
-import { createNodeEd25519Signer, createSignerFromSeed, generateSeed, readKeyFile, writeKeyFile } from '../crypto/node.js';
+import { createEd25519Verifier, createMldsaVerifier, createVerifier, mldsaKeyFromSeed, noteKeyId, toJwks, type Jwks, type Signer } from '../crypto/index.js';
+import { createNodeEd25519Signer, createSignerFromSeed, generateSeed, nodeEd25519PublicKeyFromSeed, readKeyFile, writeKeyFile } from '../crypto/node.js';
 import { ConfigError, StoreError } from '../errors.js';
 import { Appender, assertTenant, isTenant, logOriginOf, formatVkey, noteSignerFor, noteVerifierFor, type BatchStats, type HistoryKey, type KeyHistory, type LogAppender, type NoteSigner, type NoteVerifier } from '../log/index.js';
 import { acquireLogLock, type LogLock } from './lock.js';
@@ -120,6 +120,8 @@ export interface OpenOptions {
   onAudit?: LogThreadOptions['onAudit'];
   /** With a log thread: entries per page of that audit. */
   auditPage?: number;
+  /** With a log thread: milliseconds after a log opens before its audit starts. */
+  auditDelayMs?: number;
   monotonic?: () => number;
   maxBatch?: number;
 }
@@ -135,7 +137,7 @@ export async function openDataDir(dir: string, opts: OpenOptions = {}): Promise<
   let thread: LogThread | undefined;
   if (opts.logThread) {
     try {
-      thread = await startLogThread({ keyName, mldsaSeed: loaded.mldsaSeed, ed25519Seed: loaded.ed25519Seed, maxBatch: opts.maxBatch, onBatch: opts.onBatch, onAudit: opts.onAudit, auditPage: opts.auditPage });
+      thread = await startLogThread({ keyName, mldsaSeed: loaded.mldsaSeed, mldsaPublicKey: loaded.keys.find((k) => k.alg === 'ML-DSA-65')?.publicKey, ed25519Seed: loaded.ed25519Seed, maxBatch: opts.maxBatch, onBatch: opts.onBatch, onAudit: opts.onAudit, auditPage: opts.auditPage, auditDelayMs: opts.auditDelayMs });
     } catch (e) {
       await keeper.close();
       throw e;
@@ -288,7 +290,7 @@ export function loadKeys(dir: string, keyName = DEFAULT_KEY_NAME): { keys: KeyIn
   if (existsSync(paths.ed25519)) {
     const ed = readKeyFile(paths.ed25519);
     if (ed.alg !== 'Ed25519') throw new ConfigError('ERR_CONFIG', `${paths.ed25519} holds a ${ed.alg} key, not Ed25519`);
-    const pub = ed25519PublicKeyFromSeed(ed.seed);
+    const pub = nodeEd25519PublicKeyFromSeed(ed.seed);
     keys.push(keyInfo('Ed25519', keyName, pub));
     verifiers.push(noteVerifierFor(keyName, createEd25519Verifier(pub)));
     ed25519Seed = ed.seed;

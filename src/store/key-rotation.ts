@@ -6,7 +6,8 @@
 import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readdirSync, renameSync, rmdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { ed25519PublicKeyFromSeed, mldsaKeyFromSeed } from '../crypto/index.js';
+import { mldsaKeyFromSeed } from '../crypto/index.js';
+import { nodeEd25519PublicKeyFromSeed } from '../crypto/node.js';
 import { generateSeed, readKeyFile, writeKeyFile } from '../crypto/node.js';
 import { ConfigError } from '../errors.js';
 import type { PublicKey } from '../log/index.js';
@@ -28,7 +29,7 @@ export function rotationPending(dir: string): boolean {
 
 export function publicKeysOfSeeds(mldsaSeed: Uint8Array, ed25519Seed?: Uint8Array): PublicKey[] {
   const keys: PublicKey[] = [{ alg: 'ML-DSA-65', publicKey: mldsaKeyFromSeed(mldsaSeed).publicKey }];
-  if (ed25519Seed) keys.push({ alg: 'Ed25519', publicKey: ed25519PublicKeyFromSeed(ed25519Seed) });
+  if (ed25519Seed) keys.push({ alg: 'Ed25519', publicKey: nodeEd25519PublicKeyFromSeed(ed25519Seed) });
   return keys;
 }
 

@@ -6,14 +6,16 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
 import { createEd25519Verifier, createMldsaVerifier, type Signer } from '../crypto/index.js';
 import { createNodeEd25519Signer, createSignerFromSeed } from '../crypto/node.js';
-import { Appender, auditLeaves, noteSignerFor, noteVerifierFor, type Appended, type Durable, type NoteSigner, type NoteVerifier } from '../log/index.js';
+import { Appender, auditLeaves, DEFAULT_AUDIT_DELAY_MS, noteSignerFor, noteVerifierFor, type Appended, type Durable, type NoteSigner, type NoteVerifier } from '../log/index.js';
 import { toWireError, type Answers, type HostMessage, type LogThreadData, type MainMessage, type WireError } from './log-thread-protocol.js';
 import type { LogStore } from './port.js';
 import { openSqliteStore } from './sqlite.js';
 
 const port = parentPort!;
 const data = workerData as LogThreadData;
-const mldsa = await createSignerFromSeed(data.mldsaSeed, { thread: true });
+// With the public key given, the signing thread loads while logs are opened and checked; the
+// first checkpoint waits for it, and a key it derives otherwise fails every signature.
+const mldsa = await createSignerFromSeed(data.mldsaSeed, { thread: true, publicKey: data.mldsaPublicKey });
 const signers: Signer[] = [mldsa];
 if (data.ed25519Seed) signers.push(createNodeEd25519Signer(data.ed25519Seed));
 data.mldsaSeed.fill(0);
@@ -106,8 +108,19 @@ function open(tenant: string, path: string, origin: string, keys: ReturnType<typ
   }
 }
 
-/** Background audit of the stored leaves (leaf-audit.ts): between appends, a page at a time; a mismatch halts signing. */
+/**
+ * Background audit of the stored leaves (leaf-audit.ts): between appends, a page at a time; a
+ * mismatch halts signing. It starts a moment after the log opens: on two cores, an audit running
+ * from the first millisecond took CPU from start-up and delayed the first decision by about half
+ * a second (bench/startup.bench.ts). Its progress shows 0 of the signed size meanwhile.
+ */
 function audit(tenant: string, appender: Appender, store: LogStore): void {
+  send({ t: 'audit', tenant, checked: 0, total: appender.opened.size, complete: false });
+  const timer = setTimeout(() => runAudit(tenant, appender, store), data.auditDelayMs ?? DEFAULT_AUDIT_DELAY_MS);
+  timer.unref?.();
+}
+
+function runAudit(tenant: string, appender: Appender, store: LogStore): void {
   void auditLeaves(store, appender.opened, {
     page: data.auditPage,
     hashLeaf: nativeLeafHash,

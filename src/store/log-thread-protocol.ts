@@ -14,12 +14,15 @@ export interface WireError {
 export interface LogThreadData {
   keyName: string;
   mldsaSeed: Uint8Array;
+  /** The seed's public key, derived by the parent: the writer starts without waiting for its signing thread. */
+  mldsaPublicKey?: Uint8Array;
   ed25519Seed?: Uint8Array;
   maxBatch?: number;
   /** Pacing overrides (log/pacing.ts); absent: the defaults every appender uses. */
   minIntervalMs?: number;
   maxCoverageMs?: number;
   auditPage?: number;
+  auditDelayMs?: number;
 }
 
 export interface DurableItem {

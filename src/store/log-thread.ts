@@ -14,6 +14,8 @@ import { fromWireError, type Answers, type HostMessage, type LogThreadData, type
 export interface LogThreadOptions {
   keyName: string;
   mldsaSeed: Uint8Array;
+  /** The seed's public key (the key files'): the writer then starts without waiting for its signing thread. */
+  mldsaPublicKey?: Uint8Array;
   ed25519Seed?: Uint8Array;
   maxBatch?: number;
   /** Pacing overrides (log/pacing.ts): absent, the one default policy of every appender. */
@@ -22,6 +24,8 @@ export interface LogThreadOptions {
   onBatch?: (tenant: string, stats: BatchStats) => void;
   /** Entries per page of the background audit (default 2048). */
   auditPage?: number;
+  /** Milliseconds after a log opens before its audit starts (default DEFAULT_AUDIT_DELAY_MS). */
+  auditDelayMs?: number;
   /** Progress of each log's background audit of its stored leaves (leaf-audit.ts). */
   onAudit?: (tenant: string, progress: Omit<AuditProgress, 'error'> & { error?: VouchError }) => void;
   /** The host script; defaults to log-thread-worker.mjs next to this file. */
@@ -74,7 +78,7 @@ export async function startLogThread(opts: LogThreadOptions): Promise<LogThread>
   // (tests, tsx) the .mjs entry registers tsx in the thread first.
   const entry = import.meta.url.endsWith('.js') ? './log-thread-host.js' : './log-thread-worker.mjs';
   const worker = new Worker(opts.workerUrl ?? new URL(entry, import.meta.url), {
-    workerData: { keyName: opts.keyName, mldsaSeed: opts.mldsaSeed.slice(), ed25519Seed: opts.ed25519Seed?.slice(), maxBatch: opts.maxBatch, minIntervalMs: opts.minIntervalMs, maxCoverageMs: opts.maxCoverageMs, auditPage: opts.auditPage } satisfies LogThreadData,
+    workerData: { keyName: opts.keyName, mldsaSeed: opts.mldsaSeed.slice(), mldsaPublicKey: opts.mldsaPublicKey?.slice(), ed25519Seed: opts.ed25519Seed?.slice(), maxBatch: opts.maxBatch, minIntervalMs: opts.minIntervalMs, maxCoverageMs: opts.maxCoverageMs, auditPage: opts.auditPage, auditDelayMs: opts.auditDelayMs } satisfies LogThreadData,
   });
   const owed = new Map<number, Owed>();
   const opening = new Map<string, { resolve: () => void; reject: (e: unknown) => void }>();

@@ -67,6 +67,36 @@ describe('createWorkerSigner', () => {
     }
   });
 
+  it('with the public key given, returns at once and signs once the thread is up (lazy or not)', async () => {
+    const pub = createMldsaSigner(seed).publicKey;
+    for (const lazy of [false, true]) {
+      const w = await createWorkerSigner(seed, { publicKey: pub, lazy });
+      try {
+        expect(w.publicKey).toEqual(pub);
+        const sig = await w.sign(msg(7));
+        expect(verifyMldsa(pub, msg(7), sig)).toBe(true);
+      } finally {
+        await w.close?.();
+      }
+    }
+    // A lazy signer that never signed closes without ever starting a thread, and then refuses.
+    const idle = await createWorkerSigner(seed, { publicKey: pub, lazy: true });
+    await idle.close?.();
+    await expect(idle.sign(msg(1))).rejects.toMatchObject({ code: 'ERR_SIGN_FAILED' });
+  });
+
+  it('refuses to sign when the thread derives a public key other than the one given (a swapped key file)', async () => {
+    const other = createMldsaSigner(new Uint8Array(32).fill(1)).publicKey;
+    const w = await createWorkerSigner(seed, { publicKey: other });
+    try {
+      const results = await Promise.allSettled([w.sign(msg(1)), w.sign(msg(2))]);
+      for (const r of results) expect(r).toMatchObject({ status: 'rejected', reason: { code: 'ERR_SIGN_FAILED' } });
+      await expect(w.sign(msg(3))).rejects.toThrow(/other than the one given/);
+    } finally {
+      await w.close?.();
+    }
+  });
+
   it('refuses a bad seed before starting a thread', async () => {
     await expect(createWorkerSigner(new Uint8Array(16))).rejects.toMatchObject({ code: 'ERR_KEY_FORMAT' });
   });
