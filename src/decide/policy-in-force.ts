@@ -6,7 +6,7 @@ import { canonicalBytes, digestBytes, parseJson, utf8, type Digest } from '../ca
 import { ConfigError, StoreError } from '../errors.js';
 import type { StateStores } from '../interceptors/builtin/types.js';
 import type { Json } from '../interceptors/types.js';
-import { resolveConfigDocument } from '../policy/index.js';
+import { cedarVersion, resolveConfigDocument } from '../policy/index.js';
 import type { LogWriter } from '../log/index.js';
 import { newestPolicyRecord, recordPolicyEntry, type PolicyStore } from './policy-record.js';
 
@@ -36,7 +36,9 @@ export async function loadPinnedPolicy(store: PolicyStore & DocumentStore, state
   if (!rec?.pinned) return undefined;
   const chainBytes = documentOf(store, rec.chain, 'chain');
   documentOf(store, rec.policySet, 'policy-set');
-  const resolved = resolveConfigDocument(parseJson(utf8.decode(chainBytes)) as Json);
+  // The entry says this engine validated the policy set when it was put in force: not again (policy-set.ts).
+  const sameEngine = (rec.engines as { cedar?: unknown } | undefined)?.cedar === cedarVersion;
+  const resolved = resolveConfigDocument(parseJson(utf8.decode(chainBytes)) as Json, { validated: (d) => sameEngine && d === rec.policySet });
   if (resolved.chainDigest !== rec.chain || resolved.policyDigest !== rec.policySet) throw inconsistent(`the stored chain document does not rebuild to the pinned ${rec.chain}`);
   return activatePolicy(resolved, { state, remote });
 }

@@ -2,13 +2,14 @@
 // graceful shutdown (stop accepting, finish the batch in flight, close the databases).
 import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
-import { activatePolicy, type Activated, loadPinnedPolicy, recordActivation } from '../decide/index.js';
+import { activatePolicy, type Activated, loadPinnedPolicy, newestPolicyRecord, recordActivation } from '../decide/index.js';
+import { cedarVersion } from '../policy/index.js';
 import { parseCallerKeys } from '../receipt/index.js';
 import { ConfigError } from '../errors.js';
 import { createMemoryStateStores } from '../interceptors/builtin/index.js';
 import { defaultConfigPath, loadConfigFile } from '../policy/load-config.js';
 import { logPortOf, type LogPort } from '../store/log-port.js';
-import { initDataDir, listTenants, openDataDir, type DataDir } from '../store/node.js';
+import { initDataDir, listTenants, logPath, openDataDir, openSqliteStore, type DataDir } from '../store/node.js';
 import { createLogLifecycle } from './log-lifecycle.js';
 import { describeMldsaBackend } from '../crypto/node.js';
 import { systemClock } from '../clock.js';
@@ -24,6 +25,40 @@ import type { OtelExporter } from '../observe/otel.js';
 import { openNodeWitnessing, readWitnessingConfig, type NodeWitnessing } from '../witness/node-log.js';
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|localhost|::1)$/;
+
+/** Logs looked at for policies already validated (a few: the check is a cache, not a scan). */
+const VALIDATED_LOGS_READ = 8;
+
+/**
+ * The policy sets the newest `policy` entries of the logs here say this Cedar version validated
+ * when they were put in force: start-up skips validating them again (policy/policy-set.ts), the
+ * largest part of loading the policy. Read-only, a few indexed reads a log; anything unreadable or
+ * inconsistent is no evidence, and the policy is validated as usual. Someone who can edit the
+ * files gains nothing by forging an entry: validation is the author's check, not a guard (a policy
+ * that fails it still evaluates, and every evaluation error denies), and they could as well write
+ * a valid policy into the config.
+ */
+export function validatedPolicySets(data: string): Set<string> {
+  const out = new Set<string>();
+  for (const tenant of listTenants(data).slice(0, VALIDATED_LOGS_READ)) {
+    let store: ReturnType<typeof openSqliteStore> | undefined;
+    try {
+      store = openSqliteStore(logPath(data, tenant), { readonly: true });
+      const rec = newestPolicyRecord(store);
+      const engines = rec?.engines as { cedar?: unknown } | undefined;
+      if (rec && engines?.cedar === cedarVersion) out.add(rec.policySet);
+    } catch {
+      /* no evidence */
+    } finally {
+      try {
+        store?.close();
+      } catch {
+        /* closing a read-only handle */
+      }
+    }
+  }
+  return out;
+}
 
 export interface ServeOptions {
   data: string;
@@ -111,7 +146,8 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const retired: Activated[] = [];
   const configPath = opts.config ?? defaultConfigPath(opts.data);
   try {
-    policy = await activatePolicy(await loadConfigFile(configPath), { state, remote: 'connect' });
+    const validated = validatedPolicySets(opts.data);
+    policy = await activatePolicy(await loadConfigFile(configPath, { validated: (d) => validated.has(d) }), { state, remote: 'connect' });
   } catch (e) {
     await (await opening.catch(() => undefined))?.close();
     await otel?.shutdown();

@@ -4,7 +4,7 @@ import { digestJson, type Digest, type Json } from '../canonical/index.js';
 import { ConfigError } from '../errors.js';
 import { parseConfig } from './config.js';
 import type { VouchConfig } from './config-types.js';
-import { loadPolicySet } from './policy-set.js';
+import { loadPolicySet, type LoadPolicyOptions } from './policy-set.js';
 import type { PolicySet, PolicySource } from './types.js';
 
 export interface ResolvedConfig {
@@ -32,7 +32,7 @@ export function buildResolvedDocument(config: VouchConfig, source: PolicySource)
  * Rebuild everything from a stored resolved document: no file access. Throws ConfigError
  * (ERR_CONFIG) for a bad document, PolicyLoadError (ERR_POLICY) for a bad policy set.
  */
-export function resolveConfigDocument(resolved: Json): ResolvedConfig {
+export function resolveConfigDocument(resolved: Json, opts: LoadPolicyOptions = {}): ResolvedConfig {
   const parsed = parseConfig(resolved);
   if (parsed.policies && 'files' in parsed.policies) {
     throw new ConfigError('ERR_CONFIG', 'a resolved config inlines its policies; policies.files needs loadConfigFile', [
@@ -41,7 +41,7 @@ export function resolveConfigDocument(resolved: Json): ResolvedConfig {
   }
   const policySource: PolicySource = parsed.policies?.inline ?? { policies: '' };
   const document = buildResolvedDocument(parsed, policySource);
-  const policySet = loadPolicySet(policySource);
+  const policySet = loadPolicySet(policySource, opts);
   return {
     config: parseConfig(document),
     chainDigest: digestJson(document),

@@ -3,7 +3,7 @@
 // load-config.ts, imported by its path, not from here.
 export type { EntityRef, AuthzRequest, AuthzResult, PolicySource, PolicySet } from './types.js';
 export { cedarVersion, cedarLangVersion } from './cedar-engine.js';
-export { loadPolicySet } from './policy-set.js';
+export { loadPolicySet, type LoadPolicyOptions } from './policy-set.js';
 export { PolicyLoadError } from './policy-error.js';
 export { toCedarValue, toCedarRecord, type CedarValue } from './cedar-values.js';
 export { resourceOf, argumentsOf, buildAuthzRequest, isPathKey, LIST_TO_CALL, PATH_CHECKED_EVENTS, pathArgumentsOf, type RequestFacts } from './entity-model.js';

@@ -11,6 +11,7 @@ import { parseConfig } from './config.js';
 import { buildResolvedDocument, resolveConfigDocument, type ResolvedConfig } from './config-resolve.js';
 import { formatOf, parseConfigText } from './config-text.js';
 import { PolicyLoadError } from './policy-error.js';
+import type { LoadPolicyOptions } from './policy-set.js';
 import type { PolicySource } from './types.js';
 
 /** The example config shipped with vouch: the default when a data directory has none. */
@@ -54,6 +55,28 @@ function readSchema(text: string, file: string, issues: Issue[]): Json | undefin
   return undefined;
 }
 
+/**
+ * The files a config file is made of (itself, then the policy files and schema it names, as
+ * absolute paths), read without loading the policy: what `vouch serve` watches for edits.
+ * A file that does not parse is just itself.
+ */
+export async function configFilesOf(path: string): Promise<string[]> {
+  const file = resolve(path);
+  const files = [file];
+  try {
+    const text = await readText(file, '', []);
+    if (text === undefined) return files;
+    const p = parseConfig(parseConfigText(text, formatOf(file), file)).policies;
+    if (p && 'files' in p) {
+      for (const f of p.files) files.push(resolve(dirname(file), f));
+      if (p.schema) files.push(resolve(dirname(file), p.schema));
+    }
+  } catch {
+    // a bad file: only the file itself
+  }
+  return files;
+}
+
 /** Rewrite `line N:C` of the joined policy text to the file and line it came from. */
 function mapToFiles(e: PolicyLoadError, files: string[], firstLines: number[]): PolicyLoadError {
   return new PolicyLoadError(
@@ -68,7 +91,7 @@ function mapToFiles(e: PolicyLoadError, files: string[], firstLines: number[]): 
   );
 }
 
-export async function loadConfigFile(path: string): Promise<ResolvedConfig> {
+export async function loadConfigFile(path: string, opts: LoadPolicyOptions = {}): Promise<ResolvedConfig> {
   const file = resolve(path);
   const issues: Issue[] = [];
   const text = await readText(file, '', issues);
@@ -80,7 +103,7 @@ export async function loadConfigFile(path: string): Promise<ResolvedConfig> {
     if (e instanceof ConfigError && !e.message.startsWith(file)) throw new ConfigError('ERR_CONFIG', `${file}: ${e.message}`, e.issues, { cause: e });
     throw e;
   }
-  if (!config.policies || 'inline' in config.policies) return resolveConfigDocument(buildResolvedDocument(config, config.policies?.inline ?? { policies: '' }));
+  if (!config.policies || 'inline' in config.policies) return resolveConfigDocument(buildResolvedDocument(config, config.policies?.inline ?? { policies: '' }), opts);
 
   const base = dirname(file);
   const { files, schema: schemaPath } = config.policies;
@@ -105,7 +128,7 @@ export async function loadConfigFile(path: string): Promise<ResolvedConfig> {
   }
   const source: PolicySource = { policies: (texts as string[]).join('\n'), ...(schema !== undefined && { schema }) };
   try {
-    return resolveConfigDocument(buildResolvedDocument(config, source));
+    return resolveConfigDocument(buildResolvedDocument(config, source), opts);
   } catch (e) {
     if (e instanceof PolicyLoadError) throw mapToFiles(e, files, firstLines);
     throw e;

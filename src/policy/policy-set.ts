@@ -65,8 +65,19 @@ function isJsonObject(v: unknown): v is { [k: string]: Json } {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+export interface LoadPolicyOptions {
+  /**
+   * Policy-set digests known to have passed this engine's validation already: a log's `policy`
+   * entry records each activation with the Cedar version that validated it (node-server.ts reads
+   * them). Validation is a pure function of the text, the schema and the engine version, so it is
+   * skipped for these; parsing, ids and preparsing are not. Validation is the author's check, not a
+   * guard: a policy that would fail it still evaluates, and any evaluation error denies.
+   */
+  validated?: (digest: string) => boolean;
+}
+
 /** Parse, validate and preparse a policy set. Throws PolicyLoadError (ERR_POLICY) listing every problem. */
-export function loadPolicySet(source: PolicySource): PolicySet {
+export function loadPolicySet(source: PolicySource, opts: LoadPolicyOptions = {}): PolicySet {
   const issues: Issue[] = [];
   if (typeof source?.policies !== 'string') throw new PolicyLoadError([{ path: '/policies', message: 'must be Cedar policy text (a string)' }]);
   const schema = source.schema;
@@ -80,7 +91,10 @@ export function loadPolicySet(source: PolicySource): PolicySet {
     issues.push({ path: '/policies', message: `${split.value.templates.length} template(s) found: templates are not supported, write static policies` });
   }
   const { byId, ids, starts } = indexPolicies(text, split.value.policies, issues);
-  if (schema !== undefined && isJsonObject(schema)) {
+  // A private copy: the digest must keep describing what was parsed, whatever the caller mutates later.
+  const doc: PolicySource = schema === undefined ? { policies: text } : { policies: text, schema: structuredClone(schema) };
+  const digest = digestJson(doc);
+  if (schema !== undefined && isJsonObject(schema) && !(issues.length === 0 && opts.validated?.(digest))) {
     const v = validatePolicies(byId, schema);
     if (!v.ok) {
       // The engine reports in no fixed order; sort by place in the file for a stable message.
@@ -95,9 +109,6 @@ export function loadPolicySet(source: PolicySource): PolicySet {
   }
   if (issues.length > 0) throw new PolicyLoadError(issues);
 
-  // A private copy: the digest must keep describing what was parsed, whatever the caller mutates later.
-  const doc: PolicySource = schema === undefined ? { policies: text } : { policies: text, schema: structuredClone(schema) };
-  const digest = digestJson(doc);
   // Content-addressed cache key: loading the same document twice reuses the same parse.
   const pre = preparsePolicies(digest, byId);
   if (!pre.ok) throw new PolicyLoadError(pre.problems.map((p) => policyIssue(text, undefined, p)));

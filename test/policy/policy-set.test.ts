@@ -131,6 +131,25 @@ permit(principal, action == Action::"tools/cal", resource);`;
     }
   });
 
+  it('skips validation only for a digest the caller says this engine validated; parsing, ids and denial of errors stay', () => {
+    // Fails validation (context.nope is not in the schema): refused unless its digest is named.
+    const bad = `${policies}\n@id("nope")\npermit(principal, action == Action::"tools/call", resource) when { context.nope == 1 };`;
+    const digest = digestJson({ policies: bad, schema });
+    expect(() => loadPolicySet({ policies: bad, schema }, { validated: (d) => d !== digest })).toThrow(expect.objectContaining({ code: 'ERR_POLICY' }));
+    const seen: string[] = [];
+    const ps = loadPolicySet({ policies: bad, schema }, { validated: (d) => (seen.push(d), d === digest) });
+    expect(seen).toEqual([digest]);
+    expect(ps.digest).toBe(digest);
+    expect(ps.policyIds).toContain('nope');
+    // Evaluating the policy that would have failed validation errors, and an error denies.
+    const r = ps.authorize({ principal: { type: 'User', id: 'alice' }, action: { type: 'Action', id: 'tools/call' }, resource: { type: 'Tool', id: 'echo' }, context: {} });
+    expect(r.decision).toBe('deny');
+    expect(r.errors.join('\n')).toMatch(/nope/);
+    // Syntax is never taken on trust: a digest named as validated still has to parse.
+    const broken = 'permit(principal, action, resource)\nforbid(principal action);';
+    expect(() => loadPolicySet({ policies: broken, schema }, { validated: () => true })).toThrow(expect.objectContaining({ code: 'ERR_POLICY' }));
+  });
+
   it('reports a syntax error with its line', () => {
     expect(() => loadPolicySet({ policies: 'permit(principal, action, resource)\nforbid(principal action);' })).toThrow(
       expect.objectContaining({ code: 'ERR_POLICY', issues: [expect.objectContaining({ path: '/policies', message: expect.stringMatching(/^line 2:7: /) })] }),

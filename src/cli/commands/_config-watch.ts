@@ -2,8 +2,7 @@
 // the policy changes only through a `policy` entry. Watch the files and say so, once per edit,
 // with the way to put the edited file in force. Stat polling: editors that replace files are seen.
 import { unwatchFile, watchFile, type Stats } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { loadConfigFile } from '../../policy/load-config.js';
+import { configFilesOf, loadConfigFile } from '../../policy/load-config.js';
 
 export interface WatchTarget {
   config: string;
@@ -14,21 +13,12 @@ export interface WatchTarget {
   warn(w: { msg: string; tenant?: string; fileChain?: string; chain?: string; error?: string }): void;
   hint(tenant: string): string;
   intervalMs?: number;
+  /** When the first comparison of the file with what was loaded runs (default 2000 ms after the watch starts). */
+  initialCheckMs?: number;
 }
 
-async function filesOf(config: string): Promise<string[]> {
-  const files = [resolve(config)];
-  try {
-    const p = (await loadConfigFile(config)).config.policies;
-    if (p && 'files' in p) {
-      for (const f of p.files) files.push(resolve(dirname(config), f));
-      if (p.schema) files.push(resolve(dirname(config), p.schema));
-    }
-  } catch {
-    // the service could not start on a bad file; only the file itself is watched then
-  }
-  return files;
-}
+// The files are listed without loading the policy (no Cedar work beside the first decisions).
+const filesOf = configFilesOf;
 
 /** Start watching; returns the function that stops it. */
 export async function watchConfig(t: WatchTarget): Promise<() => void> {
@@ -69,8 +59,12 @@ export async function watchConfig(t: WatchTarget): Promise<() => void> {
     for (const f of files) watchFile(f, { interval: t.intervalMs ?? 1000, persistent: false }, onChange);
   };
   rewatch(files);
-  await check(true);
+  // The edit made between start-up's load and the watch is caught a moment later, not in the
+  // middle of the first decisions: the check loads the whole policy again.
+  const initial = setTimeout(() => void check(true).catch(() => undefined), t.initialCheckMs ?? 2000);
+  initial.unref();
   return () => {
+    clearTimeout(initial);
     clearTimeout(timer);
     for (const f of files) unwatchFile(f, onChange);
   };
