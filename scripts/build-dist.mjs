@@ -100,6 +100,26 @@ function removeOrphans(srcs) {
   walk(DIST);
 }
 
+/**
+ * dist/.bundle/ (scripts/bundle-dist.mjs): what bin/vouch.js and the log thread run when present.
+ * Without esbuild (an install without dev dependencies), or if bundling fails, there is none, so
+ * an old bundle never runs newer code: the compiled modules run as they are.
+ */
+function bundle(say) {
+  const dir = join(DIST, '.bundle');
+  rmSync(dir, { recursive: true, force: true });
+  try {
+    createRequire(import.meta.url).resolve('esbuild');
+  } catch {
+    return say('vouch build: esbuild is not installed: running dist/ unbundled');
+  }
+  const r = spawnSync(process.execPath, [join(ROOT, 'scripts', 'bundle-dist.mjs')], { cwd: ROOT, encoding: 'utf8' });
+  if (r.status !== 0) {
+    rmSync(dir, { recursive: true, force: true });
+    say(`vouch build: bundling failed (running dist/ unbundled):\n${`${r.stdout}${r.stderr}`.trim().split('\n').slice(0, 10).join('\n')}`);
+  }
+}
+
 function compile(allowTypeErrors, quiet, say) {
   const t0 = Date.now();
   const srcs = sources();
@@ -126,6 +146,7 @@ function compile(allowTypeErrors, quiet, say) {
     copyFileSync(join(SRC, s), join(DIST, s));
   }
   removeOrphans(srcs);
+  bundle(say);
   writeFileSync(STAMP, JSON.stringify({ builtBy: 'scripts/build-dist.mjs', sources: srcs }, null, 1) + '\n');
   // Dated when compiling began, so a source saved during the build makes the next check rebuild.
   utimesSync(STAMP, t0 / 1000, t0 / 1000);

@@ -15,3 +15,4 @@ export { formatKeyText, parseKeyText, KEY_SEED_BYTES, type KeySeed } from './key
 export {
   toJwk, toJwks, parseJwks, toBase64Url, fromBase64Url, type Jwk, type AkpJwk, type OkpJwk, type Jwks, type PublicKeyEntry, type KeyWindowJson,
 } from './jwks.js';
+export { cryptoSelfTest, SELF_TEST_MESSAGE, SELF_TEST_VECTORS } from './self-test.js';

@@ -128,21 +128,23 @@ export interface OpenOptions {
 
 export async function openDataDir(dir: string, opts: OpenOptions = {}): Promise<DataDir> {
   const keyName = opts.keyName ?? DEFAULT_KEY_NAME;
-  const loaded = loadKeys(dir, keyName);
+  const seeds = readKeySeeds(dir);
+  // With a log thread, the thread derives the ML-DSA-65 public key (it signs with it) and hands it
+  // back: until then this thread goes on with what the caller does next (start-up loads the policy).
+  let thread: LogThread | undefined;
+  if (opts.logThread) thread = await startLogThread({ keyName, mldsaSeed: seeds.mldsaSeed, ed25519Seed: seeds.ed25519Seed, maxBatch: opts.maxBatch, onBatch: opts.onBatch, onAudit: opts.onAudit, auditPage: opts.auditPage, auditDelayMs: opts.auditDelayMs });
+  const loaded = keysOfSeeds(seeds, keyName, thread?.mldsaPublicKey);
   // Key history (issue 18, data-dir-keys.ts): each log signs with the keys its history says, checked at open.
-  const keeper = await DataDirKeys.open(dir, keyName, { mldsaSeed: loaded.mldsaSeed, ed25519Seed: loaded.ed25519Seed, keys: loaded.keys }, { thread: opts.thread ?? false, resume: opts.resumeRotation });
+  let keeper: DataDirKeys;
+  try {
+    keeper = await DataDirKeys.open(dir, keyName, { mldsaSeed: loaded.mldsaSeed, ed25519Seed: loaded.ed25519Seed, keys: loaded.keys }, { thread: opts.thread ?? false, resume: opts.resumeRotation });
+  } catch (e) {
+    await thread?.close();
+    throw e;
+  }
   const { keys, verifiers } = loaded;
   const initialSet = keeper.current;
   const noteSigners = initialSet.signers.map((s) => noteSignerFor(keyName, s));
-  let thread: LogThread | undefined;
-  if (opts.logThread) {
-    try {
-      thread = await startLogThread({ keyName, mldsaSeed: loaded.mldsaSeed, mldsaPublicKey: loaded.keys.find((k) => k.alg === 'ML-DSA-65')?.publicKey, ed25519Seed: loaded.ed25519Seed, maxBatch: opts.maxBatch, onBatch: opts.onBatch, onAudit: opts.onAudit, auditPage: opts.auditPage, auditDelayMs: opts.auditDelayMs });
-    } catch (e) {
-      await keeper.close();
-      throw e;
-    }
-  }
   const logs = new Map<string, TenantLog>();
   const locks: LogLock[] = [];
   const originOf = (tenant: string) => logOriginOf(keyName, tenant);
@@ -278,24 +280,43 @@ function rotatable(t: TenantLog): RotatableLog {
 }
 
 /** Read the data directory's key files: public key facts, verifiers, and the seeds for signers. */
-export function loadKeys(dir: string, keyName = DEFAULT_KEY_NAME): { keys: KeyInfo[]; verifiers: NoteVerifier[]; mldsaSeed: Uint8Array; ed25519Seed?: Uint8Array } {
+export interface LoadedKeys {
+  keys: KeyInfo[];
+  verifiers: NoteVerifier[];
+  mldsaSeed: Uint8Array;
+  ed25519Seed?: Uint8Array;
+}
+
+/** The signing seeds in the key files, each checked for its algorithm. */
+export function readKeySeeds(dir: string): { mldsaSeed: Uint8Array; ed25519Seed?: Uint8Array } {
   const paths = keyPaths(dir);
   if (!existsSync(paths.mldsa)) throw new ConfigError('ERR_CONFIG', `no signing key at ${paths.mldsa}: run \`vouch init --data ${dir}\` first`);
   const mldsa = readKeyFile(paths.mldsa);
   if (mldsa.alg !== 'ML-DSA-65') throw new ConfigError('ERR_CONFIG', `${paths.mldsa} holds a ${mldsa.alg} key, not ML-DSA-65`);
-  const mldsaPub = mldsaKeyFromSeed(mldsa.seed).publicKey;
+  if (!existsSync(paths.ed25519)) return { mldsaSeed: mldsa.seed };
+  const ed = readKeyFile(paths.ed25519);
+  if (ed.alg !== 'Ed25519') throw new ConfigError('ERR_CONFIG', `${paths.ed25519} holds a ${ed.alg} key, not Ed25519`);
+  return { mldsaSeed: mldsa.seed, ed25519Seed: ed.seed };
+}
+
+/**
+ * The keys of the seeds. `mldsaPublicKey`: the ML-DSA-65 public key when it was derived already
+ * (the log thread derives it while this thread loads the policy: 80 ms of start-up otherwise).
+ */
+export function keysOfSeeds(seeds: { mldsaSeed: Uint8Array; ed25519Seed?: Uint8Array }, keyName: string, mldsaPublicKey?: Uint8Array): LoadedKeys {
+  const mldsaPub = mldsaPublicKey ?? mldsaKeyFromSeed(seeds.mldsaSeed).publicKey;
   const keys = [keyInfo('ML-DSA-65', keyName, mldsaPub)];
   const verifiers = [noteVerifierFor(keyName, createMldsaVerifier(mldsaPub))];
-  let ed25519Seed: Uint8Array | undefined;
-  if (existsSync(paths.ed25519)) {
-    const ed = readKeyFile(paths.ed25519);
-    if (ed.alg !== 'Ed25519') throw new ConfigError('ERR_CONFIG', `${paths.ed25519} holds a ${ed.alg} key, not Ed25519`);
-    const pub = nodeEd25519PublicKeyFromSeed(ed.seed);
+  if (seeds.ed25519Seed) {
+    const pub = nodeEd25519PublicKeyFromSeed(seeds.ed25519Seed);
     keys.push(keyInfo('Ed25519', keyName, pub));
     verifiers.push(noteVerifierFor(keyName, createEd25519Verifier(pub)));
-    ed25519Seed = ed.seed;
   }
-  return { keys, verifiers, mldsaSeed: mldsa.seed, ed25519Seed };
+  return { keys, verifiers, mldsaSeed: seeds.mldsaSeed, ...(seeds.ed25519Seed && { ed25519Seed: seeds.ed25519Seed }) };
+}
+
+export function loadKeys(dir: string, keyName = DEFAULT_KEY_NAME): LoadedKeys {
+  return keysOfSeeds(readKeySeeds(dir), keyName);
 }
 
 /** Tenants with a log in this data directory. */

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { parentPort, workerData } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
-import { createEd25519Verifier, createMldsaVerifier, type Signer } from '../crypto/index.js';
+import { createEd25519Verifier, createMldsaVerifier, cryptoSelfTest, mldsaKeyFromSeed, type Signer } from '../crypto/index.js';
 import { createNodeEd25519Signer, createSignerFromSeed } from '../crypto/node.js';
 import { Appender, auditLeaves, DEFAULT_AUDIT_DELAY_MS, noteSignerFor, noteVerifierFor, type Appended, type Durable, type NoteSigner, type NoteVerifier } from '../log/index.js';
 import { toWireError, type Answers, type HostMessage, type LogThreadData, type MainMessage, type WireError } from './log-thread-protocol.js';
@@ -12,10 +12,30 @@ import type { LogStore } from './port.js';
 import { openSqliteStore } from './sqlite.js';
 
 const port = parentPort!;
-const data = workerData as LogThreadData;
+// Started early (prestarted: no workerData), this thread is idle until its keys come: it warms
+// the policy engine's compiled code for the main thread meanwhile (policy/engine-warm-up.ts).
+if (workerData === null) (await import('../policy/engine-warm-up.js')).warmPolicyEngine();
+// The verifiers' known-answer self-test before any log is opened (crypto/self-test.ts). Started
+// early, this thread runs it while the parent is still loading, and the open check then finds
+// both verifiers warm.
+cryptoSelfTest();
+// Started early (log-thread.ts prestartLogThread), the thread has loaded the modules above while
+// its parent loaded its own; then its keys and options come as the first message.
+const data: LogThreadData =
+  (workerData as LogThreadData | null) ??
+  (await new Promise<LogThreadData>((resolve) => {
+    const first = (m: MainMessage) => {
+      if (m.t !== 'init') return;
+      port.off('message', first);
+      resolve(m.data);
+    };
+    port.on('message', first);
+  }));
 // With the public key given, the signing thread loads while logs are opened and checked; the
 // first checkpoint waits for it, and a key it derives otherwise fails every signature.
-const mldsa = await createSignerFromSeed(data.mldsaSeed, { thread: true, publicKey: data.mldsaPublicKey });
+// The parent may leave the public key to this thread: derived here, while the parent loads the policy.
+const mldsaPublicKey = data.mldsaPublicKey ?? derivePublicKey(data.mldsaSeed);
+const mldsa = await createSignerFromSeed(data.mldsaSeed, { thread: true, publicKey: mldsaPublicKey });
 const signers: Signer[] = [mldsa];
 if (data.ed25519Seed) signers.push(createNodeEd25519Signer(data.ed25519Seed));
 data.mldsaSeed.fill(0);
@@ -24,6 +44,12 @@ const noteSigners = signers.map((s) => noteSignerFor(data.keyName, s));
 // The log's own keys, to check the newest stored checkpoint before signing anything (open-check.ts).
 const noteVerifiers = signers.map((s) => noteVerifierFor(data.keyName, s.alg === 'Ed25519' ? createEd25519Verifier(s.publicKey) : createMldsaVerifier(s.publicKey)));
 let closing = false;
+
+function derivePublicKey(seed: Uint8Array): Uint8Array {
+  const { publicKey, secretKey } = mldsaKeyFromSeed(seed);
+  secretKey.fill(0);
+  return publicKey;
+}
 
 const logs = new Map<string, { appender: Appender; store: LogStore } | { error: WireError }>();
 
@@ -185,4 +211,4 @@ port.on('message', (m: MainMessage) => {
       void close();
   }
 });
-send({ t: 'ready' });
+send({ t: 'ready', mldsaPublicKey: mldsa.publicKey });

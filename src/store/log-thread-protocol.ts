@@ -49,7 +49,8 @@ export interface Answers {
 }
 
 export type HostMessage =
-  | { t: 'ready' }
+  /** The writer's signers are made; `mldsaPublicKey` is the one it derived from its seed. */
+  | { t: 'ready'; mldsaPublicKey: Uint8Array }
   | { t: 'opened'; tenant: string }
   | { t: 'openFailed'; tenant: string; error: WireError }
   | ({ t: 'answers' } & Answers)
@@ -75,6 +76,8 @@ export interface RotateKeys {
 }
 
 export type MainMessage =
+  /** The first message to a thread started before its keys were read (prestartLogThread): what workerData holds otherwise. */
+  | { t: 'init'; data: LogThreadData }
   /** `keyName`, `keys`: the log's signing name and key history (absent: the thread's keys under its key name). */
   | { t: 'open'; tenant: string; path: string; origin: string; keyName?: string; keys?: WireKey[] }
   /** Answered like an append: the rotation entry, signed by the outgoing keys. */

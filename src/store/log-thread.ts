@@ -6,6 +6,7 @@
 // Protocol (log-thread-protocol.ts, both sides): open, append, checkpoint, close; every append is
 // answered once durable (when asked), once signed, or with a coded error. If the thread dies,
 // every owed and every later append fails with ERR_STORE: nothing is answered as appended that was not.
+import { existsSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { StoreError, type VouchError } from '../errors.js';
 import type { Appended, Attachment, AuditProgress, BatchStats, Durable, EntryBody, LogAppender, LogHealth, NoteVerifier, SignedTree } from '../log/index.js';
@@ -47,6 +48,8 @@ export function wireKeys(verifiers: NoteVerifier[]): WireKey[] {
 }
 
 export interface LogThread {
+  /** The ML-DSA-65 public key the writer derived from its seed (and signs with). */
+  mldsaPublicKey: Uint8Array;
   /** Hand the tenant's log to the writer; `committed` is its size as this thread reads it now. */
   open(tenant: string, path: string, origin: string, committed: number, keys?: { keyName: string; keys: WireKey[] }): ThreadedLog;
   close(): Promise<void>;
@@ -73,13 +76,57 @@ function owe(log: { size: number }): Owed {
   return o;
 }
 
+/**
+ * Compiled (dist/*.js): the host is JavaScript and starts as is, as one bundled file when the
+ * build made one (scripts/bundle-dist.mjs); from the TypeScript sources (tests, tsx) the .mjs
+ * entry registers tsx in the thread first.
+ */
+function hostUrl(): URL {
+  if (!import.meta.url.endsWith('.js')) return new URL('./log-thread-worker.mjs', import.meta.url);
+  const bundled = new URL('../.bundle/log-thread-host.mjs', import.meta.url);
+  return existsSync(bundled) ? bundled : new URL('./log-thread-host.js', import.meta.url);
+}
+
+interface Prestarted {
+  worker: Worker;
+  /** The thread ended before anyone took it (it failed to load): not taken, a new one is started. */
+  ended: boolean;
+}
+// On globalThis: bin/vouch.js prestarts from dist/store/log-thread.js, and the bundle that takes
+// the thread holds its own copy of this module.
+const PRESTARTED = Symbol.for('vouch.prestarted-log-thread');
+const registry = globalThis as { [PRESTARTED]?: Prestarted };
+
+/**
+ * Start the log thread now, before its keys are read, so its modules load while this thread
+ * loads its own (`vouch serve` calls it first thing: start-up's longest path was this thread's
+ * module loading, begun only after the main thread had loaded everything). The next
+ * startLogThread without a workerUrl takes it and sends the keys. Untaken, it keeps nothing alive.
+ */
+export function prestartLogThread(): void {
+  if (registry[PRESTARTED]) return;
+  const p: Prestarted = { worker: new Worker(hostUrl(), { workerData: null }), ended: false };
+  p.worker.unref();
+  p.worker.once('error', () => void (p.ended = true));
+  p.worker.once('exit', () => void (p.ended = true));
+  registry[PRESTARTED] = p;
+}
+
+function takePrestarted(): Worker | undefined {
+  const p = registry[PRESTARTED];
+  registry[PRESTARTED] = undefined;
+  if (!p || p.ended) return undefined;
+  p.worker.ref();
+  return p.worker;
+}
+
 export async function startLogThread(opts: LogThreadOptions): Promise<LogThread> {
-  // Compiled (dist/*.js): the host is JavaScript and starts as is; from the TypeScript sources
-  // (tests, tsx) the .mjs entry registers tsx in the thread first.
-  const entry = import.meta.url.endsWith('.js') ? './log-thread-host.js' : './log-thread-worker.mjs';
-  const worker = new Worker(opts.workerUrl ?? new URL(entry, import.meta.url), {
-    workerData: { keyName: opts.keyName, mldsaSeed: opts.mldsaSeed.slice(), mldsaPublicKey: opts.mldsaPublicKey?.slice(), ed25519Seed: opts.ed25519Seed?.slice(), maxBatch: opts.maxBatch, minIntervalMs: opts.minIntervalMs, maxCoverageMs: opts.maxCoverageMs, auditPage: opts.auditPage, auditDelayMs: opts.auditDelayMs } satisfies LogThreadData,
-  });
+  const data: LogThreadData = { keyName: opts.keyName, mldsaSeed: opts.mldsaSeed.slice(), mldsaPublicKey: opts.mldsaPublicKey?.slice(), ed25519Seed: opts.ed25519Seed?.slice(), maxBatch: opts.maxBatch, minIntervalMs: opts.minIntervalMs, maxCoverageMs: opts.maxCoverageMs, auditPage: opts.auditPage, auditDelayMs: opts.auditDelayMs };
+  const early = opts.workerUrl ? undefined : takePrestarted();
+  const worker = early ?? new Worker(opts.workerUrl ?? hostUrl(), { workerData: data });
+  if (early) worker.postMessage({ t: 'init', data } satisfies MainMessage);
+  data.mldsaSeed.fill(0); // copied into the thread (workerData or the message)
+  data.ed25519Seed?.fill(0);
   const owed = new Map<number, Owed>();
   const opening = new Map<string, { resolve: () => void; reject: (e: unknown) => void }>();
   const signing = new Map<number, { resolve: (s: SignedTree) => void; reject: (e: unknown) => void }>();
@@ -99,10 +146,12 @@ export async function startLogThread(opts: LogThreadOptions): Promise<LogThread>
     signing.clear();
   };
 
+  let mldsaPublicKey: Uint8Array | undefined;
   await new Promise<void>((resolve, reject) => {
     worker.on('message', (m: HostMessage) => {
       switch (m.t) {
         case 'ready':
+          mldsaPublicKey = m.mldsaPublicKey;
           return resolve();
         case 'opened':
           opening.get(m.tenant)?.resolve();
@@ -182,6 +231,7 @@ export async function startLogThread(opts: LogThreadOptions): Promise<LogThread>
   };
 
   return {
+    mldsaPublicKey: mldsaPublicKey!,
     open(tenant, path, origin, committed, keys) {
       const log = { size: committed };
       const ready = new Promise<void>((resolve, reject) => {

@@ -1,5 +1,5 @@
 // vouch serve: the enforcement service (interceptor endpoint + REST API) on Node.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAuthConfig } from '../../http/auth.js';
 import { startServer } from '../../http/node-server.js';
@@ -76,8 +76,10 @@ export async function run(argv: string[], io: Io): Promise<number> {
   if (config === undefined) {
     // First run: the example config lands in the data directory to be edited, and is what runs.
     initDataDir(data);
-    configCreated = writeExampleConfig(data).some((f) => f.endsWith('vouch.yaml'));
     config = join(data, 'vouch.yaml');
+    // Only a data directory without a config gets the example: an existing one is used as it is
+    // (a policy file it names that is missing is an error, not replaced by the example's).
+    if (!existsSync(config)) configCreated = writeExampleConfig(data).some((f) => f.endsWith('vouch.yaml'));
   }
   const server = await startServer({
     data,
