@@ -15,8 +15,8 @@ import { fileURLToPath } from 'node:url';
 const DIST = fileURLToPath(new URL('../dist/', import.meta.url));
 export const BUNDLE_DIR = join(DIST, '.bundle');
 export const BUNDLES = [
-  { entry: 'cli/main.js', out: 'vouch.mjs' },
-  { entry: 'store/log-thread-host.js', out: 'log-thread-host.mjs' },
+  { entry: 'cli/main.js', out: 'vouch' },
+  { entry: 'store/log-thread-host.js', out: 'log-thread-host' },
 ];
 
 function ownUrls(outFile) {
@@ -37,11 +37,16 @@ function ownUrls(outFile) {
 
 export async function bundleDist() {
   const esbuild = await import('esbuild');
-  for (const b of BUNDLES) {
-    const outfile = join(BUNDLE_DIR, b.out);
-    await esbuild.build({
-      entryPoints: [join(DIST, b.entry)],
-      outfile,
+  // One build, code split: what a dynamic import() loads (the other commands, the MCP SDK, the
+  // OpenTelemetry exporter) is a chunk of its own, read only when used, so start-up parses only
+  // what it runs. All files land in BUNDLE_DIR, the directory the URL rewrite is relative to.
+  const outfile = join(BUNDLE_DIR, 'any.mjs');
+  await esbuild.build({
+      entryPoints: Object.fromEntries(BUNDLES.map((b) => [b.out, join(DIST, b.entry)])),
+      outdir: BUNDLE_DIR,
+      outExtension: { '.js': '.mjs' },
+      chunkNames: 'chunk-[hash]',
+      splitting: true,
       bundle: true,
       platform: 'node',
       format: 'esm',
@@ -53,7 +58,6 @@ export async function bundleDist() {
       legalComments: 'none',
       logLevel: 'error',
     });
-  }
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await bundleDist();

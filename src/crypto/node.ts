@@ -1,5 +1,6 @@
 // Node-only crypto: the worker-thread ML-DSA signer, 0600 key files and seed generation.
 // Import from here only in Node entry points (cli/, http/node, store/sqlite), never from the core.
+export { nodeSha256 } from './node-sha256.js';
 export { createWorkerSigner, createSignerFromSeed, type WorkerSignerOptions } from './worker-signer.js';
 export { writeKeyFile, readKeyFile, generateSeed } from './key-file.js';
 export { createNodeEd25519Signer, nodeEd25519PublicKeyFromSeed } from './node-ed25519.js';
