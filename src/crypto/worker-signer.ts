@@ -93,7 +93,7 @@ export async function createWorkerSigner(seed: Uint8Array, opts: WorkerSignerOpt
         failAll(closed ? 'signer is closed' : `signing worker exited with code ${code}`);
         reject(failure);
       });
-      settle();
+      // Referenced until it is ready (a sign() is waiting for it); then only while signatures are owed.
     }));
 
   let publicKey: Uint8Array;

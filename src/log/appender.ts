@@ -93,6 +93,8 @@ export interface AppenderOptions extends Partial<Pacing> {
 interface Pending {
   body: EntryBody;
   attachments: Attachment[];
+  /** Its caller waits for the signed checkpoint (append), not only for the commit: pacing signs sooner. */
+  signedWanted?: boolean;
   /** A key rotation (key-history.ts): committed alone, signed by the current keys, then these sign. */
   rotateTo?: NoteSigner[];
   resolve: (d: Durable) => void;
@@ -211,17 +213,17 @@ export class Appender implements LogAppender {
 
   /** Append one entry and wait for the signed checkpoint that covers it. */
   append(body: EntryBody, attachments: Attachment[] = []): Promise<Appended> {
-    return this.appendDurable(body, attachments).then((d) => d.signed);
+    return this.appendDurable(body, attachments, { signed: true }).then((d) => d.signed);
   }
 
   /** Append one entry; `attachments` (payloads it names by digest) commit in the same transaction. */
-  appendDurable(body: EntryBody, attachments: Attachment[] = []): Promise<Durable> {
+  appendDurable(body: EntryBody, attachments: Attachment[] = [], opts: { signed?: boolean } = {}): Promise<Durable> {
     if (this.closed) return Promise.reject(new StoreError('ERR_STORE_CLOSED', 'log is closed'));
     if (this.haltedBy) return Promise.reject(this.haltedBy);
     const behind = this.behind();
     if (behind) return Promise.reject(behind);
     return new Promise((resolve, reject) => {
-      this.queue.push({ body, attachments, resolve, reject });
+      this.queue.push({ body, attachments, resolve, reject, signedWanted: opts.signed === true });
       if (!this.flushing) {
         this.flushing = true;
         schedule(() => this.flush());
@@ -348,7 +350,8 @@ export class Appender implements LogAppender {
     if (this.signing || this.haltedBy || this.uncovered.length === 0) return;
     const now = this.now();
     const pending = this.range.size - this.signed.range.size;
-    const wait = signDelay(this.pacing, now, this.last, pending, this.signFailedAt);
+    const signedWaiting = this.waiters.some((w) => w.item.signedWanted !== false);
+    const wait = signDelay(this.pacing, now, this.last, pending, this.signFailedAt, signedWaiting);
     if (wait > 0) {
       this.timer ??= setTimeout(() => {
         this.timer = undefined;
@@ -444,7 +447,7 @@ function merge(held: EntryBatch[]): EntryBatch {
 
 function definedOf(o: Partial<Pacing>): Partial<Pacing> {
   const out: Partial<Pacing> = {};
-  for (const k of ['minIntervalMs', 'maxCoverageMs', 'retryMs'] as const) if (o[k] !== undefined) out[k] = o[k];
+  for (const k of ['minIntervalMs', 'durableIntervalMs', 'maxCoverageMs', 'retryMs'] as const) if (o[k] !== undefined) out[k] = o[k];
   return out;
 }
 

@@ -11,6 +11,13 @@ export interface Pacing {
    */
   minIntervalMs: number;
   /**
+   * Under load when no caller waits for a signed receipt (every entry waiting was appended for a
+   * durable answer), least time between signatures instead (default 100). Durable callers were
+   * answered at commit: signing less often delays nobody and leaves the signer's CPU to the
+   * requests, and the coverage delay stays within about this plus one signature.
+   */
+  durableIntervalMs: number;
+  /**
    * Bound on the coverage delay: appends fail with ERR_STORE_BEHIND while an entry has waited
    * longer (default 5000: far above the measured p99, so only a stalled or starved signer trips it).
    */
@@ -19,16 +26,20 @@ export interface Pacing {
   retryMs: number;
 }
 
-export const DEFAULT_PACING: Pacing = { minIntervalMs: 25, maxCoverageMs: 5000, retryMs: 100 };
+export const DEFAULT_PACING: Pacing = { minIntervalMs: 25, durableIntervalMs: 100, maxCoverageMs: 5000, retryMs: 100 };
 
 /** This many entries per signature means callers are arriving concurrently. */
 export const LOADED = 4;
 
-/** Milliseconds before the next signature may start; 0: start now. */
-export function signDelay(p: Pacing, now: number, last: { at: number; entries: number } | undefined, pending: number, failedAt: number | undefined): number {
+/**
+ * Milliseconds before the next signature may start; 0: start now. `signedWaiting`: some caller
+ * waits for the signed checkpoint (absent: assume one does).
+ */
+export function signDelay(p: Pacing, now: number, last: { at: number; entries: number } | undefined, pending: number, failedAt: number | undefined, signedWaiting = true): number {
   if (failedAt !== undefined && now - failedAt < p.retryMs) return p.retryMs - (now - failedAt);
-  if (!last || !p.minIntervalMs) return 0;
+  const interval = signedWaiting ? p.minIntervalMs : Math.max(p.minIntervalMs, p.durableIntervalMs ?? 0);
+  if (!last || !interval) return 0;
   const loaded = last.entries >= LOADED || pending >= LOADED;
   const since = now - last.at;
-  return loaded && since < p.minIntervalMs ? p.minIntervalMs - since : 0;
+  return loaded && since < interval ? interval - since : 0;
 }

@@ -57,6 +57,8 @@ export interface GatewayRuntime {
   drift: DriftRules;
   /** The chain config in force (what the operator edits). */
   configPath: string;
+  /** What forwarded requests' decisions wait for (opts.wait; "signed" when not given). */
+  wait: Wait;
   /** Who the client is, for policy: what discovery-filter judges listings for. */
   viewer(): { principal: string; roles?: string[]; tenant: string; server: string; time: string };
   /** A fresh transport to the upstream (a new child process for a command). */
@@ -136,6 +138,7 @@ export async function openGateway(opts: GatewayRunOptions): Promise<GatewayRunti
     toolPins,
     drift,
     configPath,
+    wait: opts.wait ?? 'signed',
     viewer: () => ({ principal, roles: opts.roles, tenant, server: serverName, time: systemClock.isoNow() }),
     connectUpstream,
     async start(downstream, s = {}) {

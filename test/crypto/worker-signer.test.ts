@@ -1,4 +1,8 @@
 // The worker-thread ML-DSA-65 signer: correct signatures, a free event loop, crash handling.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createMldsaSigner, verifyMldsa } from '../../src/crypto/index.js';
 import { createSignerFromSeed, createWorkerSigner } from '../../src/crypto/node.js';
@@ -83,6 +87,26 @@ describe('createWorkerSigner', () => {
     const idle = await createWorkerSigner(seed, { publicKey: pub, lazy: true });
     await idle.close?.();
     await expect(idle.sign(msg(1))).rejects.toMatchObject({ code: 'ERR_SIGN_FAILED' });
+  });
+
+  it('keeps its process alive while a lazy thread starts for the first signature (nothing else running)', () => {
+    // A process whose only work is that first signature: the thread must not be unreferenced
+    // while it starts, or the process ends with the signature owed (exit 13, unsettled await).
+    const src = (f: string) => JSON.stringify(new URL(`../../src/crypto/${f}`, import.meta.url).href);
+    const script = `
+      import { createMldsaSigner } from ${src('index.ts')};
+      import { createWorkerSigner } from ${src('node.ts')};
+      const seed = new Uint8Array(32).fill(9);
+      const w = await createWorkerSigner(seed, { publicKey: createMldsaSigner(seed).publicKey, lazy: true });
+      const sig = await w.sign(new TextEncoder().encode('x'));
+      console.log('signed', sig.length);
+      await w.close();`;
+    const file = join(mkdtempSync(join(tmpdir(), 'vouch-lazy-signer-')), 'first-sign.mts');
+    writeFileSync(file, script);
+    const r = spawnSync(process.execPath, ['--import', 'tsx', file], { cwd: new URL('../../', import.meta.url), encoding: 'utf8', timeout: 60_000 });
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(r.stdout.trim()).toBe('signed 3309');
   });
 
   it('refuses to sign when the thread derives a public key other than the one given (a swapped key file)', async () => {

@@ -210,5 +210,38 @@ describe('Appender', () => {
       expect(paced.sizes.reduce((a, b) => a + b, 0)).toBe(24 * 12);
       expect(paced.signatures).toBeLessThan(eager.signatures);
     });
+
+    it('with only durable callers waiting, signatures start durableIntervalMs apart; a signed caller brings back minIntervalMs', async () => {
+      const starts: number[] = [];
+      const store = openSqliteStore(tmp());
+      const timed = keys.signers.map((s) => ({ ...s, sign: (m: Uint8Array) => (starts.push(performance.now()), s.sign(m)) }));
+      const appender = Appender.open({ origin: ORIGIN, storage: store, signers: timed, minIntervalMs: 10, durableIntervalMs: 150, monotonic: () => performance.now() });
+      const load = async (durable: boolean, ms: number) => {
+        const end = performance.now() + ms;
+        await Promise.all(Array.from({ length: 16 }, async (_, k) => {
+          let i = 0;
+          while (performance.now() < end) {
+            if (durable) await appender.appendDurable!(body(k * 1000 + i++));
+            else await appender.append(body(k * 1000 + i++));
+          }
+        }));
+      };
+      const gaps = () => {
+        const mldsa = starts.filter((_, i) => i % keys.signers.length === 0);
+        return mldsa.slice(1).map((t, i) => t - mldsa[i]);
+      };
+      await load(true, 1200);
+      const durableGaps = gaps().slice(1); // the first signature of a run is not paced
+      starts.length = 0;
+      await load(false, 600);
+      const signedGaps = gaps().slice(1);
+      await appender.close();
+      expect(verifyLog(store, { origin: ORIGIN, verifiers: keys.verifiers }).findings).toEqual([]);
+      store.close();
+      const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+      expect(durableGaps.length).toBeGreaterThan(3);
+      expect(median(durableGaps)).toBeGreaterThanOrEqual(145);
+      expect(median(signedGaps)).toBeLessThan(100);
+    });
   });
 });

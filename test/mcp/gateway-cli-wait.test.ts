@@ -35,6 +35,30 @@ describe('vouch gateway --wait', () => {
     if (!receipt) expect(durable).toMatchObject({ entry: expect.any(String), index: expect.any(Number), receipt: expect.stringMatching(/^\/v1\/entries\/\d+$/) });
   });
 
+  it('is durable by default, and says so in its ready line', async () => {
+    const { client: c } = makeClient();
+    const own = makeWorkspace('vouch-gw-cli-default-'); // its own log: the other gateway holds ws's
+    const t = new StdioClientTransport({
+      command: process.execPath,
+      args: [VOUCH_BIN, 'gateway', '--data', own.data, '--config', own.config, '--upstream-cmd', everythingCmd(), '--principal', 'alice'],
+      cwd: ROOT,
+      stderr: 'pipe',
+    });
+    let err = '';
+    t.stderr?.on('data', (d) => (err += d));
+    await c.connect(t);
+    try {
+      const r = await c.callTool({ name: 'echo', arguments: { message: 'default' } });
+      expect(textOf(r)).toBe('Echo: default');
+      const ready = err.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l)).find((l) => l.msg === 'vouch gateway ready (stdio)');
+      expect(ready).toMatchObject({ wait: 'durable' });
+      const meta = r._meta as Record<string, unknown>;
+      expect(meta['io.vouch/receipt'] ?? meta['io.vouch/durable']).toBeDefined();
+    } finally {
+      await c.close().catch(() => undefined);
+    }
+  }, 120_000);
+
   it('refuses a value other than signed or durable with a usage error (exit 2)', () => {
     const r = spawnSync(process.execPath, [VOUCH_BIN, 'gateway', '--data', ws.data, '--upstream-cmd', 'true', '--wait', 'eventually'], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
     expect(r.status).toBe(2);

@@ -31,7 +31,8 @@ beforeAll(async () => {
   ws = makeWorkspace('vouch-gw-cli-');
   transport = new StdioClientTransport({
     command: process.execPath,
-    args: [VOUCH_BIN, 'gateway', '--data', ws.data, '--config', ws.config, '--upstream-cmd', everythingCmd(), '--principal', 'alice'],
+    // --wait signed: every answer carries its receipt (the default, durable, attaches those that are ready).
+    args: [VOUCH_BIN, 'gateway', '--data', ws.data, '--config', ws.config, '--upstream-cmd', everythingCmd(), '--principal', 'alice', '--wait', 'signed'],
     cwd: ROOT,
     stderr: 'pipe',
   });

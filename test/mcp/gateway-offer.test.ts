@@ -102,7 +102,7 @@ describe('vouch gateway --listen (CLI process): the summary on stderr; keys and 
   let base = '';
   const ws = makeWorkspace('vouch-gw-listen-');
   beforeAll(async () => {
-    child = spawn(process.execPath, [VOUCH_BIN, 'gateway', '--data', ws.data, '--config', ws.config, '--upstream-cmd', everythingCmd(), '--listen', '127.0.0.1:0', '--principal', 'alice'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    child = spawn(process.execPath, [VOUCH_BIN, 'gateway', '--data', ws.data, '--config', ws.config, '--upstream-cmd', everythingCmd(), '--listen', '127.0.0.1:0', '--principal', 'alice', '--wait', 'signed'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout!.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
     child.stderr!.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
     for (let i = 0; i < 600 && !stderr.includes('to change what is hidden'); i++) await new Promise((r) => setTimeout(r, 50));

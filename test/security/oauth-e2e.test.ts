@@ -154,7 +154,7 @@ beforeAll(async () => {
   // The gateway trusts the AS's key; its resource is its own /mcp URL (the default); tokens carry no tenant claim.
   writeFileSync(authFile, JSON.stringify({ jwks: as.jwks, issuer: as.issuer, scopes: { 'mcp:tools': ['tool-user'] }, tenant: 'default' }));
   const port = await freePort();
-  gw = spawn(process.execPath, [VOUCH_BIN, 'gateway', '--data', ws.data, '--config', ws.config, '--listen', `127.0.0.1:${port}`, '--auth', authFile, '--upstream-cmd', everythingCmd(), '--quiet'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  gw = spawn(process.execPath, [VOUCH_BIN, 'gateway', '--data', ws.data, '--config', ws.config, '--listen', `127.0.0.1:${port}`, '--auth', authFile, '--upstream-cmd', everythingCmd(), '--wait', 'signed', '--quiet'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   gw.stdout!.on('data', (c: Buffer) => (out += c.toString('utf8')));
   gw.stderr!.on('data', (c: Buffer) => (out += c.toString('utf8')));
   await new Promise<void>((resolve, reject) => {

@@ -41,9 +41,10 @@ also serves /.well-known/vouch/keys (JWKS), /.well-known/vouch/vkeys and /health
   --server-name NAME   the upstream's name for policy and entries (default: from the command or URL)
   --env NAME[=VALUE]   pass an environment variable to the upstream command (repeatable)
   --timeout-ms N       per forwarded request, reset by progress (default 300000)
-  --wait W             what a forwarded call waits for: "signed" (default: each answer carries its
-                       signed receipt) or "durable" (forward once the entry is committed; receipts
-                       are attached where ready, the rest are served at GET /v1/entries/SEQ)
+  --wait W             what a forwarded call waits for: "durable" (default: forward once the entry
+                       is committed, fsync'd; receipts are attached where ready, the rest are served
+                       at GET /v1/entries/SEQ) or "signed" (each answer carries its signed receipt,
+                       one checkpoint signature later; denies always carry theirs)
   --otlp URL           export each log entry as an OpenTelemetry span and log record over OTLP/HTTP
                        to the collector at URL (e.g. http://127.0.0.1:4318), continuing the client's
                        trace (params._meta.traceparent). Off by default; never delays a message.
@@ -94,8 +95,10 @@ export async function run(argv: string[], io: Io): Promise<number> {
   const listen = values.listen === undefined ? undefined : parseListen(values.listen);
   if (values.auth !== undefined && !listen) throw new UsageError('--auth applies to --listen only (over stdio the client is this process\'s parent)');
   const auth = values.auth === undefined ? undefined : readAuth(values.auth);
-  const wait = values.wait;
-  if (wait !== undefined && wait !== 'signed' && wait !== 'durable') throw new UsageError('--wait takes "signed" or "durable"');
+  // Durable by default (issue 17): an agent's call is not held for a post-quantum signature; the
+  // entry is fsync'd before anything is forwarded, and its checkpoint follows within the bound.
+  const wait = values.wait ?? 'durable';
+  if (wait !== 'signed' && wait !== 'durable') throw new UsageError('--wait takes "signed" or "durable"');
   const onLine = values.quiet ? undefined : (l: Record<string, unknown>) => io.err(JSON.stringify({ t: new Date().toISOString(), ...l }));
 
   const rt = await openGateway({
@@ -152,7 +155,7 @@ function survey(p: () => Promise<UpstreamOffer>, tell: Tell | undefined, onLine?
 
 async function serveStdio(rt: GatewayRuntime, onLine?: (l: Record<string, unknown>) => void, tell?: Tell): Promise<number> {
   const gateway = await rt.start(new StdioServerTransport());
-  onLine?.({ msg: 'vouch gateway ready (stdio)', server: rt.serverName, tenant: rt.tenant, principal: rt.principal, policy: rt.policies.clientToServer.chainDigest, log: rt.log.origin, config: rt.configPath });
+  onLine?.({ msg: 'vouch gateway ready (stdio)', server: rt.serverName, tenant: rt.tenant, principal: rt.principal, policy: rt.policies.clientToServer.chainDigest, log: rt.log.origin, config: rt.configPath, wait: rt.wait });
   // Over the session's own upstream connection: nothing of it reaches the client or the log.
   const surveyed = survey(() => surveyUpstream(gateway.client, gateway.capabilities, rt.policies.clientToServer, rt.viewer(), rt.configPath), tell, onLine);
   // The client hanging up (stdin closes) ends the session, as does a signal.
@@ -170,7 +173,7 @@ async function serveStdio(rt: GatewayRuntime, onLine?: (l: Record<string, unknow
 async function serveHttp(rt: GatewayRuntime, at: { host: string; port: number; auth?: AuthConfig }, io: Io, onLine?: (l: Record<string, unknown>) => void, tell?: Tell): Promise<number> {
   const listening = await listenGateway(rt, at);
   const base = listening.url.slice(0, -'/mcp'.length);
-  io.out(`vouch gateway on ${listening.url} -> ${rt.serverName}  tenant ${rt.tenant}  principal ${rt.principal}  policy ${rt.policies.clientToServer.chainDigest.slice(0, 19)}…`);
+  io.out(`vouch gateway on ${listening.url} -> ${rt.serverName}  tenant ${rt.tenant}  principal ${rt.principal}  policy ${rt.policies.clientToServer.chainDigest.slice(0, 19)}…  wait ${rt.wait}`);
   io.out(`  keys ${base}/.well-known/vouch/keys  vkeys ${base}/.well-known/vouch/vkeys  health ${base}/healthz`);
   if (listening.resource) io.out(`  oauth: tokens for ${listening.resource.resource} from ${listening.resource.authorizationServers.join(', ')}; metadata ${listening.resource.metadataUrl}`);
   else io.err('vouch gateway: no --auth: no tokens checked, serving loopback only');

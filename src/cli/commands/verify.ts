@@ -75,18 +75,10 @@ function isBundle(path: string): boolean {
   return path.endsWith('.tar.gz') || path.endsWith('.tgz') || (existsSync(path) && statSync(path).isDirectory());
 }
 
-/** Audit bundles are verified by verify-bundle.ts (another command); this is the dispatch point. */
+/** Audit bundles are verified by verify-bundle.ts (another command, loaded only for a bundle); this is the dispatch point. */
 async function verifyBundle(argv: string[], io: Io): Promise<number> {
-  const spec = './verify-bundle.js'; // not a literal: the module may not exist yet in this tree
-  let mod: { verifyBundleCommand?: (argv: string[], io: Io) => Promise<number> };
-  try {
-    mod = await import(spec);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND') throw new UsageError('verifying a bundle (a directory or .tar.gz) is not available in this build: give a receipt file');
-    throw e;
-  }
-  if (!mod.verifyBundleCommand) throw new UsageError('verifying a bundle is not available in this build');
-  return mod.verifyBundleCommand(argv, io);
+  // A literal specifier, so the esbuild bundle (scripts/bundle-dist.mjs) carries the module.
+  return (await import('./verify-bundle.js')).verifyBundleCommand(argv, io);
 }
 
 export async function run(argv: string[], io: Io): Promise<number> {
