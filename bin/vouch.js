@@ -10,7 +10,7 @@ import { setFlagsFromString } from 'node:v8';
 // load, about two seconds of CPU on two cores, and delayed the first decision. A larger budget
 // keeps start-up on baseline code. What decisions run often is still optimized after a few
 // thousand calls (bench/startup.bench.ts, bench/http.bench.ts). Set before anything loads wasm.
-setFlagsFromString('--wasm-tiering-budget=' + (process.env.VOUCH_WASM_TIERING_BUDGET ?? '50000000'));
+setFlagsFromString('--wasm-tiering-budget=50000000');
 
 if (existsSync(new URL('../src/', import.meta.url))) {
   const { buildDist } = await import('../scripts/build-dist.mjs');

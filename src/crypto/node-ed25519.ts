@@ -1,6 +1,6 @@
 // Ed25519 signing with node:crypto (NODE-ONLY): the same deterministic RFC 8032 signatures as
 // ed25519.ts (noble), about 20x faster, for the service's checkpoint co-signature.
-import { createPrivateKey, createPublicKey, sign, type KeyObject } from 'node:crypto';
+import { createPrivateKey, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
 import { CryptoError } from '../errors.js';
 import { ED25519_SEED_BYTES } from './ed25519.js';
 import type { Signer } from './types.js';
@@ -31,6 +31,21 @@ function publicKeyOf(key: KeyObject): Uint8Array {
  */
 export function nodeEd25519PublicKeyFromSeed(seed: Uint8Array): Uint8Array {
   return publicKeyOf(privateKeyOf(seed));
+}
+
+/**
+ * RFC 8032 verification by node:crypto (OpenSSL), no JIT warm-up. Not the notes' verifier (that is
+ * ed25519.ts, strict, the same in every runtime): start-up uses it only to decide whether a log's
+ * record is evidence enough to skip re-validating a policy (http/node-server.ts).
+ */
+export function nodeVerifyEd25519(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
+  if (publicKey.length !== 32 || signature.length !== 64) return false;
+  try {
+    const key = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(publicKey).toString('base64url') }, format: 'jwk' });
+    return verify(null, message, key, signature);
+  } catch {
+    return false;
+  }
 }
 
 export function createNodeEd25519Signer(seed: Uint8Array): Signer {

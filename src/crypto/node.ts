@@ -3,5 +3,5 @@
 export { nodeSha256 } from './node-sha256.js';
 export { createWorkerSigner, createSignerFromSeed, type WorkerSignerOptions } from './worker-signer.js';
 export { writeKeyFile, readKeyFile, generateSeed } from './key-file.js';
-export { createNodeEd25519Signer, nodeEd25519PublicKeyFromSeed } from './node-ed25519.js';
+export { createNodeEd25519Signer, nodeEd25519PublicKeyFromSeed, nodeVerifyEd25519 } from './node-ed25519.js';
 export { mldsaBackend, describeMldsaBackend, type MldsaBackend } from './mldsa-backend.js';

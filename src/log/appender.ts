@@ -139,6 +139,8 @@ export class Appender implements LogAppender {
   /** When the last signature started and how many entries it covered (pacing.ts). */
   private last: { at: number; entries: number } | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
+  /** When the armed timer fires (monotonic ms). */
+  private timerDue: number | undefined;
   private closed = false;
   /** Set once the log was found inconsistent after open (background audit): every append fails with it. */
   private haltedBy: StoreError | undefined;
@@ -350,11 +352,19 @@ export class Appender implements LogAppender {
     if (this.signing || this.haltedBy || this.uncovered.length === 0) return;
     const now = this.now();
     const pending = this.range.size - this.signed.range.size;
-    const signedWaiting = this.waiters.some((w) => w.item.signedWanted !== false);
+    // A store that commits entries with their checkpoint (the Durable Object) makes every caller
+    // wait for the signature, durable or not: only where entries commit first may signing slow down.
+    const signedWaiting = !this.early || this.waiters.some((w) => w.item.signedWanted !== false);
     const wait = signDelay(this.pacing, now, this.last, pending, this.signFailedAt, signedWaiting);
     if (wait > 0) {
-      this.timer ??= setTimeout(() => {
+      // A caller that wants the signature may arrive while a longer (durable-only) wait is armed.
+      const due = now + wait;
+      if (this.timer && this.timerDue !== undefined && this.timerDue <= due) return;
+      if (this.timer) clearTimeout(this.timer);
+      this.timerDue = due;
+      this.timer = setTimeout(() => {
         this.timer = undefined;
+        this.timerDue = undefined;
         this.maybeSign();
       }, wait);
       return;

@@ -37,8 +37,9 @@ export const LOADED = 4;
  */
 export function signDelay(p: Pacing, now: number, last: { at: number; entries: number } | undefined, pending: number, failedAt: number | undefined, signedWaiting = true): number {
   if (failedAt !== undefined && now - failedAt < p.retryMs) return p.retryMs - (now - failedAt);
+  // minIntervalMs 0 turns pacing off altogether.
+  if (!last || !p.minIntervalMs) return 0;
   const interval = signedWaiting ? p.minIntervalMs : Math.max(p.minIntervalMs, p.durableIntervalMs ?? 0);
-  if (!last || !interval) return 0;
   const loaded = last.entries >= LOADED || pending >= LOADED;
   const since = now - last.at;
   return loaded && since < interval ? interval - since : 0;

@@ -13,9 +13,8 @@ function skipBlank(text: string, at: number): number {
   for (;;) {
     while (at < text.length && /\s/.test(text[at])) at++;
     if (!text.startsWith('//', at)) return at;
-    const eol = text.indexOf('\n', at);
-    if (eol < 0) return text.length;
-    at = eol + 1;
+    // Cedar's comment is `//[^\n\r]*`: it ends at a carriage return as at a newline.
+    while (at < text.length && text[at] !== '\n' && text[at] !== '\r') at++;
   }
 }
 

@@ -133,10 +133,11 @@ export async function openDataDir(dir: string, opts: OpenOptions = {}): Promise<
   // back: until then this thread goes on with what the caller does next (start-up loads the policy).
   let thread: LogThread | undefined;
   if (opts.logThread) thread = await startLogThread({ keyName, mldsaSeed: seeds.mldsaSeed, ed25519Seed: seeds.ed25519Seed, maxBatch: opts.maxBatch, onBatch: opts.onBatch, onAudit: opts.onAudit, auditPage: opts.auditPage, auditDelayMs: opts.auditDelayMs });
-  const loaded = keysOfSeeds(seeds, keyName, thread?.mldsaPublicKey);
+  let loaded: LoadedKeys;
   // Key history (issue 18, data-dir-keys.ts): each log signs with the keys its history says, checked at open.
   let keeper: DataDirKeys;
   try {
+    loaded = keysOfSeeds(seeds, keyName, thread?.mldsaPublicKey);
     keeper = await DataDirKeys.open(dir, keyName, { mldsaSeed: loaded.mldsaSeed, ed25519Seed: loaded.ed25519Seed, keys: loaded.keys }, { thread: opts.thread ?? false, resume: opts.resumeRotation });
   } catch (e) {
     await thread?.close();

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startServer, validatedPolicySets } from '../../src/http/node-server.js';
 import { logPath } from '../../src/store/node.js';
-import { flipEntryByte } from '../security/_file-attacker.js';
+import { flipEntryByte, openAsAttacker } from '../security/_file-attacker.js';
 
 describe('policy sets validated before', () => {
   it('are the ones the logs record as activated by this engine; an edited entry is none', async () => {
@@ -26,6 +26,26 @@ describe('policy sets validated before', () => {
       await again.close();
     }
 
+    // The checkpoint's Ed25519 line re-signed by someone without the key (a byte of it changed):
+    // the entry is still in the tree the note names, but the note is not ours.
+    const db = openAsAttacker(logPath(data, 'default'));
+    const cp = db.prepare('SELECT size, note FROM checkpoints ORDER BY size DESC LIMIT 1').get() as { size: number; note: string };
+    const lines = cp.note.split('\n');
+    const i = lines.findIndex((l) => l.startsWith('\u2014 ') && Buffer.from(l.split(' ')[2], 'base64').length === 4 + 64);
+    const sig = Buffer.from(lines[i].split(' ')[2], 'base64');
+    sig[10] ^= 1;
+    lines[i] = `${lines[i].split(' ').slice(0, 2).join(' ')} ${sig.toString('base64')}`;
+    db.prepare('UPDATE checkpoints SET note = ? WHERE size = ?').run(lines.join('\n'), cp.size);
+    db.close();
+    expect(validatedPolicySets(data).size).toBe(0);
+  }, 60_000);
+
+  it('an edited entry is none', async () => {
+    const data = join(mkdtempSync(join(tmpdir(), 'vouch-validated-')), 'data');
+    const s = await startServer({ data, port: 0, idleCheckpointMs: 0 });
+    await s.policyOf('default'); // the log is open and the start-up policy recorded
+    await s.close();
+    expect(validatedPolicySets(data).size).toBe(1);
     flipEntryByte(logPath(data, 'default'), 0); // the start-up `policy` entry
     expect(validatedPolicySets(data).size).toBe(0);
   }, 60_000);

@@ -24,6 +24,8 @@ permit(principal, action, resource);
 @id("ünïcödé 中文") permit(principal, action, resource);
 @id("tab\\there") permit(principal, action, resource);
 @id("j")permit(principal, action, resource);`,
+  // A comment ends at a carriage return too: the @id after it is an annotation.
+  '@reason("r") // note\r@id("after-cr")\npermit(principal, action, resource);\r\n@id("crlf")\r\n// c\r\n@other("o")\r\nforbid(principal, action, resource);',
 ];
 
 describe('policy annotations without the engine', () => {
@@ -55,6 +57,12 @@ describe('policy annotations without the engine', () => {
     expect(handed.some((p) => p.includes('\\u{1F600}'))).toBe(true);
     expect(handed.some((p) => p.includes('\\"quoted'))).toBe(true);
     for (const p of handed) expect(p).toMatch(/\\|@novalue/);
+  });
+
+  it('ends a comment at a carriage return, as Cedar does', () => {
+    const cr = parts.find((p) => p.includes('after-cr'))!;
+    expect(plainAnnotations(cr)).toEqual({ reason: 'r', id: 'after-cr' });
+    expect(readAnnotations(cr)).toEqual({ ok: true, value: { reason: 'r', id: 'after-cr' } });
   });
 
   it('never takes an @id inside a comment or a condition string for an annotation', () => {
