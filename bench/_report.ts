@@ -29,7 +29,8 @@ export function machineFacts(): Report['machine'] {
 
 /** The --json line of one result: exactly name, unit, value and, when present, baseline and ratio. */
 export function jsonLine(r: Result): string {
-  const o: Record<string, string | number> = { name: r.name, unit: r.unit, value: r.value };
+  const o: Record<string, string | number | boolean | null> = { name: r.name, unit: r.unit, value: r.absent ? null : r.value };
+  if (r.absent) o.absent = true;
   if (r.baseline !== undefined) o.baseline = r.baseline;
   if (r.ratio !== undefined) o.ratio = r.ratio;
   return JSON.stringify(o);
@@ -38,7 +39,7 @@ export function jsonLine(r: Result): string {
 const show = (x: number | undefined): string => (x === undefined ? '' : String(round(x)));
 
 export function formatTable(results: Result[]): string {
-  const rows = [['name', 'value', 'unit', 'baseline', 'ratio', 'note'], ...results.map((r) => [r.name, show(r.value), r.unit, show(r.baseline), r.ratio === undefined ? '' : `${round(r.ratio)}x`, r.note ?? ''])];
+  const rows = [['name', 'value', 'unit', 'baseline', 'ratio', 'note'], ...results.map((r) => [r.name, r.absent ? 'absent' : show(r.value), r.unit, show(r.baseline), r.ratio === undefined ? '' : `${round(r.ratio)}x`, r.note ?? ''])];
   const widths = rows[0].map((_, i) => Math.max(...rows.map((row) => row[i].length)));
   const numeric = new Set([1, 3, 4]);
   return rows

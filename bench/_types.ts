@@ -10,6 +10,8 @@ export interface Result {
   ratio?: number;
   /** One line of context for the table and the JSON report (never in --json lines). */
   note?: string;
+  /** Nothing was measured (the thing is not there): shown as "absent", `value: null` in --json. */
+  absent?: true;
 }
 
 export interface BenchContext {
