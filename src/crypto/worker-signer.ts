@@ -2,6 +2,7 @@
 // loop keeps serving while a batch checkpoint is signed (a few ms of pure JS per signature).
 // Requests carry ids; a worker crash rejects every pending sign with ERR_SIGN_FAILED.
 import { Worker } from 'node:worker_threads';
+import { bytesEqual } from '../canonical/index.js';
 import { CryptoError } from '../errors.js';
 import { createSigner } from './by-alg.js';
 import { MLDSA65_SEED_BYTES } from './mldsa.js';
@@ -34,10 +35,6 @@ type Reply =
   | { type: 'signed'; id: number; signature: Uint8Array }
   | { type: 'failed'; id: number; error: string };
 
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && a.every((x, i) => x === b[i]);
-}
-
 export async function createWorkerSigner(seed: Uint8Array, opts: WorkerSignerOptions = {}): Promise<Signer> {
   if (!(seed instanceof Uint8Array) || seed.length !== MLDSA65_SEED_BYTES) {
     throw new CryptoError('ERR_KEY_FORMAT', `ML-DSA-65 seed must be ${MLDSA65_SEED_BYTES} bytes`);
@@ -69,7 +66,7 @@ export async function createWorkerSigner(seed: Uint8Array, opts: WorkerSignerOpt
       worker = w;
       w.on('message', (msg: Reply) => {
         if (msg.type === 'ready') {
-          if (opts.publicKey && !sameBytes(msg.publicKey, opts.publicKey)) {
+          if (opts.publicKey && !bytesEqual(msg.publicKey, opts.publicKey)) {
             failAll('ML-DSA-65 signing worker derived a public key other than the one given: refusing to sign');
             void w.terminate();
             return reject(failure);
