@@ -2,8 +2,8 @@
 // ed25519.ts (noble), about 20x faster, for the service's checkpoint co-signature.
 import { createPrivateKey, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
 import { CryptoError } from '../errors.js';
-import { ED25519_SEED_BYTES } from './ed25519.js';
-import type { Signer } from './types.js';
+import { ED25519_PUBLIC_KEY_BYTES, ED25519_SEED_BYTES } from './ed25519.js';
+import type { Signer, Verifier } from './types.js';
 
 /** PKCS#8 prefix of an Ed25519 private key (RFC 8410): the 32-byte seed follows. */
 const PKCS8_PREFIX = Uint8Array.from([0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x04, 0x22, 0x04, 0x20]);
@@ -33,19 +33,65 @@ export function nodeEd25519PublicKeyFromSeed(seed: Uint8Array): Uint8Array {
   return publicKeyOf(privateKeyOf(seed));
 }
 
+/** The group order L and the field prime p, little-endian, for the strict encoding checks. */
+const L = Uint8Array.from([0xed, 0xd3, 0xf5, 0x5c, 0x1a, 0x63, 0x12, 0x58, 0xd6, 0x9c, 0xf7, 0xa2, 0xde, 0xf9, 0xde, 0x14, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x10]);
+const P = Uint8Array.from([0xed, ...new Array<number>(30).fill(0xff), 0x7f]);
+
+/** a < b for 32-byte little-endian numbers; `mask` clears the top bit of a (a point's x sign). */
+function lessThan(a: Uint8Array, b: Uint8Array, mask = 0xff): boolean {
+  for (let i = 31; i >= 0; i--) {
+    const x = i === 31 ? a[i] & mask : a[i];
+    if (x !== b[i]) return x < b[i];
+  }
+  return false;
+}
+
 /**
- * RFC 8032 verification by node:crypto (OpenSSL), no JIT warm-up. Not the notes' verifier (that is
- * ed25519.ts, strict, the same in every runtime): start-up uses it only to decide whether a log's
- * record is evidence enough to skip re-validating a policy (http/node-server.ts).
+ * The strict form ed25519.ts (noble, zip215: false) and Go's crypto/ed25519 use, checked on the
+ * bytes before OpenSSL sees them: S < L, and A and R encode a y below p. OpenSSL then checks the
+ * cofactorless equation, as both of them do (test/crypto/node-ed25519.test.ts holds the two equal).
  */
-export function nodeVerifyEd25519(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
-  if (publicKey.length !== 32 || signature.length !== 64) return false;
+function strictEncodings(publicKey: Uint8Array, signature: Uint8Array): boolean {
+  return lessThan(signature.subarray(32), L) && lessThan(publicKey, P, 0x7f) && lessThan(signature.subarray(0, 32), P, 0x7f);
+}
+
+function publicKeyObject(publicKey: Uint8Array): KeyObject | undefined {
+  if (!(publicKey instanceof Uint8Array) || publicKey.length !== 32) return undefined;
   try {
-    const key = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(publicKey).toString('base64url') }, format: 'jwk' });
+    return createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(publicKey).toString('base64url') }, format: 'jwk' });
+  } catch {
+    return undefined;
+  }
+}
+
+function verifyWith(key: KeyObject | undefined, publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
+  if (!key || !(signature instanceof Uint8Array) || signature.length !== 64 || !(message instanceof Uint8Array)) return false;
+  if (!strictEncodings(publicKey, signature)) return false;
+  try {
     return verify(null, message, key, signature);
   } catch {
     return false;
   }
+}
+
+/**
+ * RFC 8032 verification by node:crypto (OpenSSL), no JIT warm-up, with the strict encoding rule of
+ * ed25519.ts. Used where start-up time counts: the log writer thread's self-test and open check
+ * (store/log-thread-host.ts) and the validation-skip evidence (http/node-server.ts). Every verdict
+ * an outside party reads (receipts, bundles, `vouch log verify`, the console) uses ed25519.ts.
+ */
+export function nodeVerifyEd25519(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
+  return verifyWith(publicKeyObject(publicKey), publicKey, message, signature);
+}
+
+/** A Verifier over nodeVerifyEd25519, its key object made once. */
+export function createNodeEd25519Verifier(publicKey: Uint8Array): Verifier {
+  if (!(publicKey instanceof Uint8Array) || publicKey.length !== ED25519_PUBLIC_KEY_BYTES) {
+    throw new CryptoError('ERR_KEY_FORMAT', `Ed25519 public key must be ${ED25519_PUBLIC_KEY_BYTES} bytes`);
+  }
+  const key = publicKey.slice();
+  const object = publicKeyObject(key);
+  return { alg: 'Ed25519', publicKey: key, verify: (message, signature) => verifyWith(object, key, message, signature) };
 }
 
 export function createNodeEd25519Signer(seed: Uint8Array): Signer {

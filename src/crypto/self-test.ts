@@ -92,13 +92,21 @@ export const SELF_TEST_VECTORS = {
 };
 
 /** Throws CryptoError (ERR_INTERNAL) when a verifier accepts a bad signature or refuses a good one. */
-export function cryptoSelfTest(v: typeof SELF_TEST_VECTORS = SELF_TEST_VECTORS): void {
+type VerifyFn = (publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array) => boolean;
+
+/**
+ * Throws ERR_INTERNAL unless each verifier accepts its vector and refuses it with one bit changed.
+ * `verifiers`: the ones the caller will use (the log thread's Ed25519 one is node:crypto's).
+ */
+export function cryptoSelfTest(v: typeof SELF_TEST_VECTORS = SELF_TEST_VECTORS, verifiers: { mldsa?: VerifyFn; ed25519?: VerifyFn } = {}): void {
   const msg = new TextEncoder().encode(SELF_TEST_MESSAGE);
   const bad = msg.slice();
   bad[0] ^= 1;
+  const mldsa = verifiers.mldsa ?? verifyMldsa;
+  const ed25519 = verifiers.ed25519 ?? verifyEd25519;
   const checks: [string, (m: Uint8Array) => boolean][] = [
-    ['ML-DSA-65', (m) => verifyMldsa(fromBase64(v.mldsaPublicKey), m, fromBase64(v.mldsaSignature))],
-    ['Ed25519', (m) => verifyEd25519(fromBase64(v.ed25519PublicKey), m, fromBase64(v.ed25519Signature))],
+    ['ML-DSA-65', (m) => mldsa(fromBase64(v.mldsaPublicKey), m, fromBase64(v.mldsaSignature))],
+    ['Ed25519', (m) => ed25519(fromBase64(v.ed25519PublicKey), m, fromBase64(v.ed25519Signature))],
   ];
   for (const [alg, verify] of checks) {
     if (!verify(msg) || verify(bad)) throw new CryptoError('ERR_INTERNAL', `the ${alg} verifier failed its known-answer self-test: refusing to open any log`);

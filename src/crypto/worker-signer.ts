@@ -1,6 +1,7 @@
 // ML-DSA-65 signing in a node:worker_threads Worker (NODE-ONLY), so the HTTP server's event
 // loop keeps serving while a batch checkpoint is signed (a few ms of pure JS per signature).
 // Requests carry ids; a worker crash rejects every pending sign with ERR_SIGN_FAILED.
+import { existsSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { bytesEqual } from '../canonical/index.js';
 import { CryptoError } from '../errors.js';
@@ -35,6 +36,48 @@ type Reply =
   | { type: 'signed'; id: number; signature: Uint8Array }
   | { type: 'failed'; id: number; error: string };
 
+/** The worker script: the bundled copy when the build made one (scripts/bundle-dist.mjs), else the file. */
+function signWorkerUrl(): URL {
+  if (import.meta.url.endsWith('.js')) {
+    const bundled = new URL('../.bundle/sign-worker.mjs', import.meta.url);
+    if (existsSync(bundled)) return bundled;
+  }
+  return new URL('./sign-worker.mjs', import.meta.url);
+}
+
+interface Prestarted {
+  worker: Worker;
+  /** It ended before anyone took it (it failed to load): a new one is started instead. */
+  ended: boolean;
+}
+let prestarted: Prestarted | undefined;
+
+/**
+ * Start this thread's signing worker before its key is known (the log writer thread does, at its
+ * start: store/log-thread-host.ts). The worker loads and warms up with a throwaway key while the
+ * key files are read and the policy loaded; the next createWorkerSigner takes it and sends it the
+ * seed, so the first checkpoint does not wait for a cold thread. Unreferenced until taken.
+ */
+export function prestartSignWorker(): void {
+  if (prestarted) return;
+  const p: Prestarted = { worker: new Worker(signWorkerUrl(), { workerData: { prestart: true } }), ended: false };
+  p.worker.unref();
+  p.worker.once('error', () => void (p.ended = true));
+  p.worker.once('exit', () => void (p.ended = true));
+  prestarted = p;
+}
+
+function takePrestarted(): Worker | undefined {
+  const p = prestarted;
+  prestarted = undefined;
+  if (!p || p.ended) {
+    void p?.worker.terminate();
+    return undefined;
+  }
+  p.worker.ref();
+  return p.worker;
+}
+
 export async function createWorkerSigner(seed: Uint8Array, opts: WorkerSignerOptions = {}): Promise<Signer> {
   if (!(seed instanceof Uint8Array) || seed.length !== MLDSA65_SEED_BYTES) {
     throw new CryptoError('ERR_KEY_FORMAT', `ML-DSA-65 seed must be ${MLDSA65_SEED_BYTES} bytes`);
@@ -59,10 +102,14 @@ export async function createWorkerSigner(seed: Uint8Array, opts: WorkerSignerOpt
   /** Start the thread; resolves with the public key it derived (checked against opts.publicKey). */
   const start = (): Promise<Uint8Array> =>
     (started ??= new Promise<Uint8Array>((resolve, reject) => {
-      const w = new Worker(opts.workerUrl ?? new URL('./sign-worker.mjs', import.meta.url), {
-        workerData: { seed: seedCopy, deterministic: opts.deterministic === true },
-      });
-      seedCopy.fill(0); // workerData was copied into the thread's message
+      const early = opts.workerUrl ? undefined : takePrestarted();
+      const w =
+        early ??
+        new Worker(opts.workerUrl ?? signWorkerUrl(), {
+          workerData: { seed: seedCopy, deterministic: opts.deterministic === true },
+        });
+      if (early) early.postMessage({ t: 'seed', seed: seedCopy, deterministic: opts.deterministic === true });
+      seedCopy.fill(0); // workerData or the message was copied into the thread
       worker = w;
       w.on('message', (msg: Reply) => {
         if (msg.type === 'ready') {

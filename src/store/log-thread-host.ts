@@ -4,21 +4,27 @@
 import { createHash } from 'node:crypto';
 import { parentPort, workerData } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
-import { createEd25519Verifier, createMldsaVerifier, cryptoSelfTest, mldsaKeyFromSeed, type Signer } from '../crypto/index.js';
-import { createNodeEd25519Signer, createSignerFromSeed } from '../crypto/node.js';
+import { createMldsaVerifier, cryptoSelfTest, mldsaKeyFromSeed, type Signer } from '../crypto/index.js';
+import { createNodeEd25519Signer, createNodeEd25519Verifier, createSignerFromSeed, mldsaBackend, nodeVerifyEd25519, prestartSignWorker } from '../crypto/node.js';
 import { Appender, auditLeaves, DEFAULT_AUDIT_DELAY_MS, noteSignerFor, noteVerifierFor, type Appended, type Durable, type NoteSigner, type NoteVerifier } from '../log/index.js';
 import { toWireError, type Answers, type HostMessage, type LogThreadData, type MainMessage, type WireError } from './log-thread-protocol.js';
 import type { LogStore } from './port.js';
 import { openSqliteStore } from './sqlite.js';
 
 const port = parentPort!;
+// Started early, this thread starts its signing thread at once too (noble only: native signing
+// needs no thread). It warms up with a throwaway key while this one warms the policy engine, so
+// the first checkpoint, which the first signed decision waits for, finds it warm.
+if (workerData === null && safeBackend() === 'noble') prestartSignWorker();
 // Started early (prestarted: no workerData), this thread is idle until its keys come: it warms
 // the policy engine's compiled code for the main thread meanwhile (policy/engine-warm-up.ts).
 if (workerData === null) (await import('../policy/engine-warm-up.js')).warmPolicyEngine();
 // The verifiers' known-answer self-test before any log is opened (crypto/self-test.ts). Started
 // early, this thread runs it while the parent is still loading, and the open check then finds
-// both verifiers warm.
-cryptoSelfTest();
+// both verifiers warm. This thread checks the log's own Ed25519 lines with node:crypto (strict
+// encodings as ed25519.ts; no JIT warm-up, which cost about 90 ms of start-up here), so that is
+// the verifier tested.
+cryptoSelfTest(undefined, { ed25519: nodeVerifyEd25519 });
 // Started early (log-thread.ts prestartLogThread), the thread has loaded the modules above while
 // its parent loaded its own; then its keys and options come as the first message.
 const data: LogThreadData =
@@ -42,8 +48,17 @@ data.mldsaSeed.fill(0);
 data.ed25519Seed?.fill(0);
 const noteSigners = signers.map((s) => noteSignerFor(data.keyName, s));
 // The log's own keys, to check the newest stored checkpoint before signing anything (open-check.ts).
-const noteVerifiers = signers.map((s) => noteVerifierFor(data.keyName, s.alg === 'Ed25519' ? createEd25519Verifier(s.publicKey) : createMldsaVerifier(s.publicKey)));
+const noteVerifiers = signers.map((s) => noteVerifierFor(data.keyName, s.alg === 'Ed25519' ? createNodeEd25519Verifier(s.publicKey) : createMldsaVerifier(s.publicKey)));
 let closing = false;
+
+/** A bad VOUCH_MLDSA is reported where the signer is made, not here. */
+function safeBackend(): string | undefined {
+  try {
+    return mldsaBackend();
+  } catch {
+    return undefined;
+  }
+}
 
 function derivePublicKey(seed: Uint8Array): Uint8Array {
   const { publicKey, secretKey } = mldsaKeyFromSeed(seed);
@@ -90,7 +105,7 @@ function send(m: HostMessage): void {
 let current: Signer[] = signers;
 function keysOf(m: Extract<MainMessage, { t: 'open' }>): { signers: NoteSigner[]; verifiers: NoteVerifier[] } {
   if (!m.keys || !m.keyName) return { signers: noteSigners, verifiers: noteVerifiers };
-  const verifiers = m.keys.map((k) => ({ ...noteVerifierFor(k.name, k.alg === 'Ed25519' ? createEd25519Verifier(k.publicKey) : createMldsaVerifier(k.publicKey)), ...(k.window ? { window: k.window } : {}) }));
+  const verifiers = m.keys.map((k) => ({ ...noteVerifierFor(k.name, k.alg === 'Ed25519' ? createNodeEd25519Verifier(k.publicKey) : createMldsaVerifier(k.publicKey)), ...(k.window ? { window: k.window } : {}) }));
   return { signers: current.map((s) => noteSignerFor(m.keyName!, s)), verifiers };
 }
 

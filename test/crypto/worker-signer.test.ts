@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createMldsaSigner, verifyMldsa } from '../../src/crypto/index.js';
-import { createSignerFromSeed, createWorkerSigner } from '../../src/crypto/node.js';
+import { createSignerFromSeed, createWorkerSigner, prestartSignWorker } from '../../src/crypto/node.js';
 
 const seed = new Uint8Array(32).fill(9);
 const msg = (i: number): Uint8Array => new TextEncoder().encode(`entry ${i}\n`);
@@ -118,6 +118,34 @@ describe('createWorkerSigner', () => {
       await expect(w.sign(msg(3))).rejects.toThrow(/other than the one given/);
     } finally {
       await w.close?.();
+    }
+  });
+
+  it('takes a prestarted thread: the seed comes as a message, deterministic signatures match, a wrong key is still refused', async () => {
+    // The log writer thread prestarts its signer before the key files are read (store/log-thread-host.ts).
+    const local = createMldsaSigner(seed, { deterministic: true });
+    prestartSignWorker();
+    const w = await createWorkerSigner(seed, { deterministic: true });
+    try {
+      expect(w.publicKey).toEqual(local.publicKey);
+      const sig = await w.sign(msg(3));
+      expect(sig).toEqual(await local.sign(msg(3))); // the throwaway warm-up key signed nothing here
+    } finally {
+      await w.close?.();
+    }
+    prestartSignWorker();
+    const swapped = await createWorkerSigner(seed, { publicKey: createMldsaSigner(new Uint8Array(32).fill(1)).publicKey });
+    try {
+      await expect(swapped.sign(msg(1))).rejects.toThrow(/other than the one given/);
+    } finally {
+      await swapped.close?.();
+    }
+    // Each prestarted thread is taken once: the next signer starts its own.
+    const fresh = await createWorkerSigner(seed, { deterministic: true });
+    try {
+      expect(await fresh.sign(msg(4))).toEqual(await local.sign(msg(4)));
+    } finally {
+      await fresh.close?.();
     }
   });
 
