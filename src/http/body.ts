@@ -24,6 +24,10 @@ export async function readBodyBytes(req: Request, maxBytes: number): Promise<Uin
   const tooLarge = () => new InputError('ERR_TOO_LARGE', `request body over ${maxBytes} bytes`);
   const declared = Number(req.headers.get('content-length') ?? NaN);
   if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge();
+  // A declared length within the limit is all the server's parser lets through: read it whole.
+  // On Node that takes @hono/node-server's direct path (no web Request or stream is built for it,
+  // which was a tenth of a decision's CPU at 64 callers); without one, read chunk by chunk.
+  if (Number.isFinite(declared)) return new Uint8Array(await req.arrayBuffer());
   if (!req.body) return new Uint8Array(0);
   const reader = req.body.getReader();
   const chunks: Uint8Array[] = [];

@@ -189,8 +189,13 @@ async function close(): Promise<void> {
   send({ t: 'closed' });
 }
 
-port.on('message', (m: MainMessage) => {
+port.on('message', (m: MainMessage) => handle(m));
+
+function handle(m: MainMessage): void {
   switch (m.t) {
+    case 'appends':
+      for (const a of m.appends) handle(a);
+      return;
     case 'open':
       return open(m.tenant, m.path, m.origin, keysOf(m));
     case 'rotate':
@@ -223,8 +228,10 @@ port.on('message', (m: MainMessage) => {
       );
       return;
     }
+    case 'init':
+      return; // taken before this handler exists
     case 'close':
       void close();
   }
-});
+}
 send({ t: 'ready', mldsaPublicKey: mldsa.publicKey });

@@ -85,6 +85,8 @@ export type MainMessage =
   /** `durable`: answer once committed as well as once signed. */
   | { t: 'append'; tenant: string; id: number; body: EntryBody; attachments: Attachment[]; durable: boolean }
   | { t: 'checkpoint'; tenant: string; id: number }
+  /** Appends of one turn of the main thread's loop, in order: one message instead of one each. */
+  | { t: 'appends'; appends: Extract<MainMessage, { t: 'append' }>[] }
   | { t: 'close' };
 
 export function toWireError(e: unknown): WireError {

@@ -191,7 +191,24 @@ export async function startLogThread(opts: LogThreadOptions): Promise<LogThread>
     });
   });
 
-  const post = (m: MainMessage): void => worker.postMessage(m);
+  // Appends go out once per turn of the loop, as the thread's answers come back: at 64 callers a
+  // turn holds many, and a message each cost more CPU on both sides than the entries' encoding.
+  // Anything else flushes them first, so the thread sees every message in the order posted.
+  let appends: Extract<MainMessage, { t: 'append' }>[] = [];
+  const flush = (): void => {
+    if (appends.length === 0) return;
+    const batch = appends;
+    appends = [];
+    worker.postMessage(batch.length === 1 ? batch[0] : ({ t: 'appends', appends: batch } satisfies MainMessage));
+  };
+  const post = (m: MainMessage): void => {
+    if (m.t === 'append') {
+      if (appends.push(m) === 1) setImmediate(flush);
+      return;
+    }
+    flush();
+    worker.postMessage(m);
+  };
 
   function settle(m: Answers): void {
     for (const d of m.durable) {
