@@ -5,5 +5,5 @@ import { parentPort } from 'node:worker_threads';
 parentPort.postMessage({ t: 'ready' });
 parentPort.on('message', (m) => {
   if (m.t === 'open') parentPort.postMessage({ t: 'opened', tenant: m.tenant });
-  else if (m.t === 'append') process.exit(3);
+  else if (m.t === 'append' || m.t === 'appends') process.exit(3); // one append, or a turn's appends together
 });

@@ -42,6 +42,21 @@ describe('log thread', () => {
     await again.close();
   });
 
+  it('appends of one turn travel as one message in their order; a checkpoint asked after them covers them', async () => {
+    const dir = tmp();
+    initDataDir(dir);
+    const dd = await openDataDir(dir, { thread: true, logThread: true });
+    const t = dd.log('default');
+    await t.ready;
+    const durable = Array.from({ length: 50 }, (_, i) => t.appender.appendDurable(body(i)));
+    const cp = t.appender.checkpointNow!(); // posted in the same turn, after the 50: it must not overtake them
+    const ds = await Promise.all(durable);
+    expect(ds.map((d) => d.seq)).toEqual(Array.from({ length: 50 }, (_, i) => i));
+    expect(ds.map((d) => (decodeEntry(d.bytes) as { n: number }).n)).toEqual(Array.from({ length: 50 }, (_, i) => i));
+    expect((await cp).size).toBe(50);
+    await dd.close();
+  });
+
   it('a bad body fails alone with its code; the log goes on', async () => {
     const dir = tmp();
     initDataDir(dir);
