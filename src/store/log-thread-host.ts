@@ -134,6 +134,7 @@ function open(tenant: string, path: string, origin: string, keys: ReturnType<typ
       verifiers: keys.verifiers,
       maxBatch: data.maxBatch,
       minIntervalMs: data.minIntervalMs,
+      durableIntervalMs: data.durableIntervalMs,
       maxCoverageMs: data.maxCoverageMs,
       monotonic: () => performance.now(),
       onBatch: (stats) => send({ t: 'batch', tenant, stats }),

@@ -20,6 +20,7 @@ export interface LogThreadData {
   maxBatch?: number;
   /** Pacing overrides (log/pacing.ts); absent: the defaults every appender uses. */
   minIntervalMs?: number;
+  durableIntervalMs?: number;
   maxCoverageMs?: number;
   auditPage?: number;
   auditDelayMs?: number;

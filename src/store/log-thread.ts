@@ -21,6 +21,8 @@ export interface LogThreadOptions {
   maxBatch?: number;
   /** Pacing overrides (log/pacing.ts): absent, the one default policy of every appender. */
   minIntervalMs?: number;
+  /** The slower pace while no caller waits for a signed receipt (wait "durable" only). */
+  durableIntervalMs?: number;
   maxCoverageMs?: number;
   onBatch?: (tenant: string, stats: BatchStats) => void;
   /** Entries per page of the background audit (default 2048). */
@@ -121,7 +123,7 @@ function takePrestarted(): Worker | undefined {
 }
 
 export async function startLogThread(opts: LogThreadOptions): Promise<LogThread> {
-  const data: LogThreadData = { keyName: opts.keyName, mldsaSeed: opts.mldsaSeed.slice(), mldsaPublicKey: opts.mldsaPublicKey?.slice(), ed25519Seed: opts.ed25519Seed?.slice(), maxBatch: opts.maxBatch, minIntervalMs: opts.minIntervalMs, maxCoverageMs: opts.maxCoverageMs, auditPage: opts.auditPage, auditDelayMs: opts.auditDelayMs };
+  const data: LogThreadData = { keyName: opts.keyName, mldsaSeed: opts.mldsaSeed.slice(), mldsaPublicKey: opts.mldsaPublicKey?.slice(), ed25519Seed: opts.ed25519Seed?.slice(), maxBatch: opts.maxBatch, minIntervalMs: opts.minIntervalMs, durableIntervalMs: opts.durableIntervalMs, maxCoverageMs: opts.maxCoverageMs, auditPage: opts.auditPage, auditDelayMs: opts.auditDelayMs };
   const early = opts.workerUrl ? undefined : takePrestarted();
   const worker = early ?? new Worker(opts.workerUrl ?? hostUrl(), { workerData: data });
   if (early) worker.postMessage({ t: 'init', data } satisfies MainMessage);

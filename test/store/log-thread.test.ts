@@ -48,11 +48,11 @@ describe('log thread', () => {
     const dd = await openDataDir(dir, { thread: true, logThread: true });
     const t = dd.log('default');
     await t.ready;
-    const durable = Array.from({ length: 50 }, (_, i) => t.appender.appendDurable(body(i)));
+    const durable = Array.from({ length: 50 }, (_, i) => t.appender.appendDurable!(body(i)));
     const cp = t.appender.checkpointNow!(); // posted in the same turn, after the 50: it must not overtake them
     const ds = await Promise.all(durable);
     expect(ds.map((d) => d.seq)).toEqual(Array.from({ length: 50 }, (_, i) => i));
-    expect(ds.map((d) => (decodeEntry(d.bytes) as { n: number }).n)).toEqual(Array.from({ length: 50 }, (_, i) => i));
+    expect(ds.map((d) => (decodeEntry(d.bytes) as unknown as { n: number }).n)).toEqual(Array.from({ length: 50 }, (_, i) => i));
     expect((await cp).size).toBe(50);
     await dd.close();
   });
@@ -110,5 +110,26 @@ describe('log thread', () => {
     expect(done).toHaveLength(50);
     await closed;
     await expect(t.appender.append(body(99))).rejects.toMatchObject({ code: expect.stringMatching(/^ERR_STORE/) });
+  });
+
+  it('takes the durable-only pace as an option: durable entries wait for it, a signed caller does not', async () => {
+    const dir = tmp();
+    initDataDir(dir);
+    const thread = await startLogThread({ keyName: 'vouch.local', mldsaSeed: new Uint8Array(32).fill(4), minIntervalMs: 25, durableIntervalMs: 60_000 });
+    try {
+      const log = thread.open('default', logPath(dir, 'default'), 'vouch.local/default', 0);
+      await log.ready;
+      // Pacing slows only a loaded log (pacing.ts LOADED: 4 entries a signature); the first checkpoint has nothing to pace against.
+      const four = (from: number) => Promise.all([0, 1, 2, 3].map((i) => log.appendDurable!(body(from + i))));
+      await Promise.all((await four(0)).map((d) => d.signed));
+      const second = await four(4);
+      const late = await Promise.race([second[3].signed.then(() => 'signed'), new Promise((r) => setTimeout(() => r('waiting'), 1000))]);
+      expect(late).toBe('waiting'); // held to the 60 s durable pace, not the default 100 ms
+      const third = await log.append(body(8)); // a caller that waits for the receipt re-arms the 25 ms pace
+      expect(third.size).toBe(9);
+      expect((await second[3].signed).size).toBe(9); // and the held entries are covered by the same checkpoint
+    } finally {
+      await thread.close();
+    }
   });
 });
