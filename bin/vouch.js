@@ -6,11 +6,16 @@ import { setFlagsFromString } from 'node:v8';
 
 // Cedar's engine is 4 MB of WebAssembly. V8 compiles each of its functions with the baseline
 // compiler on first call, and recompiles the ones that run a lot with the optimizing compiler on
-// background threads. At V8's default budget that recompiling ran all through start-up's policy
-// load, about two seconds of CPU on two cores, and delayed the first decision. A larger budget
-// keeps start-up on baseline code. What decisions run often is still optimized after a few
-// thousand calls (bench/startup.bench.ts, bench/http.bench.ts). Set before anything loads wasm.
-setFlagsFromString('--wasm-tiering-budget=50000000');
+// background threads. At V8's budget that recompiling ran all through start-up's policy load (about
+// half a second of CPU on two cores, perf), and delayed the first decision. `serve` and `gateway`
+// start with a budget large enough that start-up stays on baseline code; a few seconds later
+// they load a new instance of the engine under V8's own budget (src/policy/engine-refresh.ts),
+// so decisions are optimized as before. Set before anything loads wasm.
+const serving = (process.argv[2] === 'serve' || process.argv[2] === 'gateway') && !process.argv.slice(3).some((a) => a === '--help' || a === '-h');
+if (serving) {
+  setFlagsFromString('--wasm-tiering-budget=2000000000');
+  globalThis[Symbol.for('vouch.wasmStartUpTieringBudget')] = 2_000_000_000;
+}
 
 if (existsSync(new URL('../src/', import.meta.url))) {
   const { buildDist } = await import('../scripts/build-dist.mjs');
@@ -18,8 +23,7 @@ if (existsSync(new URL('../src/', import.meta.url))) {
 }
 // `vouch serve` starts its log thread before loading the rest, so the thread's start-up runs beside
 // this one's (store/log-thread.ts prestartLogThread): the longest path of start-up otherwise.
-const serving = process.argv[2] === 'serve' && !process.argv.slice(3).some((a) => a === '--help' || a === '-h');
-if (serving) (await import('../dist/store/log-thread.js')).prestartLogThread();
+if (serving && process.argv[2] === 'serve') (await import('../dist/store/log-thread.js')).prestartLogThread();
 // One file (scripts/bundle-dist.mjs) when the build made it: it loads in half the time of the modules.
 const bundled = new URL('../dist/.bundle/vouch.mjs', import.meta.url);
 const { main } = await import(existsSync(bundled) ? bundled.href : '../dist/cli/main.js');

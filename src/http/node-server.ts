@@ -12,6 +12,7 @@ import { logPortOf, type LogPort } from '../store/log-port.js';
 import { initDataDir, listTenants, logPath, openDataDir, openSqliteStore, readKeySeeds, type DataDir } from '../store/node.js';
 import { bytesEqual, utf8 } from '../canonical/index.js';
 import { noteKeyId } from '../crypto/index.js';
+import { scheduleEngineRefresh } from '../policy/engine-refresh.js';
 import { nodeEd25519PublicKeyFromSeed, nodeVerifyEd25519 } from '../crypto/node.js';
 import { parseNote } from '../log/index.js';
 import { createLogLifecycle } from './log-lifecycle.js';
@@ -298,6 +299,8 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   }
   const port = (server.address() as AddressInfo).port;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  // Start-up over: decisions get an engine instance under V8's own tiering budget (engine-refresh.ts).
+  const stopRefresh = scheduleEngineRefresh();
   let closing: Promise<void> | undefined;
   return {
     url,
@@ -313,6 +316,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     },
     close: () =>
       (closing ??= (async () => {
+        stopRefresh?.();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();

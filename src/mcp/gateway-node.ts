@@ -14,6 +14,7 @@ import { defaultConfigPath, loadConfigFile } from '../policy/load-config.js';
 import { recordActivation, type Wait } from '../decide/index.js';
 import { createMemoryStateStores } from '../interceptors/builtin/index.js';
 import { logPortOf, type LogPort } from '../store/log-port.js';
+import { scheduleEngineRefresh } from '../policy/engine-refresh.js';
 import { initDataDir, openDataDir, type DataDir } from '../store/node.js';
 import { serverNameOfCommand, serverNameOfUrl, splitCommand } from './gateway-command.js';
 import { activateGatewayPolicies, type GatewayPolicies } from './gateway-policy.js';
@@ -127,6 +128,8 @@ export async function openGateway(opts: GatewayRunOptions): Promise<GatewayRunti
   }
   const open = new Set<Gateway>();
   const connectUpstream = () => upstreamTransport(opts.upstream);
+  // Start-up over: decisions get an engine instance under V8's own tiering budget (engine-refresh.ts).
+  const stopRefresh = scheduleEngineRefresh();
   let closing: Promise<void> | undefined;
   return {
     serverName,
@@ -169,6 +172,7 @@ export async function openGateway(opts: GatewayRunOptions): Promise<GatewayRunti
     sessions: () => [...open],
     close: () =>
       (closing ??= (async () => {
+        stopRefresh?.();
         await Promise.allSettled([...open].map((g) => g.close()));
         await dataDir.close(); // finishes queued and in-flight batches first
         await policies!.close();

@@ -1,8 +1,15 @@
 // The one file of the core that imports @cedar-policy/cedar-wasm. The `nodejs` entry loads the
 // wasm synchronously with node:fs; the Workers build aliases that entry to src/worker/cedar-web.ts
 // (the `web` entry, initialized from the bundled wasm module), so this file runs unchanged there.
-import * as cedar from '@cedar-policy/cedar-wasm/nodejs';
+import * as bundled from '@cedar-policy/cedar-wasm/nodejs';
 import type { Json } from '../canonical/index.js';
+
+/** The engine's API, as the package exports it. */
+export type CedarEngine = typeof bundled;
+/** The instance every call below goes to: the one loaded with this module, unless replaced (replaceEngine). */
+let cedar: CedarEngine = bundled;
+/** Every policy set preparsed into the engine, so that a replacing instance can be given the same. */
+const preparsed = new Map<string, Record<string, string>>();
 
 /** Version of the Cedar engine, recorded in entries: replay needs the same evaluator. */
 export const cedarVersion: string = cedar.getCedarVersion();
@@ -69,7 +76,7 @@ export function convertSchemaText(text: string): EngineAnswer<Json> {
 /** Strict validation of policies against a schema (JSON or Cedar text). */
 export function validatePolicies(policies: Record<string, string>, schema: Json): EngineAnswer<null> {
   return guard(() => {
-    const a = cedar.validate({ schema: schema as cedar.Schema, policies: { staticPolicies: policies } });
+    const a = cedar.validate({ schema: schema as bundled.Schema, policies: { staticPolicies: policies } });
     if (a.type === 'failure') return { ok: false, problems: a.errors.map((e) => toProblem(e)) };
     if (a.validationErrors.length === 0) return { ok: true, value: null };
     return { ok: false, problems: a.validationErrors.map((v) => toProblem(v.error, v.policyId)) };
@@ -81,8 +88,27 @@ export function preparsePolicies(id: string, policies: Record<string, string>): 
   return guard(() => {
     const a = cedar.preparsePolicySet(id, { staticPolicies: policies });
     if (a.type === 'failure') return { ok: false, problems: a.errors.map((e) => toProblem(e)) };
+    preparsed.set(id, policies);
     return { ok: true, value: null };
   });
+}
+
+/**
+ * Route every later call to `next`, another instance of this same engine (same version), after
+ * preparsing in it every policy set the current one holds. A Node process uses it once start-up is
+ * over (policy/engine-refresh.ts): the new instance's WebAssembly gets V8's normal tiering budget
+ * where start-up's had a large one. Nothing changes if `next` is another version or refuses any
+ * set: the decisions of an instance are the engine's, so both give the same answers.
+ */
+export function replaceEngine(next: CedarEngine): boolean {
+  try {
+    if (next.getCedarVersion() !== cedarVersion || next.getCedarLangVersion() !== cedarLangVersion) return false;
+    for (const [id, policies] of preparsed) if (next.preparsePolicySet(id, { staticPolicies: policies }).type !== 'success') return false;
+  } catch {
+    return false;
+  }
+  cedar = next;
+  return true;
 }
 
 export interface EngineEntity {
@@ -113,8 +139,8 @@ export function authorizePreparsed(policySetId: string, req: EngineRequest): Eng
       principal: req.principal,
       action: req.action,
       resource: req.resource,
-      context: req.context as cedar.Context,
-      entities: req.entities as cedar.Entities,
+      context: req.context as bundled.Context,
+      entities: req.entities as bundled.Entities,
       preparsedPolicySetId: policySetId,
     });
     if (a.type === 'failure') return { ok: false, problems: a.errors.map((e) => toProblem(e)) };
