@@ -170,9 +170,18 @@ export async function decide(req: DecisionRequest, deps: DecideDeps): Promise<An
   if (effect === 'allow') await runCommitHooks(interceptors, req, chain.finalPayload, directionOf(policy, req.phase), deps);
   const common = { effect, chain, finalPayload: effect === 'allow' ? chain.finalPayload : req.payload, state, inputDigest, intentDigest };
   if (!durable) return { ...common, appended: appended as Appended, receipt: buildReceipt(appended as Appended) };
-  const signed = durable.signed.then(buildReceipt);
-  signed.catch(() => undefined); // the caller chose not to wait for it
-  return { ...common, appended, signed };
+  durable.signed.catch(() => undefined); // the caller chose not to wait for it
+  // Built for a caller that asks (the gateway attaches it to the answer when ready); /mcp and
+  // /v1/authorize answer a durable caller with the entry, and the receipt is served by its seq.
+  let signed: Promise<Receipt> | undefined;
+  return {
+    ...common,
+    appended,
+    get signed() {
+      if (!signed) (signed = durable.signed.then(buildReceipt)).catch(() => undefined);
+      return signed;
+    },
+  };
 }
 
 async function runCommitHooks(all: Interceptor[], req: DecisionRequest, finalPayload: unknown, direction: Direction, deps: DecideDeps): Promise<void> {
@@ -180,7 +189,11 @@ async function runCommitHooks(all: Interceptor[], req: DecisionRequest, finalPay
   for (const ic of selectInterceptors(all, req.event, req.phase)) {
     if (!ic.commit) continue;
     try {
-      await ic.commit(finalPayload, compact({ event: req.event, phase: req.phase, direction, time: ctx.time, sessionId: ctx.sessionId, traceId: ctx.traceId, principal: ctx.principal, onBehalfOf: ctx.onBehalfOf, tenant: ctx.tenant, roles: ctx.roles, server: ctx.server, signal: AbortSignal.timeout(5000) }) as never);
+      const hookCtx = compact({ event: req.event, phase: req.phase, direction, time: ctx.time, sessionId: ctx.sessionId, traceId: ctx.traceId, principal: ctx.principal, onBehalfOf: ctx.onBehalfOf, tenant: ctx.tenant, roles: ctx.roles, server: ctx.server });
+      // A hook that reads its signal gets one (a timer each: most never look).
+      let signal: AbortSignal | undefined;
+      Object.defineProperty(hookCtx, 'signal', { enumerable: true, get: () => (signal ??= AbortSignal.timeout(5000)) });
+      await ic.commit(finalPayload, hookCtx as never);
     } catch (e) {
       deps.onHookError?.(ic.descriptor.name, e);
     }
