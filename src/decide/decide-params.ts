@@ -104,7 +104,14 @@ export async function decideParams(p: ExecuteChainParams, who: Asker, deps: Deci
   pre?.after({ effect: outcome.effect, seq: outcome.appended.seq });
   const cosigned = (r: Receipt): Receipt => (pre?.callerSignature ? { ...r, callerSignature: pre.callerSignature } : r);
   if (outcome.receipt) return { outcome, receipt: cosigned(outcome.receipt) };
-  const signed = outcome.signed!.then(cosigned);
-  signed.catch(() => undefined); // a durable answer need not wait for it
-  return { outcome, signed };
+  // A durable answer need not wait for it: built for a caller that asks (decide.ts).
+  let signed: Promise<Receipt> | undefined;
+  const durable = outcome;
+  return {
+    outcome,
+    get signed() {
+      if (!signed) (signed = durable.signed!.then(cosigned)).catch(() => undefined);
+      return signed;
+    },
+  };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { contentBuiltins } from '../../../src/interceptors/builtin/_registry-content.js';
-import { findSecrets, SECRET_KINDS } from '../../../src/interceptors/builtin/_patterns.js';
+import { findSecrets, runDetectors, SECRET_KINDS } from '../../../src/interceptors/builtin/_patterns.js';
 import { createSecretRedactor, redactSecrets } from '../../../src/interceptors/builtin/secret-redactor.js';
 import type { MutationOutcome } from '../../../src/interceptors/types.js';
 import { ctxOf, make } from './_content-ctx.js';
@@ -117,5 +117,32 @@ describe('secret-redactor', () => {
       createSecretRedactor({ name: 'sr', config: undefined, declaration: { type: 'validation' }, deps: { state: {} as never } }),
     ).toThrow(expect.objectContaining({ code: 'ERR_CONFIG', issues: [expect.objectContaining({ path: '/type' })] }));
     expect(() => make(createSecretRedactor, { kinds: [] })).toThrow(expect.objectContaining({ code: 'ERR_CONFIG' }));
+  });
+});
+
+// runDetectors walks each pattern with exec (no per-call copy of the pattern): it must find
+// exactly what String.prototype.matchAll finds, empty matches and surrogate pairs included.
+describe('runDetectors', () => {
+  it('finds what matchAll finds, and leaves every pattern at lastIndex 0', () => {
+    const detectors = [
+      { kind: 'digits', re: /\d{3}/g },
+      { kind: 'empty', re: /x*/g },
+      { kind: 'unicode-empty', re: /(?:)/gu },
+      { kind: 'named', re: /(?<v>[a-z]+)@/g },
+      { kind: 'checked', re: /\d+/g, check: (v: string) => v.length % 2 === 0 },
+    ];
+    const byMatchAll = (text: string) =>
+      detectors.flatMap((d) =>
+        [...text.matchAll(d.re)].flatMap((m) => {
+          const v = m.groups?.v ?? m[0];
+          const end = m.index + m[0].length;
+          return !d.check || d.check(v) ? [{ kind: d.kind, start: end - v.length, end, value: v }] : [];
+        }),
+      );
+    for (const text of ['', 'abc@ 123456 x 12', 'xx\u{1F600}xy', '\u{1F4A9}\u{1F4A9}a\ud800', 'aaaaa@bb@']) {
+      expect(runDetectors(text, detectors)).toEqual(byMatchAll(text));
+      for (const d of detectors) expect(d.re.lastIndex).toBe(0);
+    }
+    expect(() => runDetectors('x', [{ kind: 'k', re: /x/ }])).toThrow(/g flag/);
   });
 });
