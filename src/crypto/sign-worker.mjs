@@ -35,7 +35,10 @@ if (workerData.prestart) {
 
 parentPort.on('message', (req) => {
   if (secretKey === undefined) {
-    if (req && req.t === 'seed' && req.seed instanceof Uint8Array) start(req);
+    // Only the seed can come first (worker-signer.ts sends it before any request). Anything else
+    // ends the thread with an error, which fails every signature owed instead of leaving it waiting.
+    if (!req || req.t !== 'seed' || !(req.seed instanceof Uint8Array)) throw new TypeError('the signing thread got a message before its seed');
+    start(req);
     return;
   }
   try {

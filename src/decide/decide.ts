@@ -189,11 +189,7 @@ async function runCommitHooks(all: Interceptor[], req: DecisionRequest, finalPay
   for (const ic of selectInterceptors(all, req.event, req.phase)) {
     if (!ic.commit) continue;
     try {
-      const hookCtx = compact({ event: req.event, phase: req.phase, direction, time: ctx.time, sessionId: ctx.sessionId, traceId: ctx.traceId, principal: ctx.principal, onBehalfOf: ctx.onBehalfOf, tenant: ctx.tenant, roles: ctx.roles, server: ctx.server });
-      // A hook that reads its signal gets one (a timer each: most never look).
-      let signal: AbortSignal | undefined;
-      Object.defineProperty(hookCtx, 'signal', { enumerable: true, get: () => (signal ??= AbortSignal.timeout(5000)) });
-      await ic.commit(finalPayload, hookCtx as never);
+      await ic.commit(finalPayload, compact({ event: req.event, phase: req.phase, direction, time: ctx.time, sessionId: ctx.sessionId, traceId: ctx.traceId, principal: ctx.principal, onBehalfOf: ctx.onBehalfOf, tenant: ctx.tenant, roles: ctx.roles, server: ctx.server, signal: AbortSignal.timeout(5000) }) as never);
     } catch (e) {
       deps.onHookError?.(ic.descriptor.name, e);
     }

@@ -201,7 +201,27 @@ export async function startLogThread(opts: LogThreadOptions): Promise<LogThread>
     if (appends.length === 0) return;
     const batch = appends;
     appends = [];
-    worker.postMessage(batch.length === 1 ? batch[0] : ({ t: 'appends', appends: batch } satisfies MainMessage));
+    try {
+      worker.postMessage(batch.length === 1 ? batch[0] : ({ t: 'appends', appends: batch } satisfies MainMessage));
+    } catch {
+      // One of them cannot be sent (a value that does not clone): the others go one by one, and
+      // the one that fails fails alone, as it did when each append was sent by its caller.
+      for (const m of batch) {
+        try {
+          worker.postMessage(m);
+        } catch (e) {
+          refuse(m.id, new StoreError('ERR_STORE', `append failed: ${(e as Error)?.message ?? String(e)}`, { cause: e }));
+        }
+      }
+    }
+  };
+  const refuse = (id: number, e: StoreError): void => {
+    const o = owed.get(id);
+    if (!o) return;
+    owed.delete(id);
+    o.durable?.reject(e);
+    o.durable = undefined;
+    o.reject(e);
   };
   const post = (m: MainMessage): void => {
     if (m.t === 'append') {

@@ -70,6 +70,11 @@ describe('createNodeEd25519Signer', () => {
     rBad.set(nonCanonical, 0);
     cases.push([s.publicKey, m, rBad]);
     cases.push([s.publicKey, m, sig.subarray(0, 63)], [s.publicKey.subarray(0, 31), m, sig], [new Uint8Array(32), m, new Uint8Array(64)]);
+    // Keys of small order, and the identity encoded with y = p + 1: with R the identity and S = 0
+    // OpenSSL alone accepts every one of them for any message (a universal forgery); both refuse.
+    const identity = le(1n);
+    const anyMessage = new TextEncoder().encode('any message at all');
+    for (const key of [identity, le(P - 1n), new Uint8Array(32), nonCanonical]) cases.push([key, anyMessage, Uint8Array.from([...identity, ...new Uint8Array(32)])]);
     let accepted = 0;
     for (const [pk, msg, sg] of cases) {
       const want = verifyEd25519(pk, msg, sg);

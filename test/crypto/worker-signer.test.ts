@@ -149,6 +149,19 @@ describe('createWorkerSigner', () => {
     }
   });
 
+  it('a prestarted thread that gets anything but its seed first ends with an error, never waits silently', async () => {
+    const { Worker } = await import('node:worker_threads');
+    for (const first of [{ t: 'nope' }, { t: 'seed', seed: 'not bytes' }, { id: 1, message: new Uint8Array(1) }]) {
+      const w = new Worker(new URL('../../src/crypto/sign-worker.mjs', import.meta.url), { workerData: { prestart: true } });
+      const ended = new Promise<string>((resolve) => {
+        w.once('error', (e) => resolve(`error: ${e.message}`));
+        w.once('exit', (code) => resolve(`exit ${code}`));
+      });
+      w.postMessage(first);
+      expect(await ended).toMatch(/^error: the signing thread got a message before its seed/);
+    }
+  });
+
   it('refuses a bad seed before starting a thread', async () => {
     await expect(createWorkerSigner(new Uint8Array(16))).rejects.toMatchObject({ code: 'ERR_KEY_FORMAT' });
   });

@@ -57,6 +57,19 @@ describe('log thread', () => {
     await dd.close();
   });
 
+  it('a body that cannot be sent to the thread fails alone; the rest of its turn is written', async () => {
+    const dir = tmp();
+    initDataDir(dir);
+    const dd = await openDataDir(dir, { thread: true, logThread: true });
+    const t = dd.log('default');
+    await t.ready;
+    const unsendable = { ...body(1), f: () => 1 } as unknown as EntryBody; // a function does not clone
+    const [a, bad, c] = [t.appender.appendDurable!(body(0)), t.appender.appendDurable!(unsendable), t.appender.appendDurable!(body(2))];
+    await expect(bad).rejects.toMatchObject({ code: 'ERR_STORE' });
+    expect([(await a).seq, (await c).seq]).toEqual([0, 1]);
+    await dd.close();
+  });
+
   it('a bad body fails alone with its code; the log goes on', async () => {
     const dir = tmp();
     initDataDir(dir);
