@@ -49,15 +49,15 @@ function lessThan(a: Uint8Array, b: Uint8Array, mask = 0xff): boolean {
 
 /**
  * The strict encodings ed25519.ts (noble, zip215: false) and Go's crypto/ed25519 require, checked
- * on the bytes before OpenSSL sees them: S < L, and A and R encode a y below p (OpenSSL itself
- * accepts a key of y = p + 1). OpenSSL then checks the cofactorless equation, as Go does; noble
- * checks the cofactored one. The two agree except on a key with a small-order component and a
+ * on the bytes before OpenSSL sees them: S < L, and R encodes a y below p. A's encoding (OpenSSL
+ * itself accepts a key of y = p + 1) is checked once, when its key object is made. OpenSSL then
+ * checks the cofactorless equation, as Go does; noble checks the cofactored one. The two agree except on a key with a small-order component and a
  * signature its holder crafted to differ; a key of small order (which would verify any message
  * under S = 0) is refused when the verifier is made (publicKeyObject). Held equal to noble on
  * valid, tampered and crafted input by test/crypto/node-ed25519.test.ts.
  */
-function strictEncodings(publicKey: Uint8Array, signature: Uint8Array): boolean {
-  return lessThan(signature.subarray(32), L) && lessThan(publicKey, P, 0x7f) && lessThan(signature.subarray(0, 32), P, 0x7f);
+function strictEncodings(signature: Uint8Array): boolean {
+  return lessThan(signature.subarray(32), L) && lessThan(signature.subarray(0, 32), P, 0x7f);
 }
 
 function publicKeyObject(publicKey: Uint8Array): KeyObject | undefined {
@@ -71,9 +71,9 @@ function publicKeyObject(publicKey: Uint8Array): KeyObject | undefined {
   }
 }
 
-function verifyWith(key: KeyObject | undefined, publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
+function verifyWith(key: KeyObject | undefined, message: Uint8Array, signature: Uint8Array): boolean {
   if (!key || !(signature instanceof Uint8Array) || signature.length !== 64 || !(message instanceof Uint8Array)) return false;
-  if (!strictEncodings(publicKey, signature)) return false;
+  if (!strictEncodings(signature)) return false; // the key's encoding was checked with its key object
   try {
     return verify(null, message, key, signature);
   } catch {
@@ -88,7 +88,7 @@ function verifyWith(key: KeyObject | undefined, publicKey: Uint8Array, message: 
  * an outside party reads (receipts, bundles, `vouch log verify`, the console) uses ed25519.ts.
  */
 export function nodeVerifyEd25519(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
-  return verifyWith(publicKeyObject(publicKey), publicKey, message, signature);
+  return verifyWith(publicKeyObject(publicKey), message, signature);
 }
 
 /** A Verifier over nodeVerifyEd25519, its key object made once. */
@@ -98,7 +98,7 @@ export function createNodeEd25519Verifier(publicKey: Uint8Array): Verifier {
   }
   const key = publicKey.slice();
   const object = publicKeyObject(key);
-  return { alg: 'Ed25519', publicKey: key, verify: (message, signature) => verifyWith(object, key, message, signature) };
+  return { alg: 'Ed25519', publicKey: key, verify: (message, signature) => verifyWith(object, message, signature) };
 }
 
 export function createNodeEd25519Signer(seed: Uint8Array): Signer {

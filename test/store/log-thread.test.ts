@@ -13,6 +13,14 @@ import { startLogThread } from '../../src/store/log-thread.js';
 const tmp = () => join(mkdtempSync(join(tmpdir(), 'vouch-lt-')), 'data');
 const body = (i: number): EntryBody => ({ type: 'decision', time: '2026-11-30T12:00:00Z', n: i });
 
+/** A fresh data directory opened with its log thread, and its default tenant's log. */
+async function openThreadLog() {
+  const dir = tmp();
+  initDataDir(dir);
+  const dd = await openDataDir(dir, { thread: true, logThread: true });
+  return { dir, dd, t: dd.log('default') };
+}
+
 describe('log thread', () => {
   it('appends concurrently in batches; every receipt verifies and the log passes fsck', async () => {
     const dir = tmp();
@@ -43,10 +51,7 @@ describe('log thread', () => {
   });
 
   it('appends of one turn travel as one message in their order; a checkpoint asked after them covers them', async () => {
-    const dir = tmp();
-    initDataDir(dir);
-    const dd = await openDataDir(dir, { thread: true, logThread: true });
-    const t = dd.log('default');
+    const { dd, t } = await openThreadLog();
     await t.ready;
     const durable = Array.from({ length: 50 }, (_, i) => t.appender.appendDurable!(body(i)));
     const cp = t.appender.checkpointNow!(); // posted in the same turn, after the 50: it must not overtake them
@@ -58,10 +63,7 @@ describe('log thread', () => {
   });
 
   it('a body that cannot be sent to the thread fails alone; the rest of its turn is written', async () => {
-    const dir = tmp();
-    initDataDir(dir);
-    const dd = await openDataDir(dir, { thread: true, logThread: true });
-    const t = dd.log('default');
+    const { dd, t } = await openThreadLog();
     await t.ready;
     const unsendable = { ...body(1), f: () => 1 } as unknown as EntryBody; // a function does not clone
     const [a, bad, c] = [t.appender.appendDurable!(body(0)), t.appender.appendDurable!(unsendable), t.appender.appendDurable!(body(2))];
@@ -71,10 +73,7 @@ describe('log thread', () => {
   });
 
   it('a bad body fails alone with its code; the log goes on', async () => {
-    const dir = tmp();
-    initDataDir(dir);
-    const dd = await openDataDir(dir, { thread: true, logThread: true });
-    const t = dd.log('default');
+    const { dd, t } = await openThreadLog();
     const bad = t.appender.append({ ...body(0), n: Number.NaN });
     const good = t.appender.append(body(1));
     await expect(bad).rejects.toMatchObject({ code: 'ERR_NOT_CANONICAL' });
@@ -113,10 +112,7 @@ describe('log thread', () => {
   });
 
   it('close finishes what is queued first, then refuses appends', async () => {
-    const dir = tmp();
-    initDataDir(dir);
-    const dd = await openDataDir(dir, { thread: true, logThread: true });
-    const t = dd.log('default');
+    const { dd, t } = await openThreadLog();
     const owed = Array.from({ length: 50 }, (_, i) => t.appender.append(body(i)));
     const closed = dd.close();
     const done = await Promise.all(owed);
