@@ -47,18 +47,38 @@ async function catchUp(log: SizedLog, i: Index): Promise<void> {
     if (!last || digestBytes(last) !== i.tip) Object.assign(i, { scanned: 0, tip: undefined, first: new Map() });
   }
   const size = await log.size();
-  for (; i.scanned < size; i.scanned++) {
-    const bytes = await log.entry(i.scanned);
-    if (!bytes) return; // not readable yet: try again next time
-    i.tip = digestBytes(bytes);
-    let e;
-    try {
-      e = decodeEntry(bytes);
-    } catch {
-      continue;
+  let last: Uint8Array | undefined;
+  try {
+    for (; i.scanned < size; i.scanned++) {
+      const bytes = await log.entry(i.scanned);
+      if (!bytes) return; // not readable yet: try again next time
+      last = bytes;
+      // Entry bytes are canonical JSON, so an execution entry's bytes hold `"type":"execution"`
+      // verbatim (a string value cannot: its quotes would be escaped). Without it, it is none:
+      // no parse (most entries are decisions).
+      if (findBytes(bytes, EXECUTION_TYPE) < 0) continue;
+      let e;
+      try {
+        e = decodeEntry(bytes);
+      } catch {
+        continue;
+      }
+      if (e.type === 'execution' && typeof e.authorization === 'number' && !i.first.has(e.authorization)) i.first.set(e.authorization, e.seq);
     }
-    if (e.type === 'execution' && typeof e.authorization === 'number' && !i.first.has(e.authorization)) i.first.set(e.authorization, e.seq);
+  } finally {
+    if (last) i.tip = digestBytes(last); // only the newest entry read names the history
   }
+}
+
+const EXECUTION_TYPE = new TextEncoder().encode('"type":"execution"');
+/** Where `needle` first occurs in `hay`, or -1 (the typed array's own indexOf finds each candidate start). */
+function findBytes(hay: Uint8Array, needle: Uint8Array): number {
+  for (let i = hay.indexOf(needle[0]); i >= 0 && i + needle.length <= hay.length; i = hay.indexOf(needle[0], i + 1)) {
+    let j = 1;
+    while (j < needle.length && hay[i + j] === needle[j]) j++;
+    if (j === needle.length) return i;
+  }
+  return -1;
 }
 
 export const hasSize = (log: object): log is SizedLog => typeof (log as { size?: unknown }).size === 'function';

@@ -4,5 +4,5 @@ export { computeDrift, escapePointerSegment, MAX_DRIFT_ITEMS, SEVERITY_RANK, typ
 export { parseDriftConfig, classifyPath, matchesPattern, DEFAULT_RULES, DEFAULT_DRIFT_RULES, SEVERITIES, type DriftRule, type DriftRules, type Severity as DriftSeverity } from './drift-rules.js';
 export { loadAuthorization, type Authorization, type LogReader } from './link.js';
 export { RecentAuthorizations, DEFAULT_LINK_CAPACITY } from './link-index.js';
-export { recordExecution, driftRecord, type ExecutionInput, type ExecutionLog, type ExecutionOutcome } from './record.js';
+export { recordExecution, driftRecord, type DurableExecution, type ExecutionInput, type ExecutionLog, type ExecutionOutcome, type ExecutionWait } from './record.js';
 export { driftValues, pointerSegments, type DriftValue } from './drift-values.js';

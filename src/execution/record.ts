@@ -3,7 +3,7 @@
 // covers is recorded all the same, flagged `unauthorized`: evidence is never dropped.
 import { canonicalBytes, digestBytes, type Digest } from '../canonical/index.js';
 import type { Json } from '../interceptors/types.js';
-import type { Appended, Attachment, EntryBody } from '../log/index.js';
+import type { Appended, Attachment, Durable, EntryBody } from '../log/index.js';
 import { executionEntryBody, type ExecutionFields, type ExecutionFlag } from '../entries/index.js';
 import { buildReceipt, type Receipt } from '../receipt/index.js';
 import { computeDrift, type DriftReport } from './drift.js';
@@ -16,6 +16,8 @@ import { isDigest, parseJson, utf8 } from '../canonical/index.js';
 
 export interface ExecutionLog extends LogReader {
   append(body: EntryBody, attachments?: Attachment[]): Promise<Appended>;
+  /** Append and wait only until the entry is committed (absent: `append`). */
+  appendDurable?(body: EntryBody, attachments?: Attachment[]): Promise<Durable>;
 }
 
 export interface ExecutionInput {
@@ -40,6 +42,18 @@ export interface ExecutionInput {
   drift?: DriftRules;
 }
 
+/** What `recordExecution` waits for: the signed receipt (default), or only the commit ("durable"). */
+export type ExecutionWait = 'signed' | 'durable';
+
+/** An execution entry recorded with wait "durable": committed; `durable.signed` resolves once a checkpoint covers it. */
+export interface DurableExecution {
+  seq: number;
+  flags: ExecutionFlag[];
+  why: Partial<Record<ExecutionFlag, string>>;
+  body: EntryBody;
+  durable: Durable;
+}
+
 export interface ExecutionOutcome {
   seq: number;
   /** The drift, its items with the authorized and executed values (digests where a redactor acted). */
@@ -59,18 +73,26 @@ export function driftRecord(d: DriftReport): Json {
   return r;
 }
 
-export async function recordExecution(input: ExecutionInput): Promise<ExecutionOutcome> {
+/**
+ * Record what ran. With wait "durable" (where the log can commit ahead of signing) the promise
+ * resolves once the entry is committed, with no receipt and no drift values read back: for a
+ * caller that answers before the entry's checkpoint (the gateway's default).
+ */
+export function recordExecution(input: ExecutionInput, wait: ExecutionWait): Promise<ExecutionOutcome | DurableExecution>;
+export function recordExecution(input: ExecutionInput, wait?: 'signed'): Promise<ExecutionOutcome>;
+export async function recordExecution(input: ExecutionInput, wait: ExecutionWait = 'signed'): Promise<ExecutionOutcome | DurableExecution> {
   // Hash first: this also rejects what JCS cannot represent (and bounds the depth drift walks).
   const executedBytes = canonicalBytes(input.executed);
   const executedDigest = digestBytes(executedBytes);
   const auth = await loadAuthorization(input.log, input.authorization, input.tenant);
   // A second execution of one authorization is flagged: the index needs the log's size.
   const log = input.log;
-  if (auth.ok && hasSize(log)) return withExecutions(log, auth.seq, (earlier) => record(input, auth, executedBytes, executedDigest, earlier));
-  return record(input, auth, executedBytes, executedDigest, undefined);
+  const go = (earlier: number | undefined) => record(input, auth, executedBytes, executedDigest, earlier, wait);
+  if (auth.ok && hasSize(log)) return withExecutions(log, auth.seq, go);
+  return go(undefined);
 }
 
-async function record(input: ExecutionInput, auth: Authorization, executedBytes: Uint8Array, executedDigest: Digest, earlier: number | undefined): Promise<ExecutionOutcome> {
+async function record(input: ExecutionInput, auth: Authorization, executedBytes: Uint8Array, executedDigest: Digest, earlier: number | undefined, wait: ExecutionWait): Promise<ExecutionOutcome | DurableExecution> {
   const flags: ExecutionFlag[] = [];
   const why: Partial<Record<ExecutionFlag, string>> = {};
   const flag = (f: ExecutionFlag, reason: string) => (flags.push(f), (why[f] = reason));
@@ -108,7 +130,12 @@ async function record(input: ExecutionInput, auth: Authorization, executedBytes:
     claimed: auth.ok ? undefined : { authorization: input.authorization, reason: auth.reason },
   };
   const body = executionEntryBody(fields);
-  const appended = await input.log.append(body as EntryBody, [{ digest: executedDigest, bytes: executedBytes }]);
+  const attachments = [{ digest: executedDigest, bytes: executedBytes }];
+  if (wait === 'durable' && input.log.appendDurable) {
+    const durable = await input.log.appendDurable(body as EntryBody, attachments);
+    return { seq: durable.seq, flags, why, body: body as EntryBody, durable };
+  }
+  const appended = await input.log.append(body as EntryBody, attachments);
   const shown = drift && auth.ok ? { ...drift, items: driftValues(drift.items, auth.intent, input.executed, await inputOf(input.log, auth)) } : null;
   return { seq: appended.seq, drift: shown, flags, why, body: body as EntryBody, appended, receipt: buildReceipt(appended) };
 }

@@ -6,7 +6,7 @@
 import { digestJson } from '../canonical/index.js';
 import type { Clock } from '../clock.js';
 import { decide, type ActivePolicy, type DecisionOutcome, type DecisionRequest, type DurableOutcome, type Guard, type Wait } from '../decide/index.js';
-import { computeDrift, DEFAULT_DRIFT_RULES, driftRecord, recordExecution, type DriftRules, type ExecutionLog, type ExecutionOutcome } from '../execution/index.js';
+import { computeDrift, DEFAULT_DRIFT_RULES, driftRecord, recordExecution, type DriftRules, type DurableExecution, type ExecutionLog, type ExecutionOutcome } from '../execution/index.js';
 import { JSONRPC, traceparentOf } from '../protocol/index.js';
 import { deniedError, errorRecord, GatewayError, peerError, unrecordedError } from './gateway-errors.js';
 import { RECEIPT_META } from '../http/mcp-server.js';
@@ -211,8 +211,12 @@ function evidenceOf(o: RelayOutcome, receiptKey: string, durableKey: string): Re
   return r ? { [receiptKey]: r } : { [durableKey]: durableAnswer(o.appended) };
 }
 
-/** The execution entry: what went on the wire (but the progress token) against the intent, and the result's digest. */
-async function execute(s: RelaySession, request: RelayOutcome, wire: Rec, result: unknown): Promise<ExecutionOutcome> {
+/**
+ * The execution entry: what went on the wire (but the progress token) against the intent, and the
+ * result's digest. A durable session waits for its commit only, so that it does not ask for a
+ * signature sooner than its decisions do (the pace of a durable log, pacing.ts).
+ */
+async function execute(s: RelaySession, request: RelayOutcome, wire: Rec, result: unknown): Promise<ExecutionOutcome | DurableExecution> {
   try {
     return await recordExecution({
       log: s.log,
@@ -224,7 +228,7 @@ async function execute(s: RelaySession, request: RelayOutcome, wire: Rec, result
       principal: s.principal,
       session: s.sessionId,
       drift: s.drift ?? DEFAULT_DRIFT_RULES,
-    });
+    }, s.wait === 'durable' ? 'durable' : 'signed');
   } catch (e) {
     throw unrecordedError(e);
   }

@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ActivePolicy } from '../../src/decide/index.js';
-import { Appender } from '../../src/log/index.js';
+import { Appender, type NoteSigner } from '../../src/log/index.js';
 import { logPortOf } from '../../src/store/log-port.js';
 import { openSqliteStore } from '../../src/store/node.js';
 import { testKeys } from '../helpers/keys.js';
@@ -11,11 +11,12 @@ import { testKeys } from '../helpers/keys.js';
 export const ORIGIN = 'test.vouch/acme';
 export const keys = testKeys();
 
-export function testLog() {
+/** `signers`: the test keys unless given (e.g. held back, to see what waits for a signature). */
+export function testLog(signers: NoteSigner[] = keys.signers) {
   const store = openSqliteStore(join(mkdtempSync(join(tmpdir(), 'vouch-exec-')), 'log.db'));
-  const appender = Appender.open({ origin: ORIGIN, storage: store, signers: keys.signers });
+  const appender = Appender.open({ origin: ORIGIN, storage: store, signers });
   const port = logPortOf(ORIGIN, store, appender);
-  return Object.assign(port, { close: async () => (await appender.close(), store.close()) });
+  return Object.assign(port, { store, appender, close: async () => (await appender.close(), store.close()) });
 }
 
 /** No interceptors, uncovered traffic allowed: every well-formed request is allowed, so the tests see vouch's own checks only. */

@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { canonicalBytes, digestJson, fromBase64, utf8 } from '../../src/canonical/index.js';
 import { decide } from '../../src/decide/index.js';
 import { parseDriftConfig, recordExecution } from '../../src/execution/index.js';
-import { verifyReceipt } from '../../src/receipt/index.js';
+import { buildReceipt, verifyReceipt } from '../../src/receipt/index.js';
 import { mutator } from '../interceptors/chain-kit.js';
 import { EMPTY_POLICY, keys, T, testLog } from './_log.js';
 
@@ -129,6 +129,45 @@ describe('recordExecution', () => {
     } finally {
       await other.close();
     }
+  });
+
+  it('wait "durable" resolves at the commit while no checkpoint can be signed, still flags a repeat, and is covered once signing resumes', async () => {
+    // The test keys, each signature held until released: whatever waits for a checkpoint waits.
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const slow = testLog(keys.signers.map((s) => ({ ...s, sign: async (m: Uint8Array) => (await held, s.sign(m)) })));
+    try {
+      const d = await decide({ event: 'tools/call', phase: 'request', payload, context: ctx, wait: 'durable' }, { policy: EMPTY_POLICY, log: slow });
+      const input = { log: slow, authorization: d.appended.seq, executed: payload, time: T, tenant: 'acme', principal: 'agent-1' };
+      const out = await recordExecution(input, 'durable');
+      if (!('durable' in out)) throw new Error('a durable record was asked for');
+      expect(out.flags).toEqual([]);
+      expect(out.body).toMatchObject({ type: 'execution', authorization: d.appended.seq });
+      // Committed (in the store) and covered by no checkpoint: none has been signed.
+      expect(slow.store.entry(out.seq)).toBeDefined();
+      expect(slow.store.latestCheckpoint()).toBeUndefined();
+      const again = await recordExecution(input, 'durable');
+      expect(again.flags).toEqual(['repeated']);
+      // A signed wait is still pending then; once signing resumes, both are covered.
+      let signedDone = false;
+      const signedOut = recordExecution(input).then((o) => ((signedDone = true), o));
+      await new Promise((r) => setTimeout(r, 50));
+      expect(signedDone).toBe(false);
+      release();
+      expect(verifyReceipt(buildReceipt(await out.durable.signed), { verifiers: keys.verifiers }).ok).toBe(true);
+      expect(verifyReceipt((await signedOut).receipt, { verifiers: keys.verifiers }).ok).toBe(true);
+    } finally {
+      release();
+      await slow.close();
+    }
+  });
+
+  it('a decision whose payload holds {"type":"execution"} is no execution to the repeat index', async () => {
+    const d = await allow();
+    // Nested, the index's byte filter lets it through to the parse, which sees a decision entry.
+    const lure = await allow({ name: 'x', arguments: { type: 'execution', authorization: d.appended.seq, note: '"type":"execution"' } });
+    expect(lure.effect).toBe('allow');
+    expect((await report(d.appended.seq, payload)).flags).toEqual([]);
   });
 
   it('keeps authorizing after the intent payload was erased, but cannot compute drift', async () => {
