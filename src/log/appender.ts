@@ -12,7 +12,8 @@ import { signCheckpoint } from './checkpoint.js';
 import { encodeEntry, type EntryBody } from './entry.js';
 import { appendLeaf, hashLeaf, inclusionProof, rangeRoot, type CompactRange, type Hash, type NodeReader } from './merkle.js';
 import type { NoteSigner, NoteVerifier } from './note.js';
-import { checkSignedTree } from './open-check.js';
+import { checkSignedTree, inconsistent } from './open-check.js';
+import { commitTag } from './commit-tag.js';
 import { DEFAULT_PACING, signDelay, type Pacing } from './pacing.js';
 import type { Attachment, EntryBatch, LogStorage, StoredEntry } from './storage.js';
 
@@ -83,6 +84,14 @@ export interface AppenderOptions extends Partial<Pacing> {
    * verify with all of them before anything is signed. Without them a non-empty log is refused.
    */
   verifiers?: NoteVerifier[];
+  /**
+   * Key of the commit tags (commit-tag.ts; `commitKeyOf` the ML-DSA-65 seed). Each early commit is
+   * tagged under it, and entries a crash left committed but unsigned are signed at open only if
+   * their tag verifies. Without it such entries are refused (they could be anyone's).
+   */
+  commitKey?: Uint8Array;
+  /** Further keys an unsigned tail's tag may verify under at open (a key rotation that stopped half way). */
+  formerCommitKeys?: Uint8Array[];
   /** Largest batch: bounds the memory one commit holds. */
   maxBatch?: number;
   onBatch?: (stats: BatchStats) => void;
@@ -97,6 +106,8 @@ interface Pending {
   signedWanted?: boolean;
   /** A key rotation (key-history.ts): committed alone, signed by the current keys, then these sign. */
   rotateTo?: NoteSigner[];
+  /** With rotateTo: the incoming keys' commit key (commits after the handover are tagged under it). */
+  rotateKey?: Uint8Array;
   resolve: (d: Durable) => void;
   reject: (e: unknown) => void;
 }
@@ -151,7 +162,7 @@ export class Appender implements LogAppender {
   private readonly now: () => number;
   private readonly early: boolean;
   /** A committed key rotation waiting for its handover checkpoint (exactly its size, signed by the outgoing keys): nothing more commits until then. */
-  private handover: { size: number; signers: NoteSigner[] } | undefined;
+  private handover: { size: number; signers: NoteSigner[]; commitKey?: Uint8Array } | undefined;
 
   private constructor(private readonly opts: AppenderOptions, range: CompactRange, prev: string, root: Hash, signedSize: number) {
     this.opened = { size: signedSize, root };
@@ -176,7 +187,8 @@ export class Appender implements LogAppender {
    * bytes are audited afterwards, in the background (leaf-audit.ts), which halts this appender.
    */
   static open(opts: AppenderOptions): Appender {
-    const { range, prev, root, signed } = checkSignedTree(opts.storage, opts.origin, opts.verifiers);
+    const { range, prev, root, signed, tailTagged } = checkSignedTree(opts.storage, opts.origin, opts.verifiers, opts.commitKey && [opts.commitKey, ...(opts.formerCommitKeys ?? [])]);
+    if (range.size > signed && !tailTagged) throw inconsistent(`${range.size - signed} entries after the newest signed checkpoint (size ${signed}) and no commit key to check that this service committed them`);
     return new Appender(opts, range, prev, root, signed);
   }
 
@@ -238,11 +250,11 @@ export class Appender implements LogAppender {
    * exactly its size signed by the current keys (the handover); every later checkpoint is signed
    * by `signers`. Appends queued meanwhile commit after the handover.
    */
-  rotate(body: EntryBody, signers: NoteSigner[]): Promise<Appended> {
+  rotate(body: EntryBody, signers: NoteSigner[], commitKey?: Uint8Array): Promise<Appended> {
     if (this.closed) return Promise.reject(new StoreError('ERR_STORE_CLOSED', 'log is closed'));
     if (this.haltedBy) return Promise.reject(this.haltedBy);
     return new Promise<Durable>((resolve, reject) => {
-      this.queue.push({ body, attachments: [], rotateTo: signers, resolve, reject });
+      this.queue.push({ body, attachments: [], rotateTo: signers, rotateKey: commitKey, resolve, reject });
       if (!this.flushing) {
         this.flushing = true;
         schedule(() => this.flush());
@@ -286,7 +298,7 @@ export class Appender implements LogAppender {
       const r = this.queue.findIndex((q) => q.rotateTo);
       const items = this.queue.splice(0, r === 0 ? 1 : r > 0 ? Math.min(r, this.maxBatch) : this.maxBatch);
       this.commit(items);
-      if (r === 0 && this.waiters[this.waiters.length - 1]?.item === items[0]) this.handover = { size: this.range.size, signers: items[0].rotateTo! };
+      if (r === 0 && this.waiters[this.waiters.length - 1]?.item === items[0]) this.handover = { size: this.range.size, signers: items[0].rotateTo!, commitKey: items[0].rotateKey };
     }
     if (this.haltedBy) for (const item of this.queue.splice(0)) item.reject(this.haltedBy);
     this.maybeSign();
@@ -317,6 +329,7 @@ export class Appender implements LogAppender {
     }
     if (accepted.length === 0) return;
     if (this.early) {
+      if (this.opts.commitKey) batch.tag = commitTag(this.opts.commitKey, origin, range.size, rangeRoot(range));
       try {
         storage.appendEntries!(batch);
       } catch (e) {
@@ -398,6 +411,7 @@ export class Appender implements LogAppender {
     this.signFailedAt = undefined;
     if (this.handover && size >= this.handover.size) {
       this.opts.signers = this.handover.signers; // the handover is signed and stored: the incoming keys sign from here
+      if (this.handover.commitKey) this.opts.commitKey = this.handover.commitKey;
       this.handover = undefined;
       if (this.queue.length > 0 && !this.flushing) (this.flushing = true), schedule(() => this.flush());
     }

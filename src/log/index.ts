@@ -10,6 +10,7 @@ export { Appender, type Appended, type AppenderOptions, type BatchStats, type Du
 export { DEFAULT_PACING, type Pacing } from './pacing.js';
 export { auditLeaves, DEFAULT_AUDIT_DELAY_MS, type AuditProgress, type LeafAuditOptions } from './leaf-audit.js';
 export { checkSignedTree } from './open-check.js';
+export { commitKeyOf, commitTag, commitTagValid, type CommitTag } from './commit-tag.js';
 export { verifyLog, type Finding, type FindingKind, type LogReport, type VerifyLogOptions } from './verify-log.js';
 export type { Attachment, Batch, EntryBatch, LogStorage, StoredCheckpoint, StoredEntry } from './storage.js';
 export { checkExtends, type ExtendsFailure, type ExtendsResult } from './consistency.js';

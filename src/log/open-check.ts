@@ -2,12 +2,15 @@
 // log: the newest stored note verifies with the log's own keys (strictly), and the stored nodes
 // reproduce that note's size and root; the newest entry is a leaf of that tree. O(log n) reads.
 // Entries committed after it but not yet signed (durable before signed: appender.ts) must each
-// chain onto it, name their own seq and log, and match their stored leaf and tree nodes.
+// chain onto it, name their own seq and log, and match their stored leaf and tree nodes; and,
+// before they are signed, the tree they make must carry this service's commit tag
+// (commit-tag.ts): links and nodes anyone can recompute, the tag only the holder of the key.
 import { bytesEqual, toHex } from '../canonical/index.js';
 import { StoreError } from '../errors.js';
 import { openStrict } from './open-strict.js';
 import { decodeEntry, GENESIS_PREV } from './entry.js';
 import { appendLeaf, compactRangeAt, emptyRange, hashLeaf, inclusionProof, rangeRoot, verifyInclusion, type CompactRange, type Hash } from './merkle.js';
+import { commitTagValid } from './commit-tag.js';
 import type { NoteVerifier } from './note.js';
 import type { LogStorage } from './storage.js';
 
@@ -20,14 +23,21 @@ export interface OpenedTree {
   root: Hash;
   /** Size of that signed tree: entries from here to range.size are committed but not yet signed. */
   signed: number;
+  /** With entries after the signed tree: whether their commit tag was checked (a commit key was given). */
+  tailTagged?: boolean;
 }
 
 export function inconsistent(why: string): StoreError {
   return new StoreError('ERR_STORE_INCONSISTENT', `refusing to sign: ${why}`);
 }
 
-/** Throws ERR_STORE_INCONSISTENT saying why, unless the stored tree is the one the newest signed note names. */
-export function checkSignedTree(storage: LogStorage, origin: string, verifiers: NoteVerifier[] | undefined): OpenedTree {
+/**
+ * Throws ERR_STORE_INCONSISTENT saying why, unless the stored tree is the one the newest signed
+ * note names. `commitKey`: with entries after that tree, their tree must carry a valid commit tag
+ * under it (or under one of them: the keys of a rotation that stopped half way); without one (an offline verifier holds no secret) the tail is checked for links and
+ * nodes only and `tailTagged` says false: such a tree must not be signed (Appender.open refuses).
+ */
+export function checkSignedTree(storage: LogStorage, origin: string, verifiers: NoteVerifier[] | undefined, commitKey?: Uint8Array | Uint8Array[]): OpenedTree {
   const stored = storage.size();
   const last = storage.latestCheckpoint();
   if (stored === 0) {
@@ -70,8 +80,27 @@ export function checkSignedTree(storage: LogStorage, origin: string, verifiers: 
   } catch (e) {
     throw inconsistent(`newest entry ${size - 1} is malformed: ${(e as Error).message}`);
   }
-  const tail = stored > size ? checkUnsignedTail(storage, origin, range, toHex(newest.leaf), stored) : { range, prev: toHex(newest.leaf) };
-  return { range: tail.range, prev: tail.prev, root: cp.root, signed: size };
+  if (stored === size) return { range, prev: toHex(newest.leaf), root: cp.root, signed: size };
+  const tail = checkUnsignedTail(storage, origin, range, toHex(newest.leaf), stored);
+  const keys = commitKey === undefined ? [] : Array.isArray(commitKey) ? commitKey : [commitKey];
+  if (keys.length) checkTailTag(storage, origin, keys, tail.range, size);
+  return { range: tail.range, prev: tail.prev, root: cp.root, signed: size, tailTagged: keys.length > 0 };
+}
+
+/** The unsigned tail's tree must be the one this service's last commit tagged. */
+function checkTailTag(storage: LogStorage, origin: string, keys: Uint8Array[], range: CompactRange, signed: number): void {
+  const n = range.size - signed;
+  const what = `${n} entr${n === 1 ? 'y' : 'ies'} after the newest signed checkpoint (size ${signed})`;
+  let tag;
+  try {
+    tag = storage.commitTag?.();
+  } catch (e) {
+    throw inconsistent(`${what}: the commit tag cannot be read: ${(e as Error).message}`);
+  }
+  if (!tag) throw inconsistent(`${what} carry no commit tag: they were not committed by this service with its current keys (written into the file, or left by a version or a key rotation that stopped half way)`);
+  if (tag.size !== range.size) throw inconsistent(`${what}: the commit tag names a tree of ${tag.size} entries, the store holds ${range.size}`);
+  const root = rangeRoot(range);
+  if (!keys.some((k) => commitTagValid(k, origin, tag, root))) throw inconsistent(`${what}: the commit tag does not match the stored tree (entries written or changed without the signing key)`);
 }
 
 /** The committed, unsigned entries after the signed tree: each one the next link, leaf and node set. */

@@ -1,6 +1,7 @@
 // What the log core needs from storage: a synchronous reader of entries, nodes and checkpoints,
 // and an atomic batch write. The store port (src/store/port.ts) extends this; the log never
 // imports a store.
+import type { CommitTag } from './commit-tag.js';
 import type { Hash, NodeReader, TreeNode } from './merkle.js';
 
 export interface StoredEntry {
@@ -22,6 +23,8 @@ export interface EntryBatch {
   nodes: TreeNode[];
   /** Payloads the entries name by digest, written in the same transaction (no extra fsync). */
   payloads?: Attachment[];
+  /** The tag of the tree after this batch (commit-tag.ts), replacing the stored one in the same transaction. */
+  tag?: CommitTag;
 }
 
 /** One group commit with the checkpoint that signs it. */
@@ -57,4 +60,6 @@ export interface LogStorage extends NodeReader {
    */
   appendEntries?(batch: EntryBatch): void;
   putCheckpoint?(checkpoint: StoredCheckpoint): void;
+  /** The newest commit's tag (stores that commit entries before signing them). */
+  commitTag?(): CommitTag | undefined;
 }

@@ -37,6 +37,12 @@ export interface LogReport {
   entries: number;
   nodes: number;
   checkpoints: number;
+  /**
+   * Entries after the newest signed checkpoint: covered by no signature yet (a running service's
+   * last batch, or a crash's). `tag`: whether their commit tag was checked against the signing
+   * seed ("valid"; an invalid or missing one is a finding) or could not be ("not checked": no seed).
+   */
+  unsigned?: { entries: number; tag: 'valid' | 'not checked' };
   findings: Finding[];
 }
 
@@ -51,6 +57,8 @@ export interface VerifyLogOptions {
   checks?: EntryCheck[];
   /** Called with the signatures that verified on each stored checkpoint (which keys the log verified with). */
   onSigned?: (signatures: VerifiedSignature[]) => void;
+  /** Commit keys (commit-tag.ts) to check an unsigned tail's tag with; without, it is reported "not checked". */
+  commitKeys?: Uint8Array[];
 }
 
 export function verifyLog(storage: LogStorage, opts: VerifyLogOptions): LogReport {
@@ -69,8 +77,10 @@ export function verifyLog(storage: LogStorage, opts: VerifyLogOptions): LogRepor
 
   // First, the rule the service applies before it signs anything (open-check.ts): the newest
   // note verifies strictly with the log's keys and the stored tree reproduces it.
+  let unsigned: LogReport['unsigned'];
   try {
-    checkSignedTree(storage, opts.origin, opts.verifiers);
+    const opened = checkSignedTree(storage, opts.origin, opts.verifiers, opts.commitKeys?.length ? opts.commitKeys : undefined);
+    if (opened.range.size > opened.signed) unsigned = { entries: opened.range.size - opened.signed, tag: opened.tailTagged ? 'valid' : 'not checked' };
   } catch (err) {
     add({ kind: 'checkpoint', checkpoint: checkpoints[checkpoints.length - 1]?.size, code: codeOf(err), message: `start-up check: ${(err as Error).message}` });
   }
@@ -110,7 +120,7 @@ export function verifyLog(storage: LogStorage, opts: VerifyLogOptions): LogRepor
   if (size > 0 && (!last || last.size !== size)) {
     add({ kind: 'size', code: 'ERR_VERIFY_CHECKPOINT', message: `the last checkpoint signs ${last?.size ?? 0} of ${size} entries` });
   }
-  return { origin: opts.origin, size, root: toHex(rangeRoot(state)), entries: state.size, nodes, checkpoints: checkpoints.length, findings };
+  return { origin: opts.origin, size, root: toHex(rangeRoot(state)), entries: state.size, nodes, checkpoints: checkpoints.length, ...(unsigned && { unsigned }), findings };
 }
 
 function checkCheckpoint(c: StoredCheckpoint, root: Uint8Array, opts: VerifyLogOptions, add: (f: Finding) => void): void {

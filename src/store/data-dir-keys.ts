@@ -66,6 +66,11 @@ export class DataDirKeys {
     return this.sets[0];
   }
 
+  /** Every loaded key set: the current one and, while a rotation is finished, the incoming one. */
+  seedSets(): readonly SignerSet[] {
+    return this.sets;
+  }
+
   /** A tenant log's checked history and the signers of its current keys; throws when it cannot be trusted. */
   forTenant(tenant: string, store: LogStore, origin: string): { keys: TenantKeys; set: SignerSet; signers: NoteSigner[] } {
     const keys = tenantKeys(store, origin, this.current.keys, this.legacyName, { requireFiles: !this.resuming });

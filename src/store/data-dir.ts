@@ -7,7 +7,7 @@ import { toHex } from '../canonical/index.js';
 import { createEd25519Verifier, createMldsaVerifier, createVerifier, mldsaKeyFromSeed, noteKeyId, toJwks, type Jwks, type Signer } from '../crypto/index.js';
 import { createNodeEd25519Signer, createSignerFromSeed, generateSeed, nodeEd25519PublicKeyFromSeed, readKeyFile, writeKeyFile } from '../crypto/node.js';
 import { ConfigError, StoreError } from '../errors.js';
-import { Appender, assertTenant, isTenant, logOriginOf, formatVkey, noteSignerFor, noteVerifierFor, type BatchStats, type HistoryKey, type KeyHistory, type LogAppender, type NoteSigner, type NoteVerifier } from '../log/index.js';
+import { Appender, assertTenant, commitKeyOf, isTenant, logOriginOf, formatVkey, noteSignerFor, noteVerifierFor, type BatchStats, type HistoryKey, type KeyHistory, type LogAppender, type NoteSigner, type NoteVerifier } from '../log/index.js';
 import { acquireLogLock, type LogLock } from './lock.js';
 import { startLogThread, wireKeys, type LogThread, type LogThreadOptions, type ThreadedLog } from './log-thread.js';
 import { DataDirKeys, type RotatableLog, type RotationResult } from './data-dir-keys.js';
@@ -237,6 +237,8 @@ export async function openDataDir(dir: string, opts: OpenOptions = {}): Promise<
           storage: store,
           signers: fk.signers,
           verifiers: fk.keys.verifiers,
+          commitKey: commitKeyOf(fk.set.mldsaSeed),
+          formerCommitKeys: keeper.seedSets().filter((s) => s !== fk.set).map((s) => commitKeyOf(s.mldsaSeed)),
           maxBatch: opts.maxBatch,
           monotonic: opts.monotonic,
           onBatch: opts.onBatch && ((s) => opts.onBatch!(tenant, s)),
@@ -274,7 +276,7 @@ function rotatable(t: TenantLog): RotatableLog {
     rotate(body, next, name) {
       const a = t.appender as LogAppender & { rotate?: Appender['rotate']; rotateKeys?: ThreadedLog['rotateKeys'] };
       if (a.rotateKeys) return a.rotateKeys(body, { keyName: name, mldsaSeed: next.mldsaSeed, ed25519Seed: next.ed25519Seed });
-      if (a.rotate) return a.rotate(body, next.signers.map((s) => noteSignerFor(name, s)));
+      if (a.rotate) return a.rotate(body, next.signers.map((s) => noteSignerFor(name, s)), commitKeyOf(next.mldsaSeed));
       throw new ConfigError('ERR_CONFIG', `log of tenant ${t.tenant} cannot rotate keys`);
     },
   };

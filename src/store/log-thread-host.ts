@@ -6,7 +6,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
 import { createMldsaVerifier, cryptoSelfTest, mldsaKeyFromSeed, type Signer } from '../crypto/index.js';
 import { createNodeEd25519Signer, createNodeEd25519Verifier, createSignerFromSeed, mldsaBackend, nodeVerifyEd25519, prestartSignWorker } from '../crypto/node.js';
-import { Appender, auditLeaves, DEFAULT_AUDIT_DELAY_MS, noteSignerFor, noteVerifierFor, type Appended, type Durable, type NoteSigner, type NoteVerifier } from '../log/index.js';
+import { Appender, auditLeaves, commitKeyOf, DEFAULT_AUDIT_DELAY_MS, noteSignerFor, noteVerifierFor, type Appended, type Durable, type NoteSigner, type NoteVerifier } from '../log/index.js';
 import { toWireError, type Answers, type HostMessage, type LogThreadData, type MainMessage, type WireError } from './log-thread-protocol.js';
 import type { LogStore } from './port.js';
 import { openSqliteStore } from './sqlite.js';
@@ -44,6 +44,8 @@ const mldsaPublicKey = data.mldsaPublicKey ?? derivePublicKey(data.mldsaSeed);
 const mldsa = await createSignerFromSeed(data.mldsaSeed, { thread: true, publicKey: mldsaPublicKey });
 const signers: Signer[] = [mldsa];
 if (data.ed25519Seed) signers.push(createNodeEd25519Signer(data.ed25519Seed));
+// Tags each commit, and checks the tag of a tail a crash left unsigned (log/commit-tag.ts).
+let commitKey = commitKeyOf(data.mldsaSeed);
 data.mldsaSeed.fill(0);
 data.ed25519Seed?.fill(0);
 const noteSigners = signers.map((s) => noteSignerFor(data.keyName, s));
@@ -115,8 +117,10 @@ async function rotate(m: Extract<MainMessage, { t: 'rotate' }>): Promise<void> {
   try {
     const next: Signer[] = [await createSignerFromSeed(m.keys.mldsaSeed, { thread: true })];
     if (m.keys.ed25519Seed) next.push(createNodeEd25519Signer(m.keys.ed25519Seed));
-    const a = await l.appender.rotate(m.body, next.map((s) => noteSignerFor(m.keys.keyName, s)));
+    const nextKey = commitKeyOf(m.keys.mldsaSeed);
+    const a = await l.appender.rotate(m.body, next.map((s) => noteSignerFor(m.keys.keyName, s)), nextKey);
     current = next;
+    commitKey = nextKey;
     signed(m.id, a);
   } catch (e) {
     failed(m.id, e);
@@ -132,6 +136,7 @@ function open(tenant: string, path: string, origin: string, keys: ReturnType<typ
       storage: store,
       signers: keys.signers,
       verifiers: keys.verifiers,
+      commitKey,
       maxBatch: data.maxBatch,
       minIntervalMs: data.minIntervalMs,
       durableIntervalMs: data.durableIntervalMs,

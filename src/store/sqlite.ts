@@ -5,6 +5,7 @@ import { chmodSync, closeSync, existsSync, openSync, readdirSync, readFileSync }
 import type { Digest } from '../canonical/index.js';
 import { StoreError } from '../errors.js';
 import type { Hash, TreeNode } from '../log/merkle.js';
+import type { CommitTag } from '../log/commit-tag.js';
 import { applyMigrations, KEY_ENTRY_SQL, orderMigrations, PIN_ENTRY_SQL, POLICY_ENTRY_SQL, type Migration } from './migrations.js';
 import type { Batch, DocumentKind, EntryBatch, LogStore, StoredCheckpoint, StoredEntry } from './port.js';
 
@@ -75,6 +76,8 @@ class SqliteStore implements LogStore {
       putNode: db.prepare('INSERT INTO nodes (level, idx, hash) VALUES (?, ?, ?)'),
       putCheckpoint: db.prepare('INSERT INTO checkpoints (size, root, note) VALUES (?, ?, ?)'),
       putPayload: db.prepare('INSERT OR IGNORE INTO payloads (digest, bytes) VALUES (?, ?)'),
+      putTag: db.prepare('INSERT INTO commit_tag (id, size, tag) VALUES (1, ?, ?) ON CONFLICT(id) DO UPDATE SET size = excluded.size, tag = excluded.tag'),
+      tag: db.prepare('SELECT size, tag FROM commit_tag WHERE id = 1'),
       payload: db.prepare('SELECT bytes FROM payloads WHERE digest = ?').pluck(),
       erase: db.prepare('DELETE FROM payloads WHERE digest = ?'),
       latestPolicy: db.prepare(`SELECT seq, bytes, leaf FROM entries WHERE ${POLICY_ENTRY_SQL} ORDER BY seq DESC LIMIT 1`),
@@ -156,8 +159,16 @@ class SqliteStore implements LogStore {
         for (const e of batch.entries) this.q.putEntry.run(e.seq, e.bytes, e.leaf);
         for (const n of batch.nodes) this.q.putNode.run(n.level, n.index, n.hash);
         for (const p of batch.payloads ?? []) this.q.putPayload.run(p.digest, p.bytes);
+        if (batch.tag) this.q.putTag.run(batch.tag.size, batch.tag.tag);
       })(),
     );
+  }
+
+  commitTag(): CommitTag | undefined {
+    return this.guard('read commit tag', () => {
+      const r = this.q.tag.get() as { size: number; tag: Buffer } | undefined;
+      return r && { size: r.size, tag: new Uint8Array(r.tag.buffer, r.tag.byteOffset, r.tag.byteLength) };
+    });
   }
 
   putCheckpoint(c: StoredCheckpoint): void {

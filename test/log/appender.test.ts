@@ -1,16 +1,18 @@
 // Group commit over the real SQLite store: batching, proofs, chaining, restart checks.
 import Database from 'better-sqlite3';
-import { copyFileSync, mkdtempSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { toHex } from '../../src/canonical/index.js';
-import { Appender, decodeEntry, GENESIS_PREV, hashLeaf, openCheckpoint, verifyInclusion, verifyLog, type EntryBody } from '../../src/log/index.js';
+import { Appender, commitKeyOf, decodeEntry, GENESIS_PREV, hashLeaf, openCheckpoint, verifyInclusion, verifyLog, type EntryBody } from '../../src/log/index.js';
 import { openSqliteStore } from '../../src/store/node.js';
 import { testKeys } from '../helpers/keys.js';
+import { appendForged, openAsAttacker } from '../security/_file-attacker.js';
 
 const ORIGIN = 'test.vouch/default';
 const keys = testKeys();
+const COMMIT_KEY = commitKeyOf(new Uint8Array(32).fill(7));
 const tmp = () => join(mkdtempSync(join(tmpdir(), 'vouch-app-')), 'log.db');
 const body = (i: number): EntryBody => ({ type: 'decision', time: '2026-11-30T12:00:00Z', n: i });
 
@@ -123,26 +125,79 @@ describe('Appender', () => {
     store.close();
   });
 
-  it('a crash between commit and signature: the reopened log checks the unsigned tail, then signs it', async () => {
+  it('a crash between commit and signature: the reopened log checks the unsigned tail and its commit tag, then signs it', async () => {
     const path = tmp();
     const store = openSqliteStore(path);
     const never = keys.signers.map((s) => ({ ...s, sign: () => new Promise<Uint8Array>(() => undefined) }));
-    const a = Appender.open({ origin: ORIGIN, storage: store, signers: keys.signers, verifiers: keys.verifiers });
+    const a = Appender.open({ origin: ORIGIN, storage: store, signers: keys.signers, verifiers: keys.verifiers, commitKey: COMMIT_KEY });
     await a.append(body(0));
     await a.close();
-    const b = Appender.open({ origin: ORIGIN, storage: store, signers: never, verifiers: keys.verifiers });
+    const b = Appender.open({ origin: ORIGIN, storage: store, signers: never, verifiers: keys.verifiers, commitKey: COMMIT_KEY });
     const ds = await Promise.all([1, 2, 3].map((i) => b.appendDurable(body(i)))); // then the process dies
     store.close();
     const s2 = openSqliteStore(path);
     expect(s2.size()).toBe(4);
     expect(s2.latestCheckpoint()?.size).toBe(1);
-    const c = Appender.open({ origin: ORIGIN, storage: s2, signers: keys.signers, verifiers: keys.verifiers });
+    expect(s2.commitTag!()?.size).toBe(4);
+    // Without the commit key, nothing tells these entries from ones written into the file: refused.
+    expect(() => Appender.open({ origin: ORIGIN, storage: s2, signers: keys.signers, verifiers: keys.verifiers })).toThrow(expect.objectContaining({ code: 'ERR_STORE_INCONSISTENT', message: expect.stringMatching(/3 entries after the newest signed checkpoint \(size 1\) and no commit key/) }));
+    // Another key's tag is no tag.
+    expect(() => Appender.open({ origin: ORIGIN, storage: s2, signers: keys.signers, verifiers: keys.verifiers, commitKey: commitKeyOf(new Uint8Array(32).fill(9)) })).toThrow(expect.objectContaining({ code: 'ERR_STORE_INCONSISTENT', message: expect.stringMatching(/commit tag does not match/) }));
+    const c = Appender.open({ origin: ORIGIN, storage: s2, signers: keys.signers, verifiers: keys.verifiers, commitKey: COMMIT_KEY });
     expect((await c.checkpointNow()).size).toBe(4);
     expect(s2.latestCheckpoint()?.size).toBe(4); // the tail was signed at open
     expect(verifyLog(s2, { origin: ORIGIN, verifiers: keys.verifiers }).findings).toEqual([]);
     expect(ds.map((d) => toHex(s2.entry(d.seq)!.leaf))).toEqual(ds.map((d) => toHex(d.leaf)));
     await c.close();
     s2.close();
+  });
+
+  it('entries someone appended after the newest checkpoint, links and nodes right, are not signed: no tag, an old tag, or a tag row of their own', async () => {
+    const path = tmp();
+    const store = openSqliteStore(path);
+    const never = keys.signers.map((s) => ({ ...s, sign: () => new Promise<Uint8Array>(() => undefined) }));
+    const a = Appender.open({ origin: ORIGIN, storage: store, signers: keys.signers, verifiers: keys.verifiers, commitKey: COMMIT_KEY });
+    await a.append(body(0));
+    await a.close();
+    const b = Appender.open({ origin: ORIGIN, storage: store, signers: never, verifiers: keys.verifiers, commitKey: COMMIT_KEY });
+    await b.appendDurable(body(1)); // a genuine unsigned tail of one, tagged at size 2
+    store.close();
+    const open = (p: string) => {
+      const s = openSqliteStore(p);
+      try {
+        return Appender.open({ origin: ORIGIN, storage: s, signers: keys.signers, verifiers: keys.verifiers, commitKey: COMMIT_KEY });
+      } finally {
+        s.close();
+      }
+    };
+    const copy = (name: string) => {
+      const to = join(mkdtempSync(join(tmpdir(), 'vouch-tail-')), `${name}.db`);
+      cpSync(path, to);
+      return to;
+    };
+    // 1. One more entry, chained and hashed into the tree as the appender would: the tag names size 2.
+    const appended = copy('appended');
+    appendForged(appended, (e) => (e.decision = { effect: 'allow', results: [] }));
+    expect(() => open(appended)).toThrow(expect.objectContaining({ code: 'ERR_STORE_INCONSISTENT', message: expect.stringMatching(/commit tag names a tree of 2 entries, the store holds 3/) }));
+    // 2. ...with the tag row's size set to match: the tag is over another root.
+    const resized = copy('resized');
+    appendForged(resized, () => undefined);
+    const h = openAsAttacker(resized);
+    h.prepare('UPDATE commit_tag SET size = 3').run();
+    h.close();
+    expect(() => open(resized)).toThrow(expect.objectContaining({ message: expect.stringMatching(/commit tag does not match the stored tree/) }));
+    // 3. The tag row deleted.
+    const untagged = copy('untagged');
+    const u = openAsAttacker(untagged);
+    u.exec('DELETE FROM commit_tag');
+    u.close();
+    expect(() => open(untagged)).toThrow(expect.objectContaining({ message: expect.stringMatching(/1 entry after the newest signed checkpoint \(size 1\) carry no commit tag/) }));
+    // The genuine tail opens and is signed.
+    const s = openSqliteStore(path);
+    const c = Appender.open({ origin: ORIGIN, storage: s, signers: keys.signers, verifiers: keys.verifiers, commitKey: COMMIT_KEY });
+    expect((await c.checkpointNow()).size).toBe(2);
+    await c.close();
+    s.close();
   });
 
   it('continues a log across restarts', async () => {

@@ -53,6 +53,32 @@ export function flipEntryByte(path: string, seq: number, at = 10): void {
   db.close();
 }
 
+/**
+ * Append one entry after the newest stored one, as the appender would: a copy of the newest
+ * entry's body with `change` applied, the next seq, prev linked, its leaf and every tree node it
+ * completes inserted. Everything anyone can recompute is right; only a commit tag is missing.
+ */
+export function appendForged(path: string, change: (entry: Record<string, any>) => void): number {
+  const db = openAsAttacker(path);
+  const rows = db.prepare('SELECT seq, leaf FROM entries ORDER BY seq').all() as { seq: number; leaf: Buffer }[];
+  const last = db.prepare('SELECT seq, bytes, leaf FROM entries ORDER BY seq DESC LIMIT 1').get() as { seq: number; bytes: Buffer; leaf: Buffer };
+  let range: CompactRange = emptyRange();
+  for (const r of rows) range = appendLeaf(range, new Uint8Array(r.leaf)).range;
+  const e = JSON.parse(utf8.decode(last.bytes));
+  change(e);
+  e.seq = last.seq + 1;
+  e.prev = toHex(new Uint8Array(last.leaf));
+  const bytes = canonicalBytes(e);
+  const leaf = hashLeaf(bytes);
+  const step = appendLeaf(range, leaf);
+  db.transaction(() => {
+    db.prepare('INSERT INTO entries (seq, bytes, leaf) VALUES (?, ?, ?)').run(e.seq, bytes, leaf);
+    for (const n of step.created) db.prepare('INSERT INTO nodes (level, idx, hash) VALUES (?, ?, ?)').run(n.level, n.index, n.hash);
+  })();
+  db.close();
+  return e.seq;
+}
+
 export function countCheckpoints(path: string): number {
   const db = new Database(path, { readonly: true });
   const n = (db.prepare('SELECT COUNT(*) AS n FROM checkpoints').get() as { n: number }).n;

@@ -23,6 +23,7 @@ describe('sqlite specifics', () => {
       { version: 3, name: 'rules_by_entry' },
       { version: 4, name: 'pin_entries' },
       { version: 5, name: 'key_entries' },
+      { version: 6, name: 'commit_tag' },
     ]);
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     db.close();

@@ -1,7 +1,7 @@
 // vouch log verify | tail: fsck of the tenant logs in a data directory, and a look at the newest entries.
 import { existsSync } from 'node:fs';
 import { ruleChecks } from '../../log/activation-check.js';
-import { decodeEntry, keyHistoryCheck, verifyLog, type KeyWindow, type LogReport, type VerifiedSignature } from '../../log/index.js';
+import { commitKeyOf, decodeEntry, keyHistoryCheck, verifyLog, type KeyWindow, type LogReport, type VerifiedSignature } from '../../log/index.js';
 import { tenantKeysForVerify } from '../../store/tenant-keys.js';
 import { nodeHashLeaf } from '../../audit/node-bundle.js';
 import { listTenants, loadKeys, logPath, openSqliteStore, DEFAULT_KEY_NAME } from '../../store/node.js';
@@ -16,7 +16,9 @@ verify  checks every entry (bytes, leaf hash, seq, prev link), every stored tree
         checkpoint (root and signature) of each tenant log, that every decision's chain and
         policy set were activated by an earlier \`policy\` entry [activation], and that every
         payload an entry names is stored or was erased by an \`erasure\` entry [payload]; it
-        lists every finding with its seq.
+        lists every finding with its seq. Entries after the newest checkpoint (signed by no one
+        yet) are listed as unsigned, with whether their commit tag matches the signing seed: the
+        check start-up makes before it signs them; a missing or wrong tag is a finding.
         Exit 0 clean, 1 findings, 2 usage.
 tail    prints the newest N entries (default 10). --json prints each entry as it is signed, one
         JSON object per line. --follow keeps printing entries as they are appended (polling the
@@ -41,7 +43,10 @@ function verify(argv: string[], io: Io): number {
   const { values } = parse(argv, { tenant: { type: 'string' }, 'key-name': { type: 'string', default: DEFAULT_KEY_NAME } });
   if (values.help) return io.out(help), EXIT.ok;
   const dir = values.data!;
-  const { keys: files } = loadKeys(dir, values['key-name']);
+  const loaded = loadKeys(dir, values['key-name']);
+  const files = loaded.keys;
+  // The seed is read anyway: with it, entries a crash left unsigned are checked as start-up checks them.
+  const commitKeys = [commitKeyOf(loaded.mldsaSeed)];
   const reports: (LogReport & { keys: UsedKey[] })[] = [];
   for (const t of tenantsOf(dir, values.tenant)) {
     const store = openSqliteStore(logPath(dir, t), { readonly: true });
@@ -51,7 +56,7 @@ function verify(argv: string[], io: Io): number {
       const { keys, problems } = tenantKeysForVerify(store, origin, files, values['key-name']!);
       const used = new Map<string, UsedKey>();
       const checks = [...ruleChecks(store), keyHistoryCheck({ name: keys.history.keys[0]?.name ?? keys.name, keys: keys.history.keys.filter((k) => k.window.from === 0) }, keys.history)];
-      const report = verifyLog(store, { origin, verifiers: keys.verifiers, checks, hashLeaf: nodeHashLeaf, onSigned: (sigs) => countKeys(used, sigs) });
+      const report = verifyLog(store, { origin, verifiers: keys.verifiers, checks, hashLeaf: nodeHashLeaf, commitKeys, onSigned: (sigs) => countKeys(used, sigs) });
       for (const p of problems) report.findings.push({ kind: 'key', seq: p.seq, code: 'ERR_VERIFY_ENTRY', message: p.message });
       reports.push({ ...report, keys: [...used.values()] });
     } finally {
@@ -64,6 +69,7 @@ function verify(argv: string[], io: Io): number {
     if (reports.length === 0) io.out(`no logs in ${dir}`);
     for (const r of reports) {
       io.out(`${r.findings.length === 0 ? 'ok  ' : 'FAIL'} ${r.origin}: ${r.entries} entries, ${r.nodes} tree nodes, ${r.checkpoints} checkpoints, root ${r.root.slice(0, 16)}…`);
+      if (r.unsigned) io.out(`  unsigned: ${r.unsigned.entries} entries after the newest checkpoint are covered by no signature yet; their commit tag: ${r.unsigned.tag}`);
       for (const k of r.keys) io.out(`  key ${k.name}+${k.keyId} ${k.alg}: verified ${k.checkpoints} checkpoint(s)${k.window ? `, signs sizes ${k.window.from}..${k.window.to ?? ''}${k.window.revokedAfter !== undefined ? `, revoked after ${k.window.revokedAfter}` : ''}` : ''}`);
       for (const f of r.findings) io.out(`  - ${f.seq !== undefined ? `seq ${f.seq}` : `checkpoint ${f.checkpoint ?? '-'}`} [${f.kind}] ${f.message}`);
     }
