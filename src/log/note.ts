@@ -206,7 +206,7 @@ export function verifyNote(noteText: string, verifiers: NoteVerifier[], opts: Op
     // leaving only Ed25519) is an alteration, not a weaker note.
     const signed = new Set(signatures.map((s) => keyLabel(s.name, s.keyId)));
     const missing = [...known.keys()].filter((label) => !signed.has(label));
-    if (missing.length) throw new VerificationError('ERR_VERIFY_NOTE', `no signature line by ${missing.join(', ')}: every key of this log signs every checkpoint`);
+    if (missing.length) throw new VerificationError('ERR_VERIFY_NOTE', `no signature line by ${missing.map((l) => `${l} (${known.get(l)!.alg})`).join(', ')}: every key of this log signs every checkpoint`);
   }
   if (verified.length === 0) {
     const seen = signatures.map((s) => keyLabel(s.name, s.keyId)).join(', ');

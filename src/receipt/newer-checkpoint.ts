@@ -43,6 +43,9 @@ export function parseNewerCheckpoint(text: string): NewerCheckpoint {
     throw new InputError('ERR_JSON_PARSE', 'newer checkpoint file looks like JSON but does not parse');
   }
   const o = (typeof doc === 'object' && doc !== null ? doc : {}) as Record<string, unknown>;
+  // What GET /v1/checkpoint answers ({origin, size, root, checkpoint}): the bare note it carries.
+  if (o.proof === undefined && typeof o.checkpoint === 'string') return { note: o.checkpoint, proof: [], hasProof: false };
+  if (o.proof === undefined && o.checkpoint === null) throw new InputError('ERR_INPUT', 'the newer checkpoint file holds no checkpoint (the log had none signed yet)', [{ path: '/checkpoint', message: 'null' }]);
   const issues: { path: string; message: string }[] = [];
   if (typeof o.checkpoint !== 'string') issues.push({ path: '/checkpoint', message: 'must be the signed checkpoint note' });
   if (!Array.isArray(o.proof) || o.proof.length > MAX_PROOF || o.proof.some((h) => typeof h !== 'string' || !/^[0-9a-f]{64}$/.test(h))) issues.push({ path: '/proof', message: `must be an array of at most ${MAX_PROOF} hex hashes` });

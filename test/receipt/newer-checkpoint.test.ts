@@ -32,6 +32,12 @@ describe('--checkpoint NEWER', () => {
     expect(r.ok).toBe(true);
   });
 
+  it('accepts what GET /v1/checkpoint answers as the note it carries; an empty log\'s answer is a coded input error', () => {
+    const r = run(JSON.stringify({ origin: ORIGIN, size: 3, root: 'ab'.repeat(32), checkpoint: receipt.checkpoint }));
+    expect(r.ok).toBe(true);
+    expect(() => parseNewerCheckpoint(JSON.stringify({ origin: ORIGIN, size: 0, root: null, checkpoint: null }))).toThrow(expect.objectContaining({ code: 'ERR_INPUT', message: expect.stringMatching(/holds no checkpoint/) }));
+  });
+
   it('a forged checkpoint of the same size with another root: a fork, both notes kept as evidence', async () => {
     const forged = await signCheckpoint({ origin: ORIGIN, size: 3, root: new Uint8Array(32).fill(9), extensions: [] }, keys.signers);
     for (const text of [forged, JSON.stringify({ from: 3, to: 3, proof: [], checkpoint: forged })]) {
