@@ -4,11 +4,12 @@
 // attacker's cases: untouched, an entry rewritten and relinked, the ML-DSA-65 lines stripped from
 // every stored checkpoint, the newest entries cut with their checkpoints. A cut is invisible to all
 // three on their own, and each says so (the bundle and the page: truncation not checked).
-import { cpSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { cpSync, createWriteStream, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTarGzSink } from '../../src/audit/node-bundle.js';
 import { main } from '../../src/cli/main.js';
 import { startServer, type RunningServer } from '../../src/http/node-server.js';
 import { logPath } from '../../src/store/node.js';
@@ -146,4 +147,34 @@ describe('log verify, vouch verify BUNDLE and the console agree on the file atta
     expect([v.bundle.truncation, v.page.truncation]).toEqual(['not checked', 'not checked']);
     expect(v.page.text).toMatch(/truncation: not checked/);
   }, 60_000);
+
+  it('a gzip bomb (1 GiB entries.jsonl without a newline in a ~1 MiB .tar.gz): the CLI and the page refuse it with ERR_BUNDLE_LIMIT, fast', async () => {
+    const file = join(dir, 'bomb.tar.gz');
+    const sink = createTarGzSink(createWriteStream(file));
+    const x = join(dir, 'untouched-x');
+    expect((await vouch('export', '-o', x, '--data', join(dir, 'untouched'))).code).toBe(0); // the honest bundle's small files
+    for (const f of ['manifest.json', 'README.md', 'keys.json', 'checkpoint', 'range.json']) {
+      const b = readFileSync(join(x, f));
+      await sink.file(f, b.length, [b]);
+    }
+    const MiB = 1 << 20;
+    const chunk = Buffer.alloc(MiB, 0x41);
+    await sink.file('entries.jsonl', 1 << 30, (function* () {
+      for (let i = 0; i < 1024; i++) yield chunk;
+    })());
+    await sink.finish();
+    const cli = await vouch('verify', file, '--key', jwks, '--json');
+    expect(cli.code).toBe(3);
+    expect(cli.out + JSON.stringify(cli)).toMatch(/ERR_BUNDLE_LIMIT/);
+    const t0 = Date.now();
+    await page.evaluate(() => document.querySelector('#bundle-result')?.remove());
+    await page.setInputFiles('#bundle-file', file);
+    await page.waitForSelector('#bundle-result', { timeout: 25_000 });
+    expect(await page.getAttribute('#bundle-result', 'data-ok')).toBe('false');
+    expect(await page.getAttribute('#bundle-result', 'data-code')).toBe('ERR_BUNDLE_LIMIT');
+    // The page keeps at most 192 MiB of an archive's files in memory (the CLI streams them).
+    expect(await page.textContent('#bundle-result')).toMatch(/more than 201326592 bytes/);
+    // Refused at the tar header, before its bytes are read.
+    expect(Date.now() - t0).toBeLessThan(20_000);
+  }, 120_000);
 });

@@ -17,6 +17,9 @@ async function* chunksOf(stream: ReadableStream<Uint8Array>): AsyncGenerator<Uin
   }
 }
 
+/** What the page reads of one archive, in bytes (the CLI streams and needs no such cap). */
+export const CONSOLE_MAX_TOTAL = 192 << 20;
+
 /** The files of a dropped bundle by path (a leading folder, as in `tar -C`, is stripped). */
 export async function filesOf(list: File[]): Promise<Map<string, Uint8Array>> {
   const files = new Map<string, Uint8Array>();
@@ -24,7 +27,8 @@ export async function filesOf(list: File[]): Promise<Map<string, Uint8Array>> {
     if (/\.(tar\.gz|tgz)$/i.test(f.name)) {
       const gunzip = f.stream().pipeThrough(new DecompressionStream('gzip') as unknown as TransformStream<Uint8Array, Uint8Array>);
       // The CLI's names, refusals (links, devices, duplicates, ..) and caps; unknown files kept by name only, to be reported.
-      const inTar = await collectBundleTar(chunksOf(gunzip), { maxFiles: DEFAULT_BUNDLE_LIMITS.maxFiles, maxTotal: 512 << 20 });
+      // The page holds the files in memory: at most 192 MiB of them, so a hostile archive stays under 256 MiB (issue 15).
+      const inTar = await collectBundleTar(chunksOf(gunzip), { maxFiles: DEFAULT_BUNDLE_LIMITS.maxFiles, maxTotal: CONSOLE_MAX_TOTAL });
       for (const [k, v] of inTar.files) files.set(k, v);
       for (const u of inTar.unknown) files.set(u, new Uint8Array(0));
     } else {
@@ -103,7 +107,8 @@ export function renderBundlePanel(): HTMLElement {
       progress.value = progress.max;
       replaceChildren(out, renderBundleReport(report));
     } catch (e) {
-      replaceChildren(out, h('div', { class: 'verdict fail', id: 'bundle-result', 'data-ok': 'false' }, `✗ cannot read the bundle: ${(e as Error).message}`));
+      const code = (e as { code?: unknown }).code;
+      replaceChildren(out, h('div', { class: 'verdict fail', id: 'bundle-result', 'data-ok': 'false', ...(typeof code === 'string' && { 'data-code': code }) }, `✗ cannot read the bundle: ${typeof code === 'string' ? `${code}: ` : ''}${(e as Error).message}`));
     }
   };
   const input = h('input', { id: 'bundle-file', type: 'file', multiple: true, onchange: (e: Event) => void check(Array.from((e.target as HTMLInputElement).files ?? [])) });
