@@ -11,8 +11,8 @@ export interface Pacing {
    */
   minIntervalMs: number;
   /**
-   * Under load when no caller waits for a signed receipt (every entry waiting was appended for a
-   * durable answer), least time between signatures instead (default 100). Durable callers were
+   * When no caller waits for a signed receipt (every entry waiting was appended for a durable
+   * answer), least time between signatures instead, under load or not (default 100). Durable callers were
    * answered at commit: signing less often delays nobody and leaves the signer's CPU to the
    * requests, and the coverage delay stays within about this plus one signature.
    */
@@ -39,8 +39,14 @@ export function signDelay(p: Pacing, now: number, last: { at: number; entries: n
   if (failedAt !== undefined && now - failedAt < p.retryMs) return p.retryMs - (now - failedAt);
   // minIntervalMs 0 turns pacing off altogether.
   if (!last || !p.minIntervalMs) return 0;
-  const interval = signedWaiting ? p.minIntervalMs : Math.max(p.minIntervalMs, p.durableIntervalMs ?? 0);
-  const loaded = last.entries >= LOADED || pending >= LOADED;
   const since = now - last.at;
-  return loaded && since < interval ? interval - since : 0;
+  // Nobody waits for this signature: durable callers were answered at commit. Sign at most every
+  // durableIntervalMs, loaded or not, so that a lone or sequential durable caller does not pay for
+  // a signature per entry on the shared cores (coverage stays within about the interval).
+  if (!signedWaiting) {
+    const interval = Math.max(p.minIntervalMs, p.durableIntervalMs ?? 0);
+    return since < interval ? interval - since : 0;
+  }
+  const loaded = last.entries >= LOADED || pending >= LOADED;
+  return loaded && since < p.minIntervalMs ? p.minIntervalMs - since : 0;
 }
