@@ -73,7 +73,8 @@ export class DataDirKeys {
 
   /** A tenant log's checked history and the signers of its current keys; throws when it cannot be trusted. */
   forTenant(tenant: string, store: LogStore, origin: string): { keys: TenantKeys; set: SignerSet; signers: NoteSigner[] } {
-    const keys = tenantKeys(store, origin, this.current.keys, this.legacyName, { requireFiles: !this.resuming });
+    // Key entries after the newest checkpoint count only while a rotation is finished (its own entry may be there).
+    const keys = tenantKeys(store, origin, this.current.keys, this.legacyName, { requireFiles: !this.resuming, tail: this.resuming });
     const set = this.sets.find((s) => same(s.keys, keys.history.current.keys));
     if (!set) throw new ConfigError('ERR_CONFIG', `log of tenant ${tenant}: no key file holds the keys its history says sign now`);
     this.tenants.set(tenant, keys);

@@ -158,7 +158,8 @@ export async function openDataDir(dir: string, opts: OpenOptions = {}): Promise<
           const store = openSqliteStore(logPath(dir, t), { readonly: true });
           try {
             // Only a history without problems is published: a forged key never reaches the key set.
-            const v = tenantKeysForVerify(store, store.meta('origin') ?? originOf(t), keeper.current.keys, keyName);
+            // Signed key entries only: one in an unsigned tail is anyone's until that tail is signed.
+            const v = tenantKeysForVerify(store, store.meta('origin') ?? originOf(t), keeper.current.keys, keyName, { tail: false });
             return v.problems.length ? [] : [v.keys];
           } finally {
             store.close();

@@ -27,6 +27,14 @@ export function rotationPending(dir: string): boolean {
   return existsSync(nextKeyDir(dir)) && readdirSync(nextKeyDir(dir)).length > 0;
 }
 
+/** The incoming ML-DSA-65 seed of an unfinished rotation, if there is one (read only; nothing is written). */
+export function pendingMldsaSeed(dir: string): Uint8Array | undefined {
+  const path = join(nextKeyDir(dir), FILES.mldsa);
+  if (!existsSync(path)) return undefined;
+  const k = readKeyFile(path);
+  return k.alg === 'ML-DSA-65' ? k.seed : undefined;
+}
+
 export function publicKeysOfSeeds(mldsaSeed: Uint8Array, ed25519Seed?: Uint8Array): PublicKey[] {
   const keys: PublicKey[] = [{ alg: 'ML-DSA-65', publicKey: mldsaKeyFromSeed(mldsaSeed).publicKey }];
   if (ed25519Seed) keys.push({ alg: 'Ed25519', publicKey: nodeEd25519PublicKeyFromSeed(ed25519Seed) });

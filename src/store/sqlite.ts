@@ -61,6 +61,8 @@ export function openSqliteStore(path: string, opts: SqliteStoreOptions = {}): Lo
 class SqliteStore implements LogStore {
   private readonly q;
   private closed = false;
+  private putTag: Database.Statement | undefined;
+  private tagQuery: Database.Statement | undefined;
 
   constructor(private readonly db: Database.Database) {
     this.q = {
@@ -76,8 +78,6 @@ class SqliteStore implements LogStore {
       putNode: db.prepare('INSERT INTO nodes (level, idx, hash) VALUES (?, ?, ?)'),
       putCheckpoint: db.prepare('INSERT INTO checkpoints (size, root, note) VALUES (?, ?, ?)'),
       putPayload: db.prepare('INSERT OR IGNORE INTO payloads (digest, bytes) VALUES (?, ?)'),
-      putTag: db.prepare('INSERT INTO commit_tag (id, size, tag) VALUES (1, ?, ?) ON CONFLICT(id) DO UPDATE SET size = excluded.size, tag = excluded.tag'),
-      tag: db.prepare('SELECT size, tag FROM commit_tag WHERE id = 1'),
       payload: db.prepare('SELECT bytes FROM payloads WHERE digest = ?').pluck(),
       erase: db.prepare('DELETE FROM payloads WHERE digest = ?'),
       latestPolicy: db.prepare(`SELECT seq, bytes, leaf FROM entries WHERE ${POLICY_ENTRY_SQL} ORDER BY seq DESC LIMIT 1`),
@@ -159,14 +159,20 @@ class SqliteStore implements LogStore {
         for (const e of batch.entries) this.q.putEntry.run(e.seq, e.bytes, e.leaf);
         for (const n of batch.nodes) this.q.putNode.run(n.level, n.index, n.hash);
         for (const p of batch.payloads ?? []) this.q.putPayload.run(p.digest, p.bytes);
-        if (batch.tag) this.q.putTag.run(batch.tag.size, batch.tag.tag);
+        if (batch.tag) (this.putTag ??= this.db.prepare('INSERT INTO commit_tag (id, size, tag) VALUES (1, ?, ?) ON CONFLICT(id) DO UPDATE SET size = excluded.size, tag = excluded.tag')).run(batch.tag.size, batch.tag.tag);
       })(),
     );
   }
 
   commitTag(): CommitTag | undefined {
     return this.guard('read commit tag', () => {
-      const r = this.q.tag.get() as { size: number; tag: Buffer } | undefined;
+      // Prepared on first use: a read-only open of a log no newer version wrote has no commit_tag
+      // table (migrations run on writable opens only), and holds no tag.
+      if (!this.tagQuery) {
+        if (!this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'commit_tag'").get()) return undefined;
+        this.tagQuery = this.db.prepare('SELECT size, tag FROM commit_tag WHERE id = 1');
+      }
+      const r = this.tagQuery.get() as { size: number; tag: Buffer } | undefined;
       return r && { size: r.size, tag: new Uint8Array(r.tag.buffer, r.tag.byteOffset, r.tag.byteLength) };
     });
   }

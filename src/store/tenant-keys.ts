@@ -43,6 +43,20 @@ function* scanKeyEntries(store: LogStore): Iterable<{ seq: number; bytes: Uint8A
 }
 
 /**
+ * The log's key entries; without `tail`, only those a signed checkpoint covers. An entry after the
+ * newest checkpoint is signed by no one yet, and anyone who can write the file can add one (a
+ * revocation of the current key, say): it counts once the tail is signed, which needs this
+ * service's commit tag (log/commit-tag.ts). `tail`: finishing a key rotation, whose own entry may
+ * be in that tail (the appender still checks the tail's tag before signing it).
+ */
+function signedKeyEntries(store: LogStore, tail: boolean): { seq: number; bytes: Uint8Array }[] {
+  const all = [...(store.keyEntries ? store.keyEntries() : scanKeyEntries(store))];
+  if (tail) return all;
+  const signed = store.latestCheckpoint()?.size ?? 0;
+  return all.filter((e) => e.seq < signed);
+}
+
+/**
  * Key entries whose bytes are not the leaf the newest checkpoint's tree holds at their seq
  * (O(key entries · log n)). That note is verified by the appender's open check right after.
  */
@@ -72,9 +86,9 @@ function refuse(why: string): StoreError {
 }
 
 /** The log's history, checked; throws ERR_STORE_INCONSISTENT saying why when it cannot be trusted. */
-export function tenantKeys(store: LogStore, origin: string, files: PublicKey[], legacy: string, opts: { requireFiles?: boolean } = {}): TenantKeys {
+export function tenantKeys(store: LogStore, origin: string, files: PublicKey[], legacy: string, opts: { requireFiles?: boolean; tail?: boolean } = {}): TenantKeys {
   const genesis = { name: genesisName(store, origin, legacy), keys: files };
-  const entries = [...(store.keyEntries ? store.keyEntries() : scanKeyEntries(store))];
+  const entries = signedKeyEntries(store, opts.tail === true);
   const { history, problems } = readKeyHistory(genesis, entries);
   if (problems.length) throw refuse(problems.map((p) => p.message).join('; '));
   const altered = entriesNotInTree(store, entries);
@@ -94,9 +108,9 @@ export function tenantKeys(store: LogStore, origin: string, files: PublicKey[], 
  * every problem as a finding (unchained entries, unproven handovers, key files that are not the
  * current keys) instead of a refusal.
  */
-export function tenantKeysForVerify(store: LogStore, origin: string, files: PublicKey[], legacy: string): { keys: TenantKeys; problems: { seq?: number; message: string }[] } {
+export function tenantKeysForVerify(store: LogStore, origin: string, files: PublicKey[], legacy: string, opts: { tail?: boolean } = {}): { keys: TenantKeys; problems: { seq?: number; message: string }[] } {
   const genesis = { name: genesisName(store, origin, legacy), keys: files };
-  const { history, problems } = readKeyHistory(genesis, store.keyEntries ? store.keyEntries() : scanKeyEntries(store));
+  const { history, problems } = readKeyHistory(genesis, signedKeyEntries(store, opts.tail !== false));
   const out: { seq?: number; message: string }[] = problems.map((p) => ({ seq: p.seq, message: p.message }));
   const cur = history.current.keys;
   if (!(cur.length === files.length && cur.every((k) => files.some((f) => sameKey(k, f))))) {

@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { startServer } from '../../src/http/node-server.js';
-import { logPath } from '../../src/store/node.js';
+import { revokeEntryBody } from '../../src/log/index.js';
+import { loadKeys, logPath } from '../../src/store/node.js';
 import { captureIo } from '../audit/_generate.js';
 import { get, post } from '../http/_server.js';
 import { appendForged, countCheckpoints, forgeEntry, openAsAttacker } from './_file-attacker.js';
@@ -123,5 +124,28 @@ describe('the unsigned tail is signed only with this service\'s commit tag', () 
       await s.close();
     }
     expect((await logVerify(data)).code).toBe(0);
+  }, 60_000);
+
+  it('a key entry forged into the tail (the current ML-DSA-65 key revoked after size 0) changes neither the published keys nor the refusal\'s reason', async () => {
+    const { data, db } = copy();
+    const mldsa = loadKeys(data).keys.find((k) => k.alg === 'ML-DSA-65')!;
+    appendForged(db, (e) => {
+      for (const k of Object.keys(e)) if (!['v', 'log', 'seq', 'prev'].includes(k)) delete e[k];
+      Object.assign(e, revokeEntryBody('2026-12-01T00:00:00Z', { alg: 'ML-DSA-65', publicKey: mldsa.publicKey }, 0));
+    });
+    const s = await startServer({ data, port: 0, idleCheckpointMs: 0 });
+    try {
+      let health = await get(`${s.url}/healthz`);
+      for (let i = 0; i < 300 && health.json?.error?.code !== 'ERR_STORE_INCONSISTENT'; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        health = await get(`${s.url}/healthz`);
+      }
+      expect(health.json.error).toMatchObject({ code: 'ERR_STORE_INCONSISTENT', message: expect.stringMatching(/commit tag names a tree of 5 entries, the store holds 6/) });
+      const jwks = await get(`${s.url}/.well-known/vouch/keys`);
+      expect(jwks.status).toBe(200);
+      expect(JSON.stringify(jwks.json)).not.toMatch(/revoked/i);
+    } finally {
+      await s.close();
+    }
   }, 60_000);
 });

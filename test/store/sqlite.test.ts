@@ -12,6 +12,25 @@ const tmp = () => join(mkdtempSync(join(tmpdir(), 'vouch-sqlite-')), 'log.db');
 runStoreConformance('sqlite', () => openSqliteStore(tmp()));
 
 describe('sqlite specifics', () => {
+  it('a read-only open of a log written before migration 6 (no commit_tag table) works and holds no tag', () => {
+    const path = tmp();
+    openSqliteStore(path).close();
+    const db = new Database(path);
+    db.exec('DROP TABLE commit_tag; DELETE FROM schema_migrations WHERE version = 6');
+    db.close();
+    const ro = openSqliteStore(path, { readonly: true });
+    expect(ro.commitTag!()).toBeUndefined();
+    expect(ro.size()).toBe(0);
+    ro.close();
+    // A writable open applies the migration; the table is there again.
+    const rw = openSqliteStore(path);
+    expect(rw.commitTag!()).toBeUndefined();
+    rw.close();
+    const check = new Database(path, { readonly: true });
+    expect(check.prepare("SELECT name FROM sqlite_master WHERE name = 'commit_tag'").get()).toEqual({ name: 'commit_tag' });
+    check.close();
+  });
+
   it('applies migrations in order, records them, and reopens without reapplying', () => {
     const path = tmp();
     openSqliteStore(path).close();

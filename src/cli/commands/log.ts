@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { ruleChecks } from '../../log/activation-check.js';
 import { commitKeyOf, decodeEntry, keyHistoryCheck, verifyLog, type KeyWindow, type LogReport, type VerifiedSignature } from '../../log/index.js';
 import { tenantKeysForVerify } from '../../store/tenant-keys.js';
+import { pendingMldsaSeed } from '../../store/key-rotation.js';
 import { nodeHashLeaf } from '../../audit/node-bundle.js';
 import { listTenants, loadKeys, logPath, openSqliteStore, DEFAULT_KEY_NAME } from '../../store/node.js';
 import { intOption, parse } from '../args.js';
@@ -46,7 +47,9 @@ function verify(argv: string[], io: Io): number {
   const loaded = loadKeys(dir, values['key-name']);
   const files = loaded.keys;
   // The seed is read anyway: with it, entries a crash left unsigned are checked as start-up checks them.
-  const commitKeys = [commitKeyOf(loaded.mldsaSeed)];
+  // ...and the incoming seed of a rotation that stopped half way: start-up (`vouch keys rotate`) accepts both.
+  const incoming = pendingMldsaSeed(dir);
+  const commitKeys = [commitKeyOf(loaded.mldsaSeed), ...(incoming ? [commitKeyOf(incoming)] : [])];
   const reports: (LogReport & { keys: UsedKey[] })[] = [];
   for (const t of tenantsOf(dir, values.tenant)) {
     const store = openSqliteStore(logPath(dir, t), { readonly: true });
