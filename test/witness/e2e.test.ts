@@ -98,7 +98,7 @@ describe('a log and two witnesses over loopback', () => {
     for (let i = 0; i < 5; i++) expect((await decide(log.url, `down ${i}`)).ms).toBeLessThan(1000);
     const size = (await checkpointOf(log.url)).size;
     const metric = (text: string, name: string, w: string) => Number(new RegExp(`${name}\\{tenant="default",witness="${w}"\\} (\\d+)`).exec(text)?.[1] ?? NaN);
-    const m = await until('w2 behind in /metrics', async () => (await fetch(`${log.url}/metrics`)).text(), (t) => metric(t, 'vouch_witness_behind_entries', 'w2.example/witness') > 0 && metric(t, 'vouch_witness_behind_entries', 'w1.example/witness') === 0);
+    const m = await until('w2 behind in /metrics', async () => (await fetch(`${log.url}/metrics`)).text(), (t) => metric(t, 'vouch_witness_behind_entries', 'w2.example/witness') > 0 && metric(t, 'vouch_witness_behind_entries', 'w1.example/witness') === 0 && metric(t, 'vouch_witness_failures_total', 'hang.example/witness') > 0); // the hanging one fails only at its 1.5 s timeout
     expect(metric(m, 'vouch_witness_failures_total', 'w2.example/witness')).toBeGreaterThan(0);
     expect(metric(m, 'vouch_witness_failures_total', 'hang.example/witness')).toBeGreaterThan(0);
     // What the log recorded as w2's last cosigned size (the behind gauge may be from an older round).
