@@ -33,6 +33,7 @@ describe('durable object store specifics', () => {
       { version: 3, name: 'rules_by_entry' },
       { version: 4, name: 'pin_entries' },
       { version: 5, name: 'key_entries' },
+      { version: 6, name: 'commit_tag' },
     ]);
   });
 
