@@ -22,6 +22,20 @@ function open(path: string, onBatch?: (n: number) => void) {
   return { store, appender };
 }
 
+/** A log of one signed entry, then `n` committed under COMMIT_KEY whose signature never came (the process died). */
+async function crashedTail(n: number) {
+  const path = tmp();
+  const store = openSqliteStore(path);
+  const never = keys.signers.map((s) => ({ ...s, sign: () => new Promise<Uint8Array>(() => undefined) }));
+  const a = Appender.open({ origin: ORIGIN, storage: store, signers: keys.signers, verifiers: keys.verifiers, commitKey: COMMIT_KEY });
+  await a.append(body(0));
+  await a.close();
+  const b = Appender.open({ origin: ORIGIN, storage: store, signers: never, verifiers: keys.verifiers, commitKey: COMMIT_KEY });
+  const ds = await Promise.all(Array.from({ length: n }, (_, i) => b.appendDurable(body(i + 1))));
+  store.close();
+  return { path, ds };
+}
+
 describe('Appender', () => {
   it('appends, chains prev, and returns proofs that verify against the signed checkpoint', async () => {
     const { store, appender } = open(tmp());
@@ -126,15 +140,7 @@ describe('Appender', () => {
   });
 
   it('a crash between commit and signature: the reopened log checks the unsigned tail and its commit tag, then signs it', async () => {
-    const path = tmp();
-    const store = openSqliteStore(path);
-    const never = keys.signers.map((s) => ({ ...s, sign: () => new Promise<Uint8Array>(() => undefined) }));
-    const a = Appender.open({ origin: ORIGIN, storage: store, signers: keys.signers, verifiers: keys.verifiers, commitKey: COMMIT_KEY });
-    await a.append(body(0));
-    await a.close();
-    const b = Appender.open({ origin: ORIGIN, storage: store, signers: never, verifiers: keys.verifiers, commitKey: COMMIT_KEY });
-    const ds = await Promise.all([1, 2, 3].map((i) => b.appendDurable(body(i)))); // then the process dies
-    store.close();
+    const { path, ds } = await crashedTail(3);
     const s2 = openSqliteStore(path);
     expect(s2.size()).toBe(4);
     expect(s2.latestCheckpoint()?.size).toBe(1);
@@ -153,15 +159,7 @@ describe('Appender', () => {
   });
 
   it('entries someone appended after the newest checkpoint, links and nodes right, are not signed: no tag, an old tag, or a tag row of their own', async () => {
-    const path = tmp();
-    const store = openSqliteStore(path);
-    const never = keys.signers.map((s) => ({ ...s, sign: () => new Promise<Uint8Array>(() => undefined) }));
-    const a = Appender.open({ origin: ORIGIN, storage: store, signers: keys.signers, verifiers: keys.verifiers, commitKey: COMMIT_KEY });
-    await a.append(body(0));
-    await a.close();
-    const b = Appender.open({ origin: ORIGIN, storage: store, signers: never, verifiers: keys.verifiers, commitKey: COMMIT_KEY });
-    await b.appendDurable(body(1)); // a genuine unsigned tail of one, tagged at size 2
-    store.close();
+    const { path } = await crashedTail(1); // a genuine unsigned tail of one, tagged at size 2
     const open = (p: string) => {
       const s = openSqliteStore(p);
       try {

@@ -44,15 +44,21 @@ async function logVerify(data: string) {
   return { code, report: JSON.parse(c.text()) };
 }
 
+/** /healthz once the log's open has been refused (the log thread checks it after the ready line). */
+async function refusal(url: string) {
+  let health = await get(`${url}/healthz`);
+  for (let i = 0; i < 300 && health.json?.error?.code !== 'ERR_STORE_INCONSISTENT'; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    health = await get(`${url}/healthz`);
+  }
+  return health;
+}
+
 async function expectRefused(data: string, db: string, forgedSeq: number, why: RegExp): Promise<void> {
   const checkpoints = countCheckpoints(db);
   const s = await startServer({ data, port: 0, idleCheckpointMs: 0 });
   try {
-    let health = await get(`${s.url}/healthz`);
-    for (let i = 0; i < 300 && health.json?.error?.code !== 'ERR_STORE_INCONSISTENT'; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      health = await get(`${s.url}/healthz`);
-    }
+    const health = await refusal(s.url);
     expect(health.status).toBe(503);
     expect(health.json.error).toMatchObject({ code: 'ERR_STORE_INCONSISTENT', message: expect.stringMatching(why) });
     const r = await decide(s.url, 'echo');
@@ -135,11 +141,7 @@ describe('the unsigned tail is signed only with this service\'s commit tag', () 
     });
     const s = await startServer({ data, port: 0, idleCheckpointMs: 0 });
     try {
-      let health = await get(`${s.url}/healthz`);
-      for (let i = 0; i < 300 && health.json?.error?.code !== 'ERR_STORE_INCONSISTENT'; i++) {
-        await new Promise((r) => setTimeout(r, 100));
-        health = await get(`${s.url}/healthz`);
-      }
+      const health = await refusal(s.url);
       expect(health.json.error).toMatchObject({ code: 'ERR_STORE_INCONSISTENT', message: expect.stringMatching(/commit tag names a tree of 5 entries, the store holds 6/) });
       const jwks = await get(`${s.url}/.well-known/vouch/keys`);
       expect(jwks.status).toBe(200);
