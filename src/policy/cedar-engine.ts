@@ -64,6 +64,15 @@ export function readAnnotations(policyText: string): EngineAnswer<Record<string,
   });
 }
 
+/** The JSON form (EST) of one policy: its scope, conditions and annotations. */
+export function policyJson(policyText: string): EngineAnswer<unknown> {
+  return guard(() => {
+    const a = cedar.policyToJson(policyText);
+    if (a.type === 'failure') return { ok: false, problems: a.errors.map((e) => toProblem(e)) };
+    return { ok: true, value: a.json };
+  });
+}
+
 /** Cedar schema text (`.cedarschema`) to the JSON schema form, so documents and digests hold one form. */
 export function convertSchemaText(text: string): EngineAnswer<Json> {
   return guard(() => {

@@ -10,6 +10,7 @@
 import { createRequire } from 'node:module';
 import { setFlagsFromString } from 'node:v8';
 import { replaceEngine, type CedarEngine } from './cedar-engine.js';
+import { runDeferredContextAnalysis } from './policy-set.js';
 
 /** V8's default in Node 20 (`node --v8-options`). */
 export const DEFAULT_WASM_TIERING_BUDGET = 1_800_000;
@@ -38,7 +39,8 @@ export function refreshPolicyEngine(budget = DEFAULT_WASM_TIERING_BUDGET): boole
 }
 
 /**
- * In a process that raised the budget for its start-up: refresh `delayMs` from now, without
+ * In a process that raised the budget for its start-up: refresh `delayMs` from now, and run the
+ * policy sets' context analyses left for then (policy-set.ts), without
  * holding the process open. Returns how to cancel it, or undefined when nothing is scheduled.
  */
 export function scheduleEngineRefresh(delayMs = 3000): (() => void) | undefined {
@@ -47,6 +49,7 @@ export function scheduleEngineRefresh(delayMs = 3000): (() => void) | undefined 
   const t = setTimeout(() => {
     g[START_UP_BUDGET_KEY] = undefined;
     refreshPolicyEngine();
+    runDeferredContextAnalysis();
   }, delayMs);
   t.unref();
   return () => clearTimeout(t);

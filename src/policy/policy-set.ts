@@ -4,8 +4,10 @@
 import { digestJson, type Json } from '../canonical/index.js';
 import type { Issue } from '../errors.js';
 import { annotationsOf } from './annotations.js';
-import { authorizePreparsed, preparsePolicies, splitPolicyText, validatePolicies, type EngineEntity, type EngineProblem } from './cedar-engine.js';
-import { toCedarRecord } from './cedar-values.js';
+import { authorizePreparsed, policyJson, preparsePolicies, splitPolicyText, validatePolicies, type EngineEntity, type EngineProblem } from './cedar-engine.js';
+import { toCedarRecord, type CedarValue } from './cedar-values.js';
+import { addPolicyNeeds, emptyNeeds, projectContext, type ContextNeeds } from './context-needs.js';
+import { recallDecision, rememberDecision } from './decision-memo.js';
 import { PolicyLoadError } from './policy-error.js';
 import { actionEntitiesOf } from './schema-actions.js';
 import type { AuthzRequest, AuthzResult, EntityRef, PolicySet, PolicySource } from './types.js';
@@ -74,6 +76,37 @@ export interface LoadPolicyOptions {
    * guard: a policy that would fail it still evaluates, and any evaluation error denies.
    */
   validated?: (digest: string) => boolean;
+  /**
+   * Answer repeated requests from the decision memo, with the context cut to what the policies
+   * read (default true). False asks the engine every time with the whole context: the reference
+   * the memo is tested against.
+   */
+  memo?: boolean;
+}
+
+/** Set by bin/vouch.js for `serve` and `gateway` while start-up runs (engine-refresh.ts clears it). */
+const START_UP = Symbol.for('vouch.wasmStartUpTieringBudget');
+/** Context analyses left for after start-up, each run once. */
+const deferred: (() => void)[] = [];
+
+/**
+ * Run the context analyses of the policy sets loaded during start-up. Reading each policy's JSON
+ * form costs about 30 ms for the example set (measured, under start-up's tiering budget), on the
+ * path to the first decision; until then those sets ask the engine every time with the whole context.
+ */
+export function runDeferredContextAnalysis(): void {
+  for (const analyse of deferred.splice(0)) analyse();
+}
+
+/** The context paths the whole set reads; undefined (no cut, no memo) when a policy's JSON form cannot be had. */
+function needsOf(byId: Record<string, string>): ContextNeeds | undefined {
+  const needs = emptyNeeds();
+  for (const text of Object.values(byId)) {
+    const est = policyJson(text);
+    if (!est.ok) return undefined;
+    addPolicyNeeds(needs, est.value);
+  }
+  return needs;
 }
 
 /** Parse, validate and preparse a policy set. Throws PolicyLoadError (ERR_POLICY) listing every problem. */
@@ -113,27 +146,49 @@ export function loadPolicySet(source: PolicySource, opts: LoadPolicyOptions = {}
   const pre = preparsePolicies(digest, byId);
   if (!pre.ok) throw new PolicyLoadError(pre.problems.map((p) => policyIssue(text, undefined, p)));
   const actionEntities = isJsonObject(doc.schema) ? actionEntitiesOf(doc.schema) : [];
+  let needs: ContextNeeds | undefined;
+  if (opts.memo !== false) {
+    const analyse = () => void (needs = needsOf(byId));
+    if ((globalThis as Record<symbol, unknown>)[START_UP] !== undefined) deferred.push(analyse);
+    else analyse();
+  }
   return {
     digest,
     source: doc,
     policyIds: ids,
-    authorize: (req) => authorizeWith(digest, actionEntities, req),
+    authorize: (req) => authorizeWith(digest, actionEntities, needs, req),
   };
 }
 
-function authorizeWith(setId: string, actionEntities: EngineEntity[], req: AuthzRequest): AuthzResult {
+function authorizeWith(setId: string, actionEntities: EngineEntity[], needs: ContextNeeds | undefined, req: AuthzRequest): AuthzResult {
   const isRecord = typeof req.context === 'object' && req.context !== null && !Array.isArray(req.context);
   if (!isRecord) return { decision: 'deny', reasons: [], errors: ['context must be a JSON object'] };
   const principal: EngineEntity = { uid: ref(req.principal), attrs: {}, parents: (req.principalParents ?? []).map(ref) };
   const resource: EngineEntity = { uid: ref(req.resource), attrs: toCedarRecord(req.resourceAttrs ?? {}), parents: [] };
   const entities = [principal];
   if (!sameRef(resource.uid, principal.uid)) entities.push(resource);
+  // The key holds every input the engine gets but the action entities, fixed per set.
+  const key = needs && JSON.stringify([setId, req.action.type, req.action.id, entities]);
   for (const e of actionEntities) if (!entities.some((x) => sameRef(x.uid, e.uid))) entities.push(e);
+  const context = toCedarRecord(req.context);
+  if (key === undefined) return evaluate(setId, req, context, entities);
+  const cut = projectContext(context, needs!);
+  const full = `${key.slice(0, -1)},${JSON.stringify(cut)}]`;
+  const known = recallDecision(full);
+  if (known) return known;
+  const r = evaluate(setId, req, cut, entities);
+  // An error's text may name attributes the cut left out: the whole context says it as before.
+  if (r.errors.length > 0) return evaluate(setId, req, context, entities);
+  rememberDecision(full, r);
+  return r;
+}
+
+function evaluate(setId: string, req: AuthzRequest, context: { [k: string]: CedarValue }, entities: EngineEntity[]): AuthzResult {
   const answer = authorizePreparsed(setId, {
     principal: ref(req.principal),
     action: ref(req.action),
     resource: ref(req.resource),
-    context: toCedarRecord(req.context),
+    context,
     entities,
   });
   if (!answer.ok) return { decision: 'deny', reasons: [], errors: answer.problems.map((p) => p.message).sort() };

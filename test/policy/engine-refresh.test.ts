@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import * as bundled from '@cedar-policy/cedar-wasm/nodejs';
 import { cedarVersion, replaceEngine } from '../../src/policy/cedar-engine.js';
 import { refreshPolicyEngine, scheduleEngineRefresh, START_UP_BUDGET_KEY } from '../../src/policy/engine-refresh.js';
+import { rememberedDecisions } from '../../src/policy/decision-memo.js';
 import { loadPolicySet } from '../../src/policy/policy-set.js';
 import type { AuthzRequest } from '../../src/policy/types.js';
 
@@ -58,6 +59,25 @@ describe('engine refresh', () => {
       expect(g[START_UP_BUDGET_KEY]).toBeUndefined(); // ran: a later server in this process does not refresh again
       expect(scheduleEngineRefresh(0)).toBeUndefined();
       expect(ps.authorize(req('dangerous_tool')).decision).toBe('deny');
+    } finally {
+      g[START_UP_BUDGET_KEY] = undefined;
+    }
+  });
+
+  it('leaves the context analysis of a set loaded during start-up for the refresh; the set answers the same before and after', async () => {
+    const g = globalThis as Record<symbol, unknown>;
+    const reference = loadPolicySet({ policies: example }, { memo: false });
+    const want = cases.map((r) => reference.authorize(r));
+    g[START_UP_BUDGET_KEY] = 2_000_000_000;
+    try {
+      const ps = loadPolicySet({ policies: example + '\n@id("start-up") forbid(principal, action, resource) when { context has never };' });
+      const held = rememberedDecisions();
+      expect(cases.map((r) => ps.authorize(r))).toEqual(want);
+      expect(rememberedDecisions()).toBe(held); // no analysis yet: the engine is asked, nothing kept
+      scheduleEngineRefresh(0);
+      await new Promise((r) => setTimeout(r, 50));
+      expect(cases.map((r) => ps.authorize(r))).toEqual(want);
+      expect(rememberedDecisions()).toBeGreaterThan(held);
     } finally {
       g[START_UP_BUDGET_KEY] = undefined;
     }
