@@ -159,7 +159,7 @@ export async function decide(req: DecisionRequest, deps: DecideDeps): Promise<An
       policy: { chain: policy.chainDigest, policySet: policy.policyDigest, engines: policy.engines },
       input: inputDigest ? { digest: inputDigest } : { rejected: true },
       intent: intentDigest ? { digest: intentDigest } : null,
-      decision: decisionRecord(chain) as DecisionCore['decision'],
+      decision: decisionRecord(chain, intentDigest === undefined ? undefined : new Map([[chain.finalPayload, intentDigest]])) as DecisionCore['decision'],
       state,
     },
     req.extra,
@@ -189,7 +189,13 @@ async function runCommitHooks(all: Interceptor[], req: DecisionRequest, finalPay
   for (const ic of selectInterceptors(all, req.event, req.phase)) {
     if (!ic.commit) continue;
     try {
-      await ic.commit(finalPayload, compact({ event: req.event, phase: req.phase, direction, time: ctx.time, sessionId: ctx.sessionId, traceId: ctx.traceId, principal: ctx.principal, onBehalfOf: ctx.onBehalfOf, tenant: ctx.tenant, roles: ctx.roles, server: ctx.server, signal: AbortSignal.timeout(5000) }) as never);
+      // The 5 s signal is made only for a hook that reads it: AbortSignal.timeout costs a timer
+      // and a signal per hook per allowed call (measured on the decision path), and the built-in
+      // hooks are synchronous.
+      let signal: AbortSignal | undefined;
+      const hookCtx = compact({ event: req.event, phase: req.phase, direction, time: ctx.time, sessionId: ctx.sessionId, traceId: ctx.traceId, principal: ctx.principal, onBehalfOf: ctx.onBehalfOf, tenant: ctx.tenant, roles: ctx.roles, server: ctx.server });
+      Object.defineProperty(hookCtx, 'signal', { enumerable: true, get: () => (signal ??= AbortSignal.timeout(5000)) });
+      await ic.commit(finalPayload, hookCtx as never);
     } catch (e) {
       deps.onHookError?.(ic.descriptor.name, e);
     }

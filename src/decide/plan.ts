@@ -1,18 +1,31 @@
 // Which interceptors a call runs, whether it is covered, and the decision part of a chain result:
 // pure functions of (policy, request) that decide() and replay (audit/_rerun.ts) share.
-import { digestJson } from '../canonical/index.js';
+import { digestJson, type Digest } from '../canonical/index.js';
 import { decisionOf, stripDurations } from '../interceptors/chain.js';
 import { compatibleInterceptors, coverageOf, runningInterceptors, selectInterceptors } from '../interceptors/list.js';
 import type { ChainResult, Direction, Interceptor, Json, Phase } from '../interceptors/types.js';
 import type { ActivePolicy } from './decide.js';
 
-/** The part of a chain result that is the decision: no timings, byte-stable under replay. */
-export function decisionRecord(chain: ChainResult): Json {
+/**
+ * The part of a chain result that is the decision: no timings, byte-stable under replay.
+ * `known` holds digests already computed for payload objects (decide.ts: the intent's).
+ */
+export function decisionRecord(chain: ChainResult, known?: ReadonlyMap<unknown, Digest>): Json {
   const r = stripDurations(chain);
+  // A mutator that declines hands on the very object it was given, and the last step's payload is
+  // the intent: one digest per distinct object (the chain's payloads are copies nothing changes
+  // after their step, and this runs synchronously).
+  const digests = new Map<unknown, Digest>(known);
+  const digestOf = (payload: unknown): Digest => {
+    if (typeof payload !== 'object' || payload === null) return digestJson(payload);
+    let d = digests.get(payload);
+    if (d === undefined) digests.set(payload, (d = digestJson(payload)));
+    return d;
+  };
   // A mutation's intermediate payload may still hold what a later step redacts (a secret, a card
   // number): the signed, append-only entry keeps only its digest. Payloads live in their own,
   // erasable table (input and intent), never inside entry bytes.
-  const results = r.results.map((x) => (x.type === 'mutation' ? { ...x, payload: undefined, payloadDigest: digestJson(x.payload) } : x));
+  const results = r.results.map((x) => (x.type === 'mutation' ? { ...x, payload: undefined, payloadDigest: digestOf(x.payload) } : x));
   const rec: Record<string, Json> = { effect: decisionOf(r), status: r.status, summary: r.validationSummary as unknown as Json, results: JSON.parse(JSON.stringify(results)) as Json };
   if (r.abortedAt) rec.abortedAt = r.abortedAt as unknown as Json;
   return rec;
