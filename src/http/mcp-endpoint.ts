@@ -4,13 +4,14 @@
 // else (initialize, ping, notifications, batches, unusual headers, messages the SDK would refuse)
 // goes through the SDK's WebStandardStreamableHTTPServerTransport with a Server made for that
 // request. Measured: building a Server and a transport per request was about a third of the event
-// loop's time per decision. test/http/mcp-endpoint.test.ts holds both ways to the same bytes.
+// loop's time per decision. A plain executeChain, the decision itself, skips the shared Server's
+// machinery too (leanExecuteChain). test/http/mcp-endpoint.test.ts holds every way to the same bytes.
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
-import { createInterceptorServer, SESSION_KEY, sessionFromAuthInfo, type InterceptorSession } from './mcp-server.js';
+import { ErrorCode, JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
+import { createInterceptorServer, protocolVersionOfHeader, runExecuteChain, SESSION_KEY, sessionFromAuthInfo, type InterceptorSession } from './mcp-server.js';
 
 const SHARED_METHODS: ReadonlySet<string> = new Set(['interceptors/list', 'interceptor/invoke', 'interceptor/executeChain']);
 
@@ -84,6 +85,31 @@ export function withHeaderTraceparent(req: Request, body: unknown): unknown {
   return Array.isArray(body) ? body.map(one) : one(body);
 }
 
+/**
+ * executeChain without the SDK's per-request machinery (an AbortController, the request's extra
+ * with its closures, a schema parse of a request the gate parsed already): the handler the shared
+ * Server runs, and the answer framed as the SDK frames it (protocol.js _onrequest: result, or
+ * error with code, message and data). A request that asks for a task goes the SDK's way, which
+ * checks task capability first. test/http/mcp-endpoint.test.ts holds the bytes equal.
+ */
+async function leanExecuteChain(req: JSONRPCRequest, session: InterceptorSession, version: string | null): Promise<JSONRPCMessage> {
+  try {
+    const result = await runExecuteChain(() => session, req.params, protocolVersionOfHeader(version));
+    return { result, jsonrpc: '2.0', id: req.id } as JSONRPCMessage;
+  } catch (e) {
+    const error = e as { code?: unknown; message?: string; data?: unknown };
+    return {
+      jsonrpc: '2.0',
+      id: req.id,
+      error: { code: Number.isSafeInteger(error.code) ? (error.code as number) : ErrorCode.InternalError, message: error.message ?? 'Internal error', ...(error.data !== undefined && { data: error.data }) },
+    } as JSONRPCMessage;
+  }
+}
+
+function asksForTask(params: unknown): boolean {
+  return typeof params === 'object' && params !== null && (params as { task?: unknown }).task !== undefined;
+}
+
 export interface McpEndpoint {
   /** `body` is the parsed request body; `session` is who asks, with what policy and log. */
   handle(req: Request, body: unknown, session: InterceptorSession): Promise<Response>;
@@ -107,7 +133,10 @@ export function createMcpEndpoint(): McpEndpoint {
         const authInfo: AuthInfo = { token: '', clientId: session.principal, scopes: session.roles, extra: { [SESSION_KEY]: session } };
         // The MCP-Protocol-Version header reaches the handlers as the SDK transport would pass it (compat skipping).
         const version = req.headers.get('mcp-protocol-version');
-        const answer = await (await sharedTransport()).ask(plain, authInfo, version === null ? undefined : { 'mcp-protocol-version': version });
+        const answer =
+          plain.method === 'interceptor/executeChain' && !asksForTask(plain.params)
+            ? await leanExecuteChain(plain, session, version)
+            : await (await sharedTransport()).ask(plain, authInfo, version === null ? undefined : { 'mcp-protocol-version': version });
         return new Response(JSON.stringify(answer), { status: 200, headers: { 'Content-Type': 'application/json' } });
       }
       // Stateless Streamable HTTP through the SDK's transport: one per request, JSON responses.

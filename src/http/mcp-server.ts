@@ -112,27 +112,35 @@ export function createInterceptorServer(who: InterceptorSession | SessionOf): Se
     }),
   );
 
-  server.setRequestHandler(EXECUTE, (req, extra) =>
-    rpc(async () => {
-      const session = sessionOf(extra);
-      const { policy } = session;
-      const p = parseExecuteChainParams(req.params);
-      const protocolVersion = protocolVersionOf(extra);
-      const wait = waitOf(p.meta?.[WAIT_META], `/_meta/${WAIT_META}`);
-      const { outcome, receipt } = await decideParams(p, session, { policy, log: session.log, now: session.now, clock: session.clock, precheck: session.precheck, ...(protocolVersion && { protocolVersion }), wait });
-      session.onDecision?.(outcome);
-      // wait "durable": the committed entry now, its receipt once signed (http/wait.ts).
-      const evidence = receipt ? { [RECEIPT_META]: receipt } : { [DURABLE_META]: durableAnswer(outcome.appended) };
-      return { ...outcome.chain, _meta: { ...evidence, 'io.vouch/seq': outcome.appended.seq, 'io.vouch/direction': directionOf(policy, p.phase) } } as never;
-    }),
-  );
+  server.setRequestHandler(EXECUTE, (req, extra) => runExecuteChain(() => sessionOf(extra), req.params, protocolVersionOf(extra)) as never);
   return server;
+}
+
+/**
+ * interceptor/executeChain: one decision, answered with its receipt (or, wait "durable", its
+ * committed entry). The shared server's handler, and the endpoint's lean path (mcp-endpoint.ts).
+ */
+export function runExecuteChain(sessionOf: () => InterceptorSession, params: unknown, protocolVersion: string | undefined): Promise<unknown> {
+  return rpc(async () => {
+    const session = sessionOf();
+    const { policy } = session;
+    const p = parseExecuteChainParams(params);
+    const wait = waitOf(p.meta?.[WAIT_META], `/_meta/${WAIT_META}`);
+    const { outcome, receipt } = await decideParams(p, session, { policy, log: session.log, now: session.now, clock: session.clock, precheck: session.precheck, ...(protocolVersion && { protocolVersion }), wait });
+    session.onDecision?.(outcome);
+    // wait "durable": the committed entry now, its receipt once signed (http/wait.ts).
+    const evidence = receipt ? { [RECEIPT_META]: receipt } : { [DURABLE_META]: durableAnswer(outcome.appended) };
+    return { ...outcome.chain, _meta: { ...evidence, 'io.vouch/seq': outcome.appended.seq, 'io.vouch/direction': directionOf(policy, p.phase) } };
+  });
 }
 
 /** The MCP-Protocol-Version header of the HTTP request (Streamable HTTP), when it is a protocol version. */
 function protocolVersionOf(extra: { requestInfo?: { headers?: Record<string, string | string[] | undefined> } }): string | undefined {
   const h = extra.requestInfo?.headers?.['mcp-protocol-version'];
-  const v = Array.isArray(h) ? h[0] : h;
+  return protocolVersionOfHeader(Array.isArray(h) ? h[0] : h);
+}
+
+export function protocolVersionOfHeader(v: string | null | undefined): string | undefined {
   return typeof v === 'string' && PROTOCOL_VERSION.test(v) ? v : undefined;
 }
 

@@ -66,6 +66,11 @@ describe('POST /mcp: the shared server and the SDK transport answer alike', () =
       call(5, 'interceptor/invoke', { name: 'nope', event: 'tools/call', phase: 'request', payload: {} }),
       call(6, 'interceptor/executeChain', {}),
       call(7, 'interceptor/executeChain', { ...chain({ name: 'echo', arguments: {} }), interceptors: ['nope'] }),
+      // executeChain's lean path (no shared Server): its errors are framed as the SDK frames them.
+      call(8, 'interceptor/executeChain', { ...chain({ name: 'echo', arguments: {} }), event: 'no/such-event' }),
+      call(9, 'interceptor/executeChain', { ...chain({ name: 'echo', arguments: {} }), _meta: { 'io.vouch/wait': 'soon' } }),
+      call('t', 'interceptor/executeChain', { ...chain({ name: 'echo', arguments: {} }), phase: 'sideways' }),
+      call(11, 'interceptor/executeChain'),
     ];
     for (const b of bodies) {
       const [shared, sdk] = [await send(SHARED, b), await send(SDK, b)];
@@ -92,6 +97,26 @@ describe('POST /mcp: the shared server and the SDK transport answer alike', () =
       // The rate limiter counts both calls (state, not a difference between the two ways).
       const stable = (r: unknown) => JSON.stringify(stripVolatile(r, ['durationMs', 'totalDurationMs'])).replace(/"count":\d+/, '"count":0').replace(/"windowStart":"[^"]*"/, '"windowStart":""');
       expect(stable(a)).toBe(stable(s));
+    }
+  });
+
+  it('the same answers for a durable executeChain, with a protocol version header, and one that asks for a task', async () => {
+    const durable = call('d', 'interceptor/executeChain', { ...chain({ name: 'echo', arguments: { text: 'hi' } }), _meta: { 'io.vouch/wait': 'durable' } });
+    const task = call('k', 'interceptor/executeChain', { ...chain({ name: 'echo', arguments: { text: 'hi' } }), task: { ttl: 1000 } });
+    for (const [b, extra] of [[durable, {}], [durable, { 'mcp-protocol-version': '2025-06-18' }], [task, {}]] as const) {
+      const [shared, sdk] = [await send({ ...SHARED, ...extra }, b), await send({ ...SDK, ...extra }, b)];
+      expect(shared.status).toBe(sdk.status);
+      const [a, s] = [JSON.parse(shared.text), JSON.parse(sdk.text)];
+      expect(Object.keys(a)).toEqual(Object.keys(s));
+      for (const r of [a, s]) {
+        if (!r.result) continue;
+        const meta = r.result._meta;
+        expect(Object.keys(meta)).toEqual(Object.keys(s.result._meta));
+        // Each way wrote its own entry: their bytes differ in seq, prev and time, and nothing else is compared here.
+        for (const k of ['io.vouch/receipt', 'io.vouch/durable', 'io.vouch/seq']) delete meta[k];
+      }
+      const stable = (r: unknown) => JSON.stringify(stripVolatile(r, ['durationMs', 'totalDurationMs'])).replace(/"count":\d+/, '"count":0').replace(/"windowStart":"[^"]*"/, '"windowStart":""');
+      expect(stable(a), JSON.stringify(b)).toBe(stable(s));
     }
   });
 
