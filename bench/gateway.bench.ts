@@ -65,9 +65,12 @@ async function gatewayClient(ctx: BenchContext, dir: string, name: string, wait:
   };
 }
 
-/** Direct and gateway calls interleaved one by one (both see the same machine), after 30 warm-up pairs. */
+/** Warm-up pairs before measuring: a gateway in an agent's loop runs warm (V8 optimizes the path over the first hundreds of calls). */
+const WARM_UP = 300;
+
+/** Direct and gateway calls interleaved one by one (both see the same machine), after the warm-up pairs. */
 async function interleaved(direct: Client, gateway: Client, n: number): Promise<{ base: number[]; gw: number[] }> {
-  for (let i = 0; i < 30; i++) {
+  for (let i = 0; i < WARM_UP; i++) {
     await echo(direct, i);
     await echo(gateway, i); // warm-up: JIT, Cedar, SQLite pages, the signing worker
   }
@@ -86,7 +89,7 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
   const direct = new Client({ name: 'bench-direct', version: '1' });
   await direct.connect(new StdioClientTransport({ command: process.execPath, args: [EVERYTHING, 'stdio'], stderr: 'ignore' }));
   const p = (xs: number[], q: number) => round(percentile(xs, q));
-  const note = `${n} sequential echo calls each, interleaved with direct calls, after 30 warm-up calls`;
+  const note = `${n} sequential echo calls each, interleaved with direct calls, after ${WARM_UP} warm-up calls`;
   const results: Result[] = [];
   try {
     // The default (wait "durable"), alone in the process: the signed gateway's signatures would
