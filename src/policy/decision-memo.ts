@@ -1,12 +1,13 @@
 // A bounded memo of Cedar's answers, keyed by the exact engine request (policy set, entities,
 // context cut to what the policies read: context-needs.ts). Evaluation is a pure function of
 // that request, so a hit gives the answer the engine would. One memo per process, shared by every
-// policy set, so memory stays bounded whatever the number of tenants: at most MEMO_ENTRIES keys
-// of at most MEMO_KEY_CHARS characters. A caller who sends a new request each time only misses.
+// policy set, so memory stays bounded whatever the number of tenants: at most MEMO_ENTRIES
+// answers, each with its key and reasons at most MEMO_ANSWER_CHARS characters in all. A caller who
+// sends a new request each time only misses.
 import type { AuthzResult } from './types.js';
 
 export const MEMO_ENTRIES = 4096;
-export const MEMO_KEY_CHARS = 2048;
+export const MEMO_ANSWER_CHARS = 2048;
 
 const memo = new Map<string, AuthzResult>();
 
@@ -25,7 +26,9 @@ export function recallDecision(key: string): AuthzResult | undefined {
 }
 
 export function rememberDecision(key: string, r: AuthzResult): void {
-  if (key.length > MEMO_KEY_CHARS) return;
+  let chars = key.length;
+  for (const id of r.reasons) chars += id.length;
+  if (chars > MEMO_ANSWER_CHARS) return;
   if (memo.size >= MEMO_ENTRIES) memo.delete(memo.keys().next().value as string);
   memo.set(key, copyOf(r));
 }
@@ -33,4 +36,9 @@ export function rememberDecision(key: string, r: AuthzResult): void {
 /** How many answers are held (tests and metrics). */
 export function rememberedDecisions(): number {
   return memo.size;
+}
+
+/** Forget every answer (tests; and whoever wants the engine asked afresh). */
+export function clearDecisionMemo(): void {
+  memo.clear();
 }

@@ -101,10 +101,15 @@ export function runDeferredContextAnalysis(): void {
 /** The context paths the whole set reads; undefined (no cut, no memo) when a policy's JSON form cannot be had. */
 function needsOf(byId: Record<string, string>): ContextNeeds | undefined {
   const needs = emptyNeeds();
-  for (const text of Object.values(byId)) {
-    const est = policyJson(text);
-    if (!est.ok) return undefined;
-    addPolicyNeeds(needs, est.value);
+  try {
+    for (const text of Object.values(byId)) {
+      const est = policyJson(text);
+      if (!est.ok) return undefined;
+      addPolicyNeeds(needs, est.value);
+    }
+  } catch {
+    // A policy nested deeper than this walk's stack (thousands of `||`): no cut for this set.
+    return undefined;
   }
   return needs;
 }
@@ -171,7 +176,9 @@ function authorizeWith(setId: string, actionEntities: EngineEntity[], needs: Con
   const key = needs && JSON.stringify([setId, req.action.type, req.action.id, entities]);
   for (const e of actionEntities) if (!entities.some((x) => sameRef(x.uid, e.uid))) entities.push(e);
   const context = toCedarRecord(req.context);
-  if (key === undefined) return evaluate(setId, req, context, entities);
+  // The engine refuses a whole request over one lone surrogate anywhere in it, read or not: a cut
+  // that dropped it would answer where the engine does not, so such a context is never cut.
+  if (key === undefined || !wellFormed(context)) return evaluate(setId, req, context, entities);
   const cut = projectContext(context, needs!);
   const full = `${key.slice(0, -1)},${JSON.stringify(cut)}]`;
   const known = recallDecision(full);
@@ -181,6 +188,17 @@ function authorizeWith(setId: string, actionEntities: EngineEntity[], needs: Con
   if (r.errors.length > 0) return evaluate(setId, req, context, entities);
   rememberDecision(full, r);
   return r;
+}
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** No string, key or value, holds a lone surrogate. */
+function wellFormed(v: CedarValue): boolean {
+  if (typeof v === 'string') return !LONE_SURROGATE.test(v);
+  if (typeof v !== 'object') return true;
+  if (Array.isArray(v)) return v.every(wellFormed);
+  for (const k in v) if (LONE_SURROGATE.test(k) || !wellFormed(v[k])) return false;
+  return true;
 }
 
 function evaluate(setId: string, req: AuthzRequest, context: { [k: string]: CedarValue }, entities: EngineEntity[]): AuthzResult {

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { policyJson } from '../../src/policy/cedar-engine.js';
 import { addPolicyNeeds, emptyNeeds, projectContext, type ContextNeeds } from '../../src/policy/context-needs.js';
-import { MEMO_ENTRIES, MEMO_KEY_CHARS, rememberedDecisions } from '../../src/policy/decision-memo.js';
+import { clearDecisionMemo, MEMO_ENTRIES, MEMO_ANSWER_CHARS, rememberedDecisions } from '../../src/policy/decision-memo.js';
 import { expandSettings } from '../../src/policy/config-settings.js';
 import { loadPolicySet, type AuthzRequest } from '../../src/policy/index.js';
 import type { Json } from '../../src/interceptors/types.js';
@@ -91,6 +91,34 @@ describe('the decision memo gives the answer the engine gives with the whole con
     });
   }
 
+  it('a lone surrogate in a part no policy reads: the engine refuses the whole request, and so does the memo', () => {
+    const policies = `permit(principal, action, resource) when { context.arguments.x == 1 };`;
+    const reference = loadPolicySet({ policies }, { memo: false });
+    const memo = loadPolicySet({ policies });
+    const base = { principal: { type: 'User', id: 'u' }, action: { type: 'Action', id: 'tools/call' }, resource: { type: 'Tool', id: 't' } };
+    for (const context of [{ arguments: { x: 1, y: '\ud800' } }, { arguments: { x: 1, ['\udc00']: 1 } }, { arguments: { x: 1 }, other: ['a\udfffb'] }] as Json[]) {
+      const req: AuthzRequest = { ...base, context };
+      const want = reference.authorize(req);
+      expect(want.decision, JSON.stringify(context)).toBe('deny');
+      expect(want.errors.length).toBeGreaterThan(0);
+      expect(memo.authorize(req)).toEqual(want);
+      expect(memo.authorize(req)).toEqual(want);
+    }
+    // A well-formed pair is no lone surrogate: cut and answered as usual.
+    const fine: AuthzRequest = { ...base, context: { arguments: { x: 1, y: '\ud83d\ude00' } } };
+    expect(memo.authorize(fine)).toEqual(reference.authorize(fine));
+    expect(memo.authorize(fine).decision).toBe('allow');
+  });
+
+  it('a policy too deep for the analysis leaves the set uncut, answering as the engine does', () => {
+    const deep = Array.from({ length: 3000 }, (_, i) => `resource.name == "t${i}"`).join(' || ');
+    const policies = `permit(principal, action, resource) when { context.ok == true };\npermit(principal, action == Action::"rare", resource) when { ${deep} };`;
+    const req: AuthzRequest = { principal: { type: 'User', id: 'u' }, action: { type: 'Action', id: 'tools/call' }, resource: { type: 'Tool', id: 't' }, context: { ok: true } };
+    const want = loadPolicySet({ policies }, { memo: false }).authorize(req);
+    expect(want.decision).toBe('allow');
+    expect(loadPolicySet({ policies }).authorize(req)).toEqual(want);
+  });
+
   it('a policy that fails on a missing attribute gives the error text of the whole context', () => {
     const policies = `permit(principal, action, resource) when { context.arguments.missing == 1 };`;
     const req: AuthzRequest = { principal: { type: 'User', id: 'u' }, action: { type: 'Action', id: 'tools/call' }, resource: { type: 'Tool', id: 't' }, context: { arguments: { present: 1, other: 2 } } };
@@ -143,12 +171,25 @@ describe('the memo is bounded and hands out copies', () => {
     expect(rememberedDecisions()).toBe(MEMO_ENTRIES);
   });
 
-  it(`does not keep a request whose key is over ${MEMO_KEY_CHARS} characters`, () => {
-    const before = rememberedDecisions();
-    const long = 'v'.repeat(MEMO_KEY_CHARS);
+  it(`does not keep a request whose key is over ${MEMO_ANSWER_CHARS} characters`, () => {
+    clearDecisionMemo();
+    const long = 'v'.repeat(MEMO_ANSWER_CHARS);
     const a = set.authorize(req(long));
     expect(a).toEqual(loadPolicySet({ policies: SETS.access }, { memo: false }).authorize(req(long)));
-    expect(rememberedDecisions()).toBe(before);
+    expect(rememberedDecisions()).toBe(0);
+    set.authorize(req(5));
+    expect(rememberedDecisions()).toBe(1);
+  });
+
+  it('counts the reasons into an answer\'s size: long policy ids that all apply are not kept', () => {
+    const many = Array.from({ length: 12 }, (_, i) => `@id("${'p'.repeat(200)}${i}") permit(principal, action, resource);`).join('\n');
+    const wide = loadPolicySet({ policies: many });
+    clearDecisionMemo();
+    const r = wide.authorize(req('x'));
+    expect(r.reasons).toHaveLength(12);
+    expect(rememberedDecisions()).toBe(0);
+    loadPolicySet({ policies: many.split('\n').slice(0, 2).join('\n') }).authorize(req('x'));
+    expect(rememberedDecisions()).toBe(1);
   });
 
   it('a caller that changes an answer does not change the next one', () => {
