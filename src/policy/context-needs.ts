@@ -6,6 +6,7 @@
 // fail. An error's text can differ (Cedar may list a record's other attributes), so a caller
 // evaluates again with the whole context whenever the cut one gives an error (policy-set.ts).
 // Anything this does not recognise counts as a whole use: it can only cut less.
+import { isPlainObject as isObject } from '../canonical/index.js';
 import type { CedarValue } from './cedar-values.js';
 
 /** A node of the paths read: `whole` keeps the value as it is; else only the named attributes. */
@@ -16,10 +17,6 @@ export interface ContextNeeds {
 
 function node(): ContextNeeds {
   return { whole: false, attrs: new Map() };
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** An expression of the EST is an object with one key, the operator. */
@@ -82,16 +79,12 @@ export function emptyNeeds(): ContextNeeds {
 
 /** The value cut down to `needs`. A value that is not a record is kept whole: Cedar reads it whole or fails on it. */
 export function projectContext(value: { [k: string]: CedarValue }, needs: ContextNeeds): { [k: string]: CedarValue } {
-  return projectRecord(value, needs);
-}
-
-function projectRecord(value: { [k: string]: CedarValue }, needs: ContextNeeds): { [k: string]: CedarValue } {
   if (needs.whole) return value;
   const out: { [k: string]: CedarValue } = {};
   for (const [name, sub] of needs.attrs) {
     if (!Object.hasOwn(value, name)) continue;
     const v = value[name];
-    out[name] = sub.whole || !isObject(v) ? v : projectRecord(v as { [k: string]: CedarValue }, sub);
+    out[name] = sub.whole || !isObject(v) ? v : projectContext(v as { [k: string]: CedarValue }, sub);
   }
   return out;
 }

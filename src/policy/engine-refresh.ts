@@ -10,12 +10,12 @@
 import { createRequire } from 'node:module';
 import { setFlagsFromString } from 'node:v8';
 import { replaceEngine, type CedarEngine } from './cedar-engine.js';
-import { runDeferredContextAnalysis } from './policy-set.js';
+import { runDeferredContextAnalysis, START_UP_BUDGET_KEY } from './policy-set.js';
 
 /** V8's default in Node 20 (`node --v8-options`). */
 export const DEFAULT_WASM_TIERING_BUDGET = 1_800_000;
-/** What bin/vouch.js sets for serve and gateway, recorded here under this key of globalThis. */
-export const START_UP_BUDGET_KEY = Symbol.for('vouch.wasmStartUpTieringBudget');
+/** What bin/vouch.js sets for serve and gateway is recorded under this key of globalThis. */
+export { START_UP_BUDGET_KEY };
 
 /** Load a new instance under `budget` and switch to it; false (nothing changed) when that cannot be done. */
 export function refreshPolicyEngine(budget = DEFAULT_WASM_TIERING_BUDGET): boolean {

@@ -85,7 +85,7 @@ export interface LoadPolicyOptions {
 }
 
 /** Set by bin/vouch.js for `serve` and `gateway` while start-up runs (engine-refresh.ts clears it). */
-const START_UP = Symbol.for('vouch.wasmStartUpTieringBudget');
+export const START_UP_BUDGET_KEY = Symbol.for('vouch.wasmStartUpTieringBudget');
 /** Context analyses left for after start-up, each run once. */
 const deferred: (() => void)[] = [];
 
@@ -154,7 +154,7 @@ export function loadPolicySet(source: PolicySource, opts: LoadPolicyOptions = {}
   let needs: ContextNeeds | undefined;
   if (opts.memo !== false) {
     const analyse = () => void (needs = needsOf(byId));
-    if ((globalThis as Record<symbol, unknown>)[START_UP] !== undefined) deferred.push(analyse);
+    if ((globalThis as Record<symbol, unknown>)[START_UP_BUDGET_KEY] !== undefined) deferred.push(analyse);
     else analyse();
   }
   return {
