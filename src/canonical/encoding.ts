@@ -2,11 +2,11 @@
 // Strict decoders: anything that is not exactly the canonical text of some bytes is rejected.
 import { InputError } from '../errors.js';
 
-const HEX = '0123456789abcdef';
+const HEX_PAIRS = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
 
 export function toHex(bytes: Uint8Array): string {
   let s = '';
-  for (let i = 0; i < bytes.length; i++) s += HEX[bytes[i] >> 4] + HEX[bytes[i] & 15];
+  for (let i = 0; i < bytes.length; i++) s += HEX_PAIRS[bytes[i]];
   return s;
 }
 
@@ -21,7 +21,30 @@ export function fromHex(hex: string): Uint8Array {
 
 const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 
+/** A platform's own base64 encoder and decoder (standard alphabet, padded), if installed. */
+export interface Base64Codec {
+  encode(bytes: Uint8Array): string;
+  /** Only ever given text that is canonical padded base64 (checked first). */
+  decode(text: string): Uint8Array;
+}
+
+let platform: Base64Codec | undefined;
+
+/**
+ * Use the platform's base64 (Node's Buffer: crypto/node-base64.ts) instead of the portable one
+ * below: an entry or an ML-DSA signature is 2-4 KB, about 15 us here in JavaScript, 0.5 us in
+ * Buffer. test/canonical/base64-impl.test.ts holds the two equal.
+ */
+export function installBase64(codec: Base64Codec): void {
+  platform = codec;
+}
+
 export function toBase64(bytes: Uint8Array): string {
+  return platform ? platform.encode(bytes) : toBase64Portable(bytes);
+}
+
+/** Standard padded base64 in plain JavaScript (Workers, browsers). */
+export function toBase64Portable(bytes: Uint8Array): string {
   let s = '';
   let i = 0;
   for (; i + 2 < bytes.length; i += 3) {
@@ -41,32 +64,44 @@ export function toBase64(bytes: Uint8Array): string {
 
 const B64_RE = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
+const sextet = (text: string, i: number): number => (text[i] === '=' ? 0 : B64.indexOf(text[i]));
+
 /** Standard padded base64 (RFC 4648 section 4); non-canonical encodings are rejected. */
 export function fromBase64(text: string): Uint8Array {
   if (typeof text !== 'string' || !B64_RE.test(text)) {
     throw new InputError('ERR_INPUT', 'not standard padded base64');
   }
-  const pad = text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0;
-  const out = new Uint8Array((text.length / 4) * 3 - pad);
-  let o = 0;
-  for (let i = 0; i < text.length; i += 4) {
-    const c = [0, 1, 2, 3].map((k) => (text[i + k] === '=' ? 0 : B64.indexOf(text[i + k])));
-    const n = (c[0] << 18) | (c[1] << 12) | (c[2] << 6) | c[3];
-    if (o < out.length) out[o++] = (n >> 16) & 255;
-    if (o < out.length) out[o++] = (n >> 8) & 255;
-    if (o < out.length) out[o++] = n & 255;
-  }
+  const out = platform ? platform.decode(text) : fromBase64Portable(text);
   // Canonical form: the bits dropped by padding must be zero, so each byte string has one text.
   if (toBase64(out) !== text) throw new InputError('ERR_INPUT', 'non-canonical base64');
   return out;
 }
 
+/** Decode text the pattern accepted, in plain JavaScript. */
+export function fromBase64Portable(text: string): Uint8Array {
+  const pad = text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0;
+  const out = new Uint8Array((text.length / 4) * 3 - pad);
+  let o = 0;
+  for (let i = 0; i < text.length; i += 4) {
+    const n = (sextet(text, i) << 18) | (sextet(text, i + 1) << 12) | (sextet(text, i + 2) << 6) | sextet(text, i + 3);
+    if (o < out.length) out[o++] = (n >> 16) & 255;
+    if (o < out.length) out[o++] = (n >> 8) & 255;
+    if (o < out.length) out[o++] = n & 255;
+  }
+  return out;
+}
+
+// One of each: neither keeps state between calls (no streaming), and making one per call cost
+// more than encoding an entry.
+const encoder = new TextEncoder();
+const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
 export const utf8 = {
-  encode: (s: string): Uint8Array => new TextEncoder().encode(s),
+  encode: (s: string): Uint8Array => encoder.encode(s),
   /** Fatal decoding: invalid UTF-8 is an input error, not U+FFFD. */
   decode: (b: Uint8Array): string => {
     try {
-      return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(b);
+      return decoder.decode(b);
     } catch (cause) {
       throw new InputError('ERR_INPUT', 'invalid UTF-8', [], { cause });
     }

@@ -1,7 +1,8 @@
-// RFC 8785 (JCS) canonical bytes. The `canonicalize` package does the serialization; this
-// module first refuses what JCS cannot represent (non-finite numbers, lone surrogates,
-// non-JSON values), because a silently altered value would hash to a different decision.
-import canonicalize from 'canonicalize';
+// RFC 8785 (JCS) canonical bytes, in one pass that also refuses what JCS cannot represent
+// (non-finite numbers, lone surrogates, non-JSON values, nesting past MAX_DEPTH), because a
+// silently altered value would hash to a different decision. Only a refused value walks again
+// (assertJson), to name the culprit's path. test/canonical/jcs-fast.test.ts holds the output equal
+// to the `canonicalize` package's and the refusals equal to assertJson's.
 import { InputError } from '../errors.js';
 import { utf8 } from './encoding.js';
 
@@ -11,7 +12,7 @@ export const MAX_DEPTH = 64;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** Refuse what JCS cannot represent. The path of the culprit is built only when there is one. */
-function assertJson(root: unknown): void {
+export function assertJson(root: unknown): void {
   const trail: string[] = [];
   const fail = (code: 'ERR_NOT_CANONICAL' | 'ERR_TOO_DEEP', message: string, what: string): never => {
     const path = trail.map((k) => `/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
@@ -58,12 +59,61 @@ function assertJson(root: unknown): void {
   check(root);
 }
 
+const isWellFormed = (s: string): boolean => (s as unknown as { isWellFormed(): boolean }).isWellFormed();
+
+/**
+ * RFC 8785 for a value assertJson accepts: object keys sorted by UTF-16 code units (the default
+ * sort), strings and finite numbers as ECMAScript's JSON.stringify writes them (what JCS
+ * specifies: its number form is ECMAScript's, and well-formed strings escape the same way), an
+ * object's undefined members dropped. Undefined for anything assertJson refuses.
+ */
+function write(v: unknown, depth: number): string | undefined {
+  if (depth > MAX_DEPTH) return undefined;
+  switch (typeof v) {
+    case 'string':
+      return isWellFormed(v) ? JSON.stringify(v) : undefined;
+    case 'number':
+      return Number.isFinite(v) ? JSON.stringify(v) : undefined;
+    case 'boolean':
+      return v ? 'true' : 'false';
+    case 'object': {
+      if (v === null) return 'null';
+      if (Array.isArray(v)) {
+        let s = '[';
+        for (let i = 0; i < v.length; i++) {
+          const c = write(v[i], depth + 1);
+          if (c === undefined) return undefined;
+          s += i === 0 ? c : `,${c}`;
+        }
+        return `${s}]`;
+      }
+      const proto = Object.getPrototypeOf(v);
+      if (proto !== Object.prototype && proto !== null) return undefined;
+      const o = v as Record<string, unknown>;
+      const keys = Object.keys(o).sort();
+      let s = '{';
+      for (let i = 0; i < keys.length; i++) {
+        const k = keys[i];
+        if (!isWellFormed(k)) return undefined;
+        const x = o[k];
+        if (x === undefined) continue; // JSON has no undefined: dropped, as JSON.stringify does
+        const c = write(x, depth + 1);
+        if (c === undefined) return undefined;
+        s += `${s.length === 1 ? '' : ','}${JSON.stringify(k)}:${c}`;
+      }
+      return `${s}}`;
+    }
+    default:
+      return undefined;
+  }
+}
+
 /** The RFC 8785 text of a JSON value. Throws ERR_NOT_CANONICAL / ERR_TOO_DEEP. */
 export function canonicalText(value: unknown): string {
-  assertJson(value);
-  const text = canonicalize(value);
-  if (text === undefined) throw new InputError('ERR_NOT_CANONICAL', 'value has no JSON form');
-  return text;
+  const text = write(value, 0);
+  if (text !== undefined) return text;
+  assertJson(value); // throws the precise error with the culprit's path
+  throw new InputError('ERR_NOT_CANONICAL', 'value has no JSON form');
 }
 
 /** The RFC 8785 bytes (UTF-8) of a JSON value. */

@@ -1,7 +1,7 @@
 // Which interceptors a call runs, whether it is covered, and the decision part of a chain result:
 // pure functions of (policy, request) that decide() and replay (audit/_rerun.ts) share.
-import { digestJson, type Digest } from '../canonical/index.js';
-import { decisionOf, stripDurations } from '../interceptors/chain.js';
+import { digestJson, MAX_DEPTH, type Digest } from '../canonical/index.js';
+import { decisionOf } from '../interceptors/chain.js';
 import { compatibleInterceptors, coverageOf, runningInterceptors, selectInterceptors } from '../interceptors/list.js';
 import type { ChainResult, Direction, Interceptor, Json, Phase } from '../interceptors/types.js';
 import type { ActivePolicy } from './decide.js';
@@ -11,7 +11,6 @@ import type { ActivePolicy } from './decide.js';
  * `known` holds digests already computed for payload objects (decide.ts: the intent's).
  */
 export function decisionRecord(chain: ChainResult, known?: ReadonlyMap<unknown, Digest>): Json {
-  const r = stripDurations(chain);
   // A mutator that declines hands on the very object it was given, and the last step's payload is
   // the intent: one digest per distinct object (the chain's payloads are copies nothing changes
   // after their step, and this runs synchronously).
@@ -25,10 +24,72 @@ export function decisionRecord(chain: ChainResult, known?: ReadonlyMap<unknown, 
   // A mutation's intermediate payload may still hold what a later step redacts (a secret, a card
   // number): the signed, append-only entry keeps only its digest. Payloads live in their own,
   // erasable table (input and intent), never inside entry bytes.
-  const results = r.results.map((x) => (x.type === 'mutation' ? { ...x, payload: undefined, payloadDigest: digestOf(x.payload) } : x));
-  const rec: Record<string, Json> = { effect: decisionOf(r), status: r.status, summary: r.validationSummary as unknown as Json, results: JSON.parse(JSON.stringify(results)) as Json };
-  if (r.abortedAt) rec.abortedAt = r.abortedAt as unknown as Json;
+  const results: Json[] = new Array(chain.results.length);
+  for (let i = 0; i < chain.results.length; i++) {
+    const x = chain.results[i] as unknown as Record<string, unknown>;
+    const out: Record<string, Json> = {};
+    const mutation = x.type === 'mutation';
+    for (const k in x) {
+      if (k === 'durationMs' || (mutation && k === 'payload') || !Object.hasOwn(x, k)) continue;
+      const v = plainJson(x[k]);
+      if (v !== undefined) out[k] = v;
+    }
+    if (mutation) out.payloadDigest = digestOf(x.payload);
+    results[i] = out;
+  }
+  const rec: Record<string, Json> = { effect: decisionOf(chain), status: chain.status, summary: plainJson(chain.validationSummary)!, results };
+  if (chain.abortedAt) rec.abortedAt = plainJson(chain.abortedAt)!;
   return rec;
+}
+
+/**
+ * What JSON.parse(JSON.stringify(v)) gives, without the text in between: a fresh copy whose
+ * undefined members are dropped. Anything but plain JSON data (a non-finite number, a Date, a
+ * function, a "__proto__" key) takes the round trip itself, so the record is what it always was.
+ */
+function plainJson(v: unknown): Json | undefined {
+  const copy = fastCopy(v, 0);
+  return copy === NOT_PLAIN ? (v === undefined ? undefined : (JSON.parse(JSON.stringify(v) ?? 'null') as Json)) : (copy as Json | undefined);
+}
+
+const NOT_PLAIN = Symbol('not plain');
+
+function fastCopy(v: unknown, depth: number): Json | undefined | typeof NOT_PLAIN {
+  switch (typeof v) {
+    case 'string':
+    case 'boolean':
+      return v;
+    case 'number':
+      return Number.isFinite(v) ? (v === 0 ? 0 : v) : NOT_PLAIN; // -0 is 0 in JSON
+    case 'undefined':
+      return undefined;
+    case 'object': {
+      if (v === null) return null;
+      if (depth > MAX_DEPTH) return NOT_PLAIN;
+      if (Array.isArray(v)) {
+        const out: Json[] = new Array(v.length);
+        for (let i = 0; i < v.length; i++) {
+          const c = fastCopy(v[i], depth + 1);
+          if (c === NOT_PLAIN || c === undefined) return NOT_PLAIN;
+          out[i] = c;
+        }
+        return out;
+      }
+      const proto = Object.getPrototypeOf(v);
+      if (proto !== Object.prototype && proto !== null) return NOT_PLAIN;
+      const out: Record<string, Json> = {};
+      for (const k in v as Record<string, unknown>) {
+        if (!Object.hasOwn(v, k)) continue;
+        if (k === '__proto__') return NOT_PLAIN;
+        const c = fastCopy((v as Record<string, unknown>)[k], depth + 1);
+        if (c === NOT_PLAIN) return NOT_PLAIN;
+        if (c !== undefined) out[k] = c;
+      }
+      return out;
+    }
+    default:
+      return NOT_PLAIN;
+  }
 }
 
 export function denyResult(event: string, phase: Phase, payload: unknown, reason: string): ChainResult {

@@ -59,12 +59,15 @@ export async function readBodyBytes(req: Request, maxBytes: number): Promise<Uin
   return buf;
 }
 
+// One decoder for every body: decoding whole buffers keeps no state between calls.
+const bodyDecoder = new TextDecoder('utf-8', { fatal: true });
+
 export async function readJsonBody(req: Request, maxBytes: number): Promise<unknown> {
   requireJsonMediaType(req.headers.get('content-type'));
   const buf = await readBodyBytes(req, maxBytes);
   let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(buf);
+    text = bodyDecoder.decode(buf);
   } catch {
     throw new InputError('ERR_JSON_PARSE', 'request body is not UTF-8');
   }

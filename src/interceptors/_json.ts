@@ -1,7 +1,7 @@
 // Private JSON helpers for the chain: a checked deep copy, so no interceptor can alter the
 // payload another one sees (or the original kept for atomic mutations), and no non-JSON value
 // (undefined, Date, NaN, cycles) slips into what gets hashed and recorded.
-import { escapePointer, isPlainObject, MAX_DEPTH } from '../canonical/index.js';
+import { escapePointer, isPlainObject, MAX_DEPTH, setMember } from '../canonical/index.js';
 import type { Json } from './types.js';
 
 /** A fresh deep copy of a JSON value; throws a plain Error naming the first bad spot. */
@@ -40,7 +40,7 @@ export function cloneJson(value: unknown, path = ''): Json {
           const x = (v as Record<string, unknown>)[k];
           if (x === undefined) continue; // as JSON.stringify does
           trail.push(k);
-          out[k] = copy(x);
+          setMember(out, k, copy(x)); // "__proto__" too, as an own member
           trail.pop();
         }
         return out;

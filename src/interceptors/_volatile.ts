@@ -1,6 +1,7 @@
 // Remove what varies between two runs of the same decision (timings) before comparing or
 // recording: stripVolatile walks every depth (the conformance suite's rule); stripDurations
 // touches only the chain result's own timing fields and leaves payloads intact.
+import { setMember } from '../canonical/index.js';
 import type { ChainResult, InterceptorResult } from './types.js';
 
 export const VOLATILE_KEYS: readonly string[] = ['durationMs', 'totalDurationMs'];
@@ -16,7 +17,7 @@ function strip(v: unknown, keys: ReadonlySet<string>): unknown {
   if (Array.isArray(v)) return v.map((x) => strip(x, keys));
   if (typeof v !== 'object' || v === null) return v;
   const out: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(v)) if (!keys.has(k)) out[k] = strip(x, keys);
+  for (const [k, x] of Object.entries(v)) if (!keys.has(k)) setMember(out, k, strip(x, keys));
   return out;
 }
 

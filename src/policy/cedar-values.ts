@@ -1,7 +1,7 @@
 // JSON -> Cedar JSON values. Cedar has no null and no floats, and reads `__entity`/`__extn`
 // objects as entity references and extension calls; tool arguments are attacker-controlled,
 // so the conversion is total, deterministic and cannot forge an entity (rules in fixtures/config/README.md).
-import { MAX_DEPTH } from '../canonical/index.js';
+import { MAX_DEPTH, setMember } from '../canonical/index.js';
 
 export type CedarValue = boolean | number | string | CedarValue[] | { [k: string]: CedarValue };
 
@@ -48,7 +48,7 @@ export function toCedarRecord(value: unknown, depth = 0): { [k: string]: CedarVa
   for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
     if (ESCAPE_KEYS.has(k)) continue;
     const c = toCedarValue(v, depth + 1);
-    if (c !== undefined) out[k] = c;
+    if (c !== undefined) setMember(out, k, c);
   }
   return out;
 }

@@ -6,7 +6,7 @@
 // fail. An error's text can differ (Cedar may list a record's other attributes), so a caller
 // evaluates again with the whole context whenever the cut one gives an error (policy-set.ts).
 // Anything this does not recognise counts as a whole use: it can only cut less.
-import { isPlainObject as isObject } from '../canonical/index.js';
+import { isPlainObject as isObject, setMember } from '../canonical/index.js';
 import type { CedarValue } from './cedar-values.js';
 
 /** A node of the paths read: `whole` keeps the value as it is; else only the named attributes. */
@@ -84,7 +84,7 @@ export function projectContext(value: { [k: string]: CedarValue }, needs: Contex
   for (const [name, sub] of needs.attrs) {
     if (!Object.hasOwn(value, name)) continue;
     const v = value[name];
-    out[name] = sub.whole || !isObject(v) ? v : projectContext(v as { [k: string]: CedarValue }, sub);
+    setMember(out, name, sub.whole || !isObject(v) ? v : projectContext(v as { [k: string]: CedarValue }, sub));
   }
   return out;
 }

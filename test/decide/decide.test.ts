@@ -170,3 +170,35 @@ describe('decide', () => {
     expect(entryOf(out)).toMatchObject({ principal: 'alice', onBehalfOf: 'ci-bot' });
   });
 });
+
+describe('a "__proto__" member in a hostile payload (JSON.parse makes it an own member)', () => {
+  // Plain assignment of a "__proto__" key in a copy would make it the copy's prototype instead:
+  // interceptors would read its members as the payload's own, and the forwarded intent would lose it.
+  const HOSTILE = '{"name":"echo","arguments":{"__proto__":{"text":"inherited"},"n":1}}';
+  it('stays an own member through the chain: no interceptor reads it as inherited, and the intent keeps it', async () => {
+    const { store, appender } = log();
+    const seen: unknown[] = [];
+    const look = validator('look', (p) => {
+      const args = (p as { arguments: Record<string, unknown> }).arguments;
+      seen.push([args.text, Object.getPrototypeOf(args) === Object.prototype, Object.keys(args)]);
+      return { valid: true };
+    });
+    const copier = mutator('copier', (p) => ({ modified: true, payload: JSON.parse(JSON.stringify(p)) }));
+    const out = await decide({ event: 'tools/call', phase: 'request', payload: JSON.parse(HOSTILE), context: CTX }, { policy: policy([look, copier, authz()]), log: appender });
+    expect(out.effect).toBe('allow');
+    expect(seen).toEqual([[undefined, true, ['__proto__', 'n']]]);
+    const entry = entryOf(out);
+    expect(entry.intent.digest).toBe(entry.input.digest); // the copy changed nothing
+    expect(utf8.decode(store.payload(entry.intent.digest)!)).toBe('{"arguments":{"__proto__":{"text":"inherited"},"n":1},"name":"echo"}');
+  });
+
+  it('reaches Cedar as an attribute like any other', async () => {
+    const { appender } = log();
+    const policySet = loadPolicySet({ policies: 'permit(principal, action, resource);\nforbid(principal, action, resource) when { context.arguments has "__proto__" };' });
+    const cedar = builtinFactories['cedar-policy']({ name: 'authz', config: undefined, declaration: {}, deps: { policySet, state: createMemoryStateStores() } });
+    const out = await decide({ event: 'tools/call', phase: 'request', payload: JSON.parse(HOSTILE), context: CTX }, { policy: policy([cedar]), log: appender });
+    expect(out.effect).toBe('deny');
+    const clean = await decide({ event: 'tools/call', phase: 'request', payload: { name: 'echo', arguments: { n: 1 } }, context: CTX }, { policy: policy([cedar]), log: appender });
+    expect(clean.effect).toBe('allow');
+  });
+});
