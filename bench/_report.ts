@@ -17,14 +17,20 @@ export interface Report {
   tool: 'vouch';
   startedAt: string;
   quick: boolean;
-  machine: { node: string; platform: string; release: string; arch: string; cpus: number; cpuModel: string };
+  machine: { node: string; nodeFlags: string[]; platform: string; release: string; arch: string; cpus: number; cpuModel: string };
   modules: ModuleOutcome[];
   results: Result[];
 }
 
+/** The node flags but the module loader (`--import tsx`). */
+function v8Flags(argv: string[]): string[] {
+  return argv.filter((a, i) => !a.startsWith('--import') && argv[i - 1] !== '--import');
+}
+
 export function machineFacts(): Report['machine'] {
   const c = cpus();
-  return { node: process.version, platform: platform(), release: release(), arch: arch(), cpus: c.length, cpuModel: c[0]?.model ?? 'unknown' };
+  // The server runs in this process: its V8 flags (the young generation, bin/vouch.js) are the server's.
+  return { node: process.version, nodeFlags: v8Flags(process.execArgv), platform: platform(), release: release(), arch: arch(), cpus: c.length, cpuModel: c[0]?.model ?? 'unknown' };
 }
 
 /** The --json line of one result: exactly name, unit, value and, when present, baseline and ratio. */

@@ -75,7 +75,7 @@ async function main(): Promise<number> {
   if (!values.json) {
     process.stdout.write(formatTable(results) + '\n');
     const m = machineFacts();
-    process.stdout.write(`\n${m.cpus} x ${m.cpuModel}, node ${m.node}; report: ${REPORT}\n`);
+    process.stdout.write(`\n${m.cpus} x ${m.cpuModel}, node ${m.node} ${m.nodeFlags.join(' ') || '(no flags)'}; report: ${REPORT}\n`);
   }
   return modules.every((m) => m.ok) ? 0 : 1;
 }

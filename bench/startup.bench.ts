@@ -15,6 +15,8 @@ import { startupLog } from './_startup-gen.js';
 import type { BenchContext, Result } from './_types.js';
 
 const BIN = fileURLToPath(new URL('../bin/vouch.js', import.meta.url));
+/** The node flags of bin/vouch.js's `#!/usr/bin/env -S node ...` line: `vouch serve` as installed starts with them. */
+const BIN_FLAGS = readFileSync(BIN, 'utf8').split('\n', 1)[0].split(/\s+/).slice(3);
 
 interface Started {
   readyMs: number;
@@ -40,7 +42,7 @@ const decision = JSON.stringify({ event: 'tools/call', phase: 'request', payload
 
 async function startOnce(data: string, auditCapMs: number): Promise<Started> {
   const t0 = performance.now();
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--data', data, '--checkpoint-idle', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...BIN_FLAGS, BIN, 'serve', '--port', '0', '--data', data, '--checkpoint-idle', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));
   try {

@@ -89,11 +89,12 @@ function answers(): Answers {
 function durable(id: number, d: Durable): void {
   answers().durable.push({ id, seq: d.seq, bytes: d.bytes, leaf: d.leaf });
 }
-function signed(id: number, a: Appended): void {
+/** `answeredDurable`: the durable answer carried the entry's bytes and leaf hash already. */
+function signed(id: number, a: Appended, answeredDurable: boolean): void {
   const t = answers();
   let note = noteIndex.get(a.checkpoint);
   if (note === undefined) noteIndex.set(a.checkpoint, (note = t.notes.push(a.checkpoint) - 1));
-  t.signed.push({ id, seq: a.seq, bytes: a.bytes, leaf: a.leaf, size: a.size, proof: a.proof, note });
+  t.signed.push(answeredDurable ? { id, seq: a.seq, size: a.size, proof: a.proof, note } : { id, seq: a.seq, bytes: a.bytes, leaf: a.leaf, size: a.size, proof: a.proof, note });
 }
 function failed(id: number, e: unknown): void {
   answers().failed.push({ id, error: toWireError(e) });
@@ -121,7 +122,7 @@ async function rotate(m: Extract<MainMessage, { t: 'rotate' }>): Promise<void> {
     const a = await l.appender.rotate(m.body, next.map((s) => noteSignerFor(m.keys.keyName, s)), nextKey);
     current = next;
     commitKey = nextKey;
-    signed(m.id, a);
+    signed(m.id, a, false);
   } catch (e) {
     failed(m.id, e);
   }
@@ -216,7 +217,7 @@ function handle(m: MainMessage): void {
         (d) => {
           if (m.durable) durable(id, d);
           d.signed.then(
-            (a) => signed(id, a),
+            (a) => signed(id, a, m.durable),
             (e) => failed(id, e),
           );
         },

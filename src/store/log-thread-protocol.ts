@@ -33,7 +33,10 @@ export interface DurableItem {
   leaf: Hash;
 }
 
-export interface SignedItem extends DurableItem {
+export interface SignedItem extends Omit<DurableItem, 'bytes' | 'leaf'> {
+  /** Absent for an append answered durable first: that answer carried them (2 KB an entry less to copy). */
+  bytes?: Uint8Array;
+  leaf?: Hash;
   /** Index into the message's `notes`: the checkpoint that covers it. */
   note: number;
   size: number;

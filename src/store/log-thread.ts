@@ -62,6 +62,8 @@ export { toWireError, type HostMessage, type MainMessage, type WireError } from 
 interface Owed {
   /** Set until the durable answer came (appendDurable only). */
   durable?: { resolve: (d: Durable) => void; reject: (e: unknown) => void };
+  /** What the durable answer carried: its signed answer then leaves them out. */
+  entry?: { bytes: Uint8Array; leaf: Uint8Array };
   signed: Promise<Appended>;
   resolve: (a: Appended) => void;
   reject: (e: unknown) => void;
@@ -239,14 +241,21 @@ export async function startLogThread(opts: LogThreadOptions): Promise<LogThread>
       if (d.seq + 1 > o.log.size) o.log.size = d.seq + 1;
       o.durable.resolve({ seq: d.seq, bytes: d.bytes, leaf: d.leaf, signed: o.signed });
       o.durable = undefined;
+      o.entry = { bytes: d.bytes, leaf: d.leaf };
     }
     for (const a of m.signed) {
       const o = owed.get(a.id);
       if (!o) continue;
       owed.delete(a.id);
       if (a.size > o.log.size) o.log.size = a.size;
-      const appended = { seq: a.seq, bytes: a.bytes, leaf: a.leaf, size: a.size, proof: a.proof, checkpoint: m.notes[a.note] };
-      o.durable?.resolve({ seq: a.seq, bytes: a.bytes, leaf: a.leaf, signed: o.signed });
+      const bytes = a.bytes ?? o.entry?.bytes;
+      const leaf = a.leaf ?? o.entry?.leaf;
+      if (!bytes || !leaf) {
+        (o.durable ?? o).reject(new StoreError('ERR_STORE', 'log thread answered signed without the entry'));
+        continue;
+      }
+      const appended = { seq: a.seq, bytes, leaf, size: a.size, proof: a.proof, checkpoint: m.notes[a.note] };
+      o.durable?.resolve({ seq: a.seq, bytes, leaf, signed: o.signed });
       o.resolve(appended);
     }
     for (const f of m.failed) {

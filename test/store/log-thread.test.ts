@@ -59,6 +59,15 @@ describe('log thread', () => {
     expect(ds.map((d) => d.seq)).toEqual(Array.from({ length: 50 }, (_, i) => i));
     expect(ds.map((d) => (decodeEntry(d.bytes) as unknown as { n: number }).n)).toEqual(Array.from({ length: 50 }, (_, i) => i));
     expect((await cp).size).toBe(50);
+    // Their signed answers leave out the bytes and leaf the durable answer carried: the Appended
+    // each resolves with still holds them, and its proof takes that leaf to the signed root.
+    const signed = await Promise.all(ds.map((d) => d.signed));
+    for (const [i, a] of signed.entries()) {
+      expect(a.bytes).toEqual(ds[i].bytes);
+      expect(a.leaf).toEqual(ds[i].leaf);
+      const c = openCheckpoint(a.checkpoint, t.verifiers);
+      expect(verifyInclusion(a.seq, c.size, hashLeaf(a.bytes), a.proof, c.root)).toBe(true);
+    }
     await dd.close();
   });
 
