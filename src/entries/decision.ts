@@ -5,7 +5,7 @@ import { isDigest, type Digest, type Json } from '../canonical/index.js';
 import { VouchError } from '../errors.js';
 import type { Entry, EntryBody } from '../log/index.js';
 import type { Direction, Phase } from '../protocol/index.js';
-import { checkerFor, compact, isRecord, type Rec, type FieldSpec } from './_check.js';
+import { checkerFor, isRecord, type Rec, type FieldSpec } from './_check.js';
 
 /** What decide() knows of the call: the entry's core fields. */
 export interface DecisionCore {
@@ -69,8 +69,13 @@ export const DECISION_EXTRA_FIELDS: FieldSpec<DecisionExtras> = { caller: 'optio
 export function decisionEntryBody(core: DecisionCore, extra: DecisionExtras = {}): EntryBody {
   const stray = Object.keys(extra).filter((k) => !Object.hasOwn(DECISION_EXTRA_FIELDS, k));
   if (stray.length) throw new VouchError('ERR_INTERNAL', `decision extras may not set ${stray.map((k) => JSON.stringify(k)).join(', ')}: not an extra field`);
-  // Core fields last: even an undefined core field drops the same-named key rather than letting it through.
-  return compact({ ...(extra as Rec), ...(core as unknown as Rec), type: 'decision' }) as unknown as EntryBody;
+  // Extras first, then core fields (no extra can carry a core field's name: refused above), then
+  // the type; undefined fields dropped. One pass, no intermediate spread (on the decision path).
+  const out: Rec = {};
+  for (const k in extra) if (Object.hasOwn(extra, k) && (extra as Rec)[k] !== undefined) out[k] = (extra as Rec)[k];
+  for (const k in core) if (Object.hasOwn(core, k) && (core as unknown as Rec)[k] !== undefined) out[k] = (core as unknown as Rec)[k];
+  out.type = 'decision';
+  return out as unknown as EntryBody;
 }
 
 /** Throws InputError (ERR_INPUT) naming every field that is not what decisionEntryBody writes. */

@@ -53,7 +53,9 @@ export function attemptInterceptor(ic: Interceptor, payload: unknown, ctx: BaseC
   const timed = (a: Attempt): Attempt => {
     if (start === undefined || !opts.clock) return a;
     const durationMs = Math.max(0, opts.clock.monotonic() - start);
-    return a.ok ? { ok: true, result: { ...a.result, durationMs } } : { ...a, durationMs };
+    if (!a.ok) return { ...a, durationMs };
+    a.result.durationMs = durationMs; // a result resultOf made for this attempt alone
+    return a;
   };
   // The chain's own deadline passed already: do not start.
   if (opts.signal?.aborted) return Promise.resolve(timed({ ok: false, reason: 'aborted: chain deadline', timedOut: true }));

@@ -34,8 +34,9 @@ function parseMessages(v: unknown): Message[] | undefined {
 /** The SEP result for a successful run; `input` is the payload the interceptor was given. */
 export function resultOf(d: InterceptorDescriptor, phase: Phase, raw: unknown, input: unknown): InterceptorResult {
   if (!isPlainObject(raw)) fail('not an object');
-  const base = { interceptor: d.name, phase };
   const info = parseInfo(raw.info);
+  // Built member by member in the order the SEP lists them (no conditional spreads: this runs for
+  // every interceptor of every decision).
   switch (d.type) {
     case 'validation': {
       if (typeof raw.valid !== 'boolean') fail('valid must be a boolean');
@@ -43,31 +44,31 @@ export function resultOf(d: InterceptorDescriptor, phase: Phase, raw: unknown, i
       // valid:false without a severity is treated as an error: fail closed.
       const severity = (raw.severity as Severity | undefined) ?? (raw.valid ? undefined : 'error');
       const messages = parseMessages(raw.messages);
-      return {
-        ...base,
-        type: 'validation',
-        valid: raw.valid,
-        ...(severity && { severity }),
-        ...(messages && messages.length > 0 && { messages }),
-        ...(info && { info }),
-      };
+      const out: InterceptorResult = { interceptor: d.name, phase, type: 'validation', valid: raw.valid };
+      if (severity) out.severity = severity;
+      if (messages && messages.length > 0) out.messages = messages;
+      if (info) out.info = info;
+      return out;
     }
     case 'mutation': {
       if (typeof raw.modified !== 'boolean') fail('modified must be a boolean');
       if (raw.modified && raw.payload === undefined) fail('modified without a payload');
       // A mutator that declines passes the payload through unchanged, whatever else it returned.
       const payload = raw.modified ? cloneJson(raw.payload, '/payload') : input;
-      return { ...base, type: 'mutation', modified: raw.modified, payload, ...(info && { info }) };
+      const out: InterceptorResult = { interceptor: d.name, phase, type: 'mutation', modified: raw.modified, payload };
+      if (info) out.info = info;
+      return out;
     }
     case 'observability': {
       if (typeof raw.observed !== 'boolean') fail('observed must be a boolean');
-      let metrics: Record<string, number> | undefined;
+      const out: InterceptorResult = { interceptor: d.name, phase, type: 'observability', observed: raw.observed };
       if (raw.metrics !== undefined) {
         if (!isPlainObject(raw.metrics)) fail('metrics must be an object');
         for (const v of Object.values(raw.metrics)) if (typeof v !== 'number' || !Number.isFinite(v)) fail('metrics must be finite numbers');
-        metrics = { ...(raw.metrics as Record<string, number>) };
+        out.metrics = { ...(raw.metrics as Record<string, number>) };
       }
-      return { ...base, type: 'observability', observed: raw.observed, ...(metrics && { metrics }), ...(info && { info }) };
+      if (info) out.info = info;
+      return out;
     }
   }
 }
