@@ -116,37 +116,6 @@ export function canonicalText(value: unknown): string {
   throw new InputError('ERR_NOT_CANONICAL', 'value has no JSON form');
 }
 
-/**
- * The RFC 8785 text of each member of a plain object, in its JCS order, as `[key, "key":value]`:
- * joined with commas inside braces they are canonicalText(o) exactly, and merged in key order with
- * other members they are the canonical text of the union. Throws as canonicalText(o) does.
- */
-export function canonicalMembers(o: Record<string, unknown>): [string, string][] {
-  const out: [string, string][] = [];
-  const proto = Object.getPrototypeOf(o);
-  if (typeof o === 'object' && o !== null && !Array.isArray(o) && (proto === Object.prototype || proto === null)) {
-    const keys = Object.keys(o).sort();
-    let ok = true;
-    for (const k of keys) {
-      if (!isWellFormed(k)) {
-        ok = false;
-        break;
-      }
-      const v = o[k];
-      if (v === undefined) continue;
-      const c = write(v, 1);
-      if (c === undefined) {
-        ok = false;
-        break;
-      }
-      out.push([k, `${JSON.stringify(k)}:${c}`]);
-    }
-    if (ok) return out;
-  }
-  canonicalText(o); // throws the precise error
-  throw new InputError('ERR_NOT_CANONICAL', 'value has no JSON form');
-}
-
 /** The RFC 8785 bytes (UTF-8) of a JSON value. */
 export function canonicalBytes(value: unknown): Uint8Array {
   return utf8.encode(canonicalText(value));

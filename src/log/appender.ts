@@ -9,7 +9,7 @@
 import { toHex } from '../canonical/index.js';
 import { StoreError, VouchError } from '../errors.js';
 import { signCheckpoint } from './checkpoint.js';
-import { encodeEntry, type EncodedBody, type EntryBody } from './entry.js';
+import { encodeEntry, type EntryBody } from './entry.js';
 import { appendLeaf, hashLeaf, inclusionProof, rangeRoot, type CompactRange, type Hash, type NodeReader } from './merkle.js';
 import type { NoteSigner, NoteVerifier } from './note.js';
 import { checkSignedTree, inconsistent } from './open-check.js';
@@ -100,7 +100,7 @@ export interface AppenderOptions extends Partial<Pacing> {
 }
 
 interface Pending {
-  body: EntryBody | EncodedBody;
+  body: EntryBody;
   attachments: Attachment[];
   /** Its caller waits for the signed checkpoint (append), not only for the commit: pacing signs sooner. */
   signedWanted?: boolean;
@@ -226,12 +226,12 @@ export class Appender implements LogAppender {
   }
 
   /** Append one entry and wait for the signed checkpoint that covers it. */
-  append(body: EntryBody | EncodedBody, attachments: Attachment[] = []): Promise<Appended> {
+  append(body: EntryBody, attachments: Attachment[] = []): Promise<Appended> {
     return this.appendDurable(body, attachments, { signed: true }).then((d) => d.signed);
   }
 
   /** Append one entry; `attachments` (payloads it names by digest) commit in the same transaction. */
-  appendDurable(body: EntryBody | EncodedBody, attachments: Attachment[] = [], opts: { signed?: boolean } = {}): Promise<Durable> {
+  appendDurable(body: EntryBody, attachments: Attachment[] = [], opts: { signed?: boolean } = {}): Promise<Durable> {
     if (this.closed) return Promise.reject(new StoreError('ERR_STORE_CLOSED', 'log is closed'));
     if (this.haltedBy) return Promise.reject(this.haltedBy);
     const behind = this.behind();

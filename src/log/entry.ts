@@ -1,6 +1,6 @@
 // Log entry v1 (DESIGN.md section 5): RFC 8785 bytes, stored exactly as hashed. The log adds
 // the header fields (v, log, seq, prev); callers supply the body (type, time, and the rest).
-import { canonicalBytes, canonicalMembers, canonicalText, parseJson, toHex, utf8, type Json } from '../canonical/index.js';
+import { canonicalBytes, canonicalText, parseJson, toHex, utf8, type Json } from '../canonical/index.js';
 import { InputError, VerificationError } from '../errors.js';
 
 // `pin`: a tool definition pinned, changed or approved (mcp/tool-pins.ts).
@@ -27,55 +27,12 @@ export interface Entry extends EntryBody {
 
 const HEADER = ['v', 'log', 'seq', 'prev'] as const;
 
-/**
- * A body in canonical form before its place in the log is known (encodeBody): its members' JCS
- * text in the five runs the header fields fall between ("log", "prev", "seq", "v", in JCS order).
- * The log thread gets this instead of the body's objects: a few strings copy between threads for
- * a fraction of what the object graph did, and the writer then only splices the header in.
- */
-export interface EncodedBody {
-  readonly encoded: readonly [string, string, string, string, string];
-}
-
-/** Header fields in JCS order, each with the run of body members that sorts before it. */
-const SPLICE = ['log', 'prev', 'seq', 'v'] as const;
-
-export function isEncodedBody(b: EntryBody | EncodedBody): b is EncodedBody {
-  return Array.isArray((b as EncodedBody).encoded);
-}
-
-function refuseHeaderFields(body: EntryBody): void {
+/** Build the exact bytes of entry `seq` of log `origin` whose predecessor's leaf hash is `prev`. */
+export function encodeEntry(origin: string, seq: number, prev: Uint8Array | string, body: EntryBody): Uint8Array {
   for (const k of HEADER) {
     if (k in body) throw new InputError('ERR_INPUT', `entry body may not set header field ${k}`, [{ path: `/${k}`, message: 'reserved' }]);
   }
-}
-
-/** The body's canonical members, split for encodeEntry; throws what encodeEntry(…, body) would. */
-export function encodeBody(body: EntryBody): EncodedBody {
-  refuseHeaderFields(body);
-  const runs: [string[], string[], string[], string[], string[]] = [[], [], [], [], []];
-  let run = 0;
-  for (const [k, text] of canonicalMembers(body)) {
-    while (run < SPLICE.length && !(k < SPLICE[run])) run++;
-    runs[run].push(text);
-  }
-  return { encoded: runs.map((r) => r.join(',')) as unknown as EncodedBody['encoded'] };
-}
-
-/** Build the exact bytes of entry `seq` of log `origin` whose predecessor's leaf hash is `prev`. */
-export function encodeEntry(origin: string, seq: number, prev: Uint8Array | string, body: EntryBody | EncodedBody): Uint8Array {
   const prevHex = typeof prev === 'string' ? prev : toHex(prev);
-  if (isEncodedBody(body)) {
-    if (!Number.isSafeInteger(seq) || seq < 0) throw new InputError('ERR_INPUT', 'entry seq must be a non-negative integer');
-    const header = [`"log":${canonicalText(origin)}`, `"prev":${canonicalText(prevHex)}`, `"seq":${seq}`, `"v":${ENTRY_VERSION}`];
-    const parts: string[] = [];
-    for (let i = 0; i < 5; i++) {
-      if (body.encoded[i] !== '') parts.push(body.encoded[i]);
-      if (i < 4) parts.push(header[i]);
-    }
-    return utf8.encode(`{${parts.join(',')}}`);
-  }
-  refuseHeaderFields(body);
   return canonicalBytes({ ...body, v: ENTRY_VERSION, log: origin, seq, prev: prevHex });
 }
 

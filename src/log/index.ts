@@ -1,6 +1,6 @@
 // The log: entry format, Merkle tree, signed notes and checkpoints, group commit, fsck.
 export * from './merkle.js';
-export { encodeBody, encodeEntry, decodeEntry, isEncodedBody, ENTRY_TYPES, ENTRY_VERSION, GENESIS_PREV, type EncodedBody, type Entry, type EntryBody, type EntryType } from './entry.js';
+export { encodeEntry, decodeEntry, ENTRY_TYPES, ENTRY_VERSION, GENESIS_PREV, type Entry, type EntryBody, type EntryType } from './entry.js';
 export { formatCheckpoint, parseCheckpoint, signCheckpoint, openCheckpoint, openSignedCheckpoint, type Checkpoint, type OpenedCheckpoint } from './checkpoint.js';
 export { parseNote, signNote, verifyNote, noteSignerFor, noteVerifierFor, isValidKeyName, describeSignature, POST_QUANTUM_ALG, type OpenedNote, type OpenNoteOptions, type VerifiedSignature, type Note, type NoteSigner, type NoteVerifier } from './note.js';
 export { formatVkey, parseVkey } from './vkey.js';

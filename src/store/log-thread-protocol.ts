@@ -3,7 +3,7 @@
 // Every append is answered: `durable` (only when asked for) once its batch is committed, then
 // `signed` once a signed checkpoint covers it, or `failed` at either stage with a coded error.
 import { StoreError, VouchError, type ErrorCode } from '../errors.js';
-import type { Attachment, BatchStats, EncodedBody, EntryBody, Hash } from '../log/index.js';
+import type { Attachment, BatchStats, EntryBody, Hash } from '../log/index.js';
 
 export interface WireError {
   code: ErrorCode;
@@ -87,7 +87,7 @@ export type MainMessage =
   /** Answered like an append: the rotation entry, signed by the outgoing keys. */
   | { t: 'rotate'; tenant: string; id: number; body: EntryBody; keys: RotateKeys }
   /** `durable`: answer once committed as well as once signed. */
-  | { t: 'append'; tenant: string; id: number; body: EncodedBody; attachments: Attachment[]; durable: boolean }
+  | { t: 'append'; tenant: string; id: number; body: EntryBody; attachments: Attachment[]; durable: boolean }
   | { t: 'checkpoint'; tenant: string; id: number }
   /** Appends of one turn of the main thread's loop, in order: one message instead of one each. */
   | { t: 'appends'; appends: Extract<MainMessage, { t: 'append' }>[] }

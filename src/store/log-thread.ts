@@ -9,7 +9,7 @@
 import { existsSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { StoreError, type VouchError } from '../errors.js';
-import { encodeBody, type Appended, type Attachment, type AuditProgress, type BatchStats, type Durable, type EncodedBody, type EntryBody, type LogAppender, type LogHealth, type NoteVerifier, type SignedTree } from '../log/index.js';
+import type { Appended, Attachment, AuditProgress, BatchStats, Durable, EntryBody, LogAppender, LogHealth, NoteVerifier, SignedTree } from '../log/index.js';
 import { fromWireError, type Answers, type HostMessage, type LogThreadData, type MainMessage, type RotateKeys, type WireKey } from './log-thread-protocol.js';
 
 export interface LogThreadOptions {
@@ -271,20 +271,10 @@ export async function startLogThread(opts: LogThreadOptions): Promise<LogThread>
     if (failure) return failure;
     const halted = health.get(tenant)?.halted;
     if (halted) return halted;
-    let encoded: EncodedBody | undefined;
-    if (!rotate) {
-      // Canonical here, the header spliced in by the writer (log/entry.ts EncodedBody): a body that
-      // is not JSON fails alone, with the code the writer would have given it.
-      try {
-        encoded = encodeBody(body);
-      } catch (e) {
-        return e instanceof Error ? e : new StoreError('ERR_STORE', String(e));
-      }
-    }
     const id = nextId++;
     const o = owe(log);
     owed.set(id, o);
-    post(rotate ? { t: 'rotate', tenant, id, body, keys: rotate } : { t: 'append', tenant, id, body: encoded!, attachments, durable });
+    post(rotate ? { t: 'rotate', tenant, id, body, keys: rotate } : { t: 'append', tenant, id, body, attachments, durable });
     return o;
   };
 

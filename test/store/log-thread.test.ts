@@ -71,18 +71,12 @@ describe('log thread', () => {
     await dd.close();
   });
 
-  it('an append that cannot be sent to the thread fails alone; the rest of its turn is written', async () => {
+  it('a body that cannot be sent to the thread fails alone; the rest of its turn is written', async () => {
     const { dd, t } = await openThreadLog();
     await t.ready;
-    // A function neither clones nor is JSON: in a body it is refused before sending, in an attachment when sent.
-    const [a, badBody, badAttachment, c] = [
-      t.appender.appendDurable!(body(0)),
-      t.appender.appendDurable!({ ...body(1), f: () => 1 } as unknown as EntryBody),
-      t.appender.appendDurable!(body(2), [{ digest: 'sha256:00', bytes: (() => 1) as unknown as Uint8Array }] as never),
-      t.appender.appendDurable!(body(3)),
-    ];
-    await expect(badBody).rejects.toMatchObject({ code: 'ERR_NOT_CANONICAL' });
-    await expect(badAttachment).rejects.toMatchObject({ code: 'ERR_STORE' });
+    const unsendable = { ...body(1), f: () => 1 } as unknown as EntryBody; // a function does not clone
+    const [a, bad, c] = [t.appender.appendDurable!(body(0)), t.appender.appendDurable!(unsendable), t.appender.appendDurable!(body(2))];
+    await expect(bad).rejects.toMatchObject({ code: 'ERR_STORE' });
     expect([(await a).seq, (await c).seq]).toEqual([0, 1]);
     await dd.close();
   });
