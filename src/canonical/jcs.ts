@@ -59,7 +59,9 @@ export function assertJson(root: unknown): void {
   check(root);
 }
 
-const isWellFormed = (s: string): boolean => (s as unknown as { isWellFormed(): boolean }).isWellFormed();
+// ES2024: Node 20, Workers and current browsers have it; the console in an older browser takes the pattern.
+const isWellFormed: (s: string) => boolean =
+  typeof (String.prototype as { isWellFormed?: unknown }).isWellFormed === 'function' ? (s) => (s as unknown as { isWellFormed(): boolean }).isWellFormed() : (s) => !LONE_SURROGATE.test(s);
 
 /**
  * RFC 8785 for a value assertJson accepts: object keys sorted by UTF-16 code units (the default

@@ -1,6 +1,6 @@
 // Public keys as a JWKS: ML-DSA-65 as an RFC 9964 "AKP" key (alg "ML-DSA-65", raw FIPS 204
 // public key in `pub`), Ed25519 as an RFC 8037 "OKP" key. Portable.
-import { fromBase64, toBase64 } from '../canonical/index.js';
+import { fromBase64, setMember, toBase64 } from '../canonical/index.js';
 import { InputError, type Issue } from '../errors.js';
 import { publicKeyLength } from './by-alg.js';
 import type { SignatureAlg } from './types.js';
@@ -79,7 +79,7 @@ function readLogs(v: unknown, at: string, issues: Issue[]): Record<string, KeyWi
       issues.push({ path: `${at}/${origin}`, message: 'must be {from, to?, revokedAfter?} tree sizes' });
       continue;
     }
-    out[origin] = { from: o.from as number, ...(o.to !== undefined ? { to: o.to as number } : {}), ...(o.revokedAfter !== undefined ? { revokedAfter: o.revokedAfter as number } : {}) };
+    setMember(out, origin, { from: o.from as number, ...(o.to !== undefined ? { to: o.to as number } : {}), ...(o.revokedAfter !== undefined ? { revokedAfter: o.revokedAfter as number } : {}) });
   }
   return out;
 }

@@ -52,7 +52,7 @@ export function cloneJson(value: unknown, path = ''): Json {
   return copy(value);
 }
 
-export { escapePointer, isPlainObject };
+export { escapePointer, isPlainObject, setMember };
 
 /** The message of any thrown value, for a result's reason (never a stack). */
 export function describeError(e: unknown): string {

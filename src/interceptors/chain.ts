@@ -4,7 +4,7 @@
 import { VouchError } from '../errors.js';
 import { DEFAULT_DIRECTIONS, baseContext, type ChainContext } from './_context.js';
 import { runMutation, runParallel, type ChainState, type StepEnv } from './_chain-steps.js';
-import { cloneJson, describeError } from './_json.js';
+import { cloneJson, describeError, setMember } from './_json.js';
 import { COMPAT_SKIP, compatSkipReason, orderInterceptors, selectInterceptors } from './list.js';
 import type { AbortedAt, ChainResult, Direction, Interceptor, InterceptorResult, Json, Phase, ValidationSummary } from './types.js';
 
@@ -84,7 +84,7 @@ async function runChain(
   // the reason recorded as its state (the entry keeps it; replay recomputes the same skip).
   const ordered = hooked.filter((ic) => {
     const why = compatSkipReason(ic.descriptor, ctx.protocolVersion);
-    if (why !== undefined) state[ic.descriptor.name] = { skipped: COMPAT_SKIP, reason: why };
+    if (why !== undefined) setMember(state, ic.descriptor.name, { skipped: COMPAT_SKIP, reason: why });
     return why === undefined;
   });
 
@@ -99,7 +99,8 @@ async function runChain(
       signal: chainAbort.signal,
       clock: opts.clock,
       recordState: (name, value) => {
-        if (!s.closed) state[name] = value;
+        // A remote server names its own interceptors ("__proto__" passes the protocol's name rule).
+        if (!s.closed) setMember(state, name, value);
       },
     },
     observerTimeoutMs: interceptorTimeoutMs,

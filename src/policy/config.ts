@@ -1,7 +1,7 @@
 // parseConfig: the chain config document, validated whole. Every problem is reported at once
 // by JSON Pointer (ConfigError ERR_CONFIG), so an operator fixes a file in one pass.
 import { ConfigError } from '../errors.js';
-import type { Json } from '../canonical/index.js';
+import { setMember, type Json } from '../canonical/index.js';
 import type { Direction } from '../protocol/index.js';
 import { Issues, pointer } from './_issues.js';
 import { parseDeclaration } from './config-declaration.js';
@@ -63,7 +63,7 @@ function parseServers(is: Issues, v: unknown): VouchConfig['servers'] {
   const toolMap: Record<string, string> = {};
   for (const [tool, server] of Object.entries(map)) {
     const s = is.str(server, pointer('/servers/toolMap', tool), { nonEmpty: true });
-    if (s !== undefined) toolMap[tool] = s;
+    if (s !== undefined) setMember(toolMap, tool, s);
   }
   return { toolMap };
 }

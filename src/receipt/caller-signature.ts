@@ -2,7 +2,7 @@
 // Ed25519); vouch checks that signature against the caller keys configured for the tenant
 // before deciding, and the receipt then carries it, so a verifier can hold both parties to the
 // same bytes: vouch's checkpoint over the entry, and the caller's signature over the input.
-import { canonicalBytes, digestBytes, fromBase64, toBase64, type Digest } from '../canonical/index.js';
+import { canonicalBytes, digestBytes, fromBase64, setMember, toBase64, type Digest } from '../canonical/index.js';
 import { createVerifier, isSignatureAlg, parseJwks, type PublicKeyEntry, type SignatureAlg } from '../crypto/index.js';
 import { InputError, type Issue } from '../errors.js';
 import type { Entry } from '../log/index.js';
@@ -141,7 +141,7 @@ export function parseCallerKeys(input: unknown): Record<string, PublicKeyEntry[]
   const issues: Issue[] = [];
   for (const [tenant, jwks] of Object.entries(input)) {
     try {
-      out[tenant] = parseJwks(jwks);
+      setMember(out, tenant, parseJwks(jwks));
     } catch (e) {
       const sub = (e as InputError).issues ?? [];
       issues.push(...(sub.length ? sub.map((s) => ({ path: `/${tenant}${s.path}`, message: s.message })) : [{ path: `/${tenant}`, message: (e as Error).message }]));

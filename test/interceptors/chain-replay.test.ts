@@ -91,3 +91,18 @@ describe('recorded state and replay', () => {
     expect(result.abortedAt?.reason).toMatch(/^prepare failed: not JSON/);
   });
 });
+
+describe('an interceptor a remote server names "__proto__" (the protocol name rule lets it through)', () => {
+  it('its recorded state is an own member: recorded in the entry, and replay gets it back', async () => {
+    const { ic } = rateLimit(1);
+    const named = { ...ic, descriptor: { ...ic.descriptor, name: '__proto__' } };
+    const live = await executeChain([named], req, CTX);
+    expect(Object.keys(live.state)).toEqual(['__proto__']);
+    expect(Object.getPrototypeOf(live.state)).toBe(Object.prototype);
+    const recorded = canonicalText(live.state);
+    expect(recorded).toBe('{"__proto__":{"count":1}}');
+    const replay = await executeChain([named], req, CTX, { replayState: JSON.parse(recorded) as Record<string, Json> });
+    expect(canonicalText(stripVolatile(replay.result))).toBe(canonicalText(stripVolatile(live.result)));
+    expect(replay.result.status).toBe('success');
+  });
+});

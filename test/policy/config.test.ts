@@ -31,6 +31,14 @@ describe('parseConfig', () => {
     expect(c.drift).toMatchObject({ default: 'suspicious' });
   });
 
+  it('a toolMap entry for a tool named "__proto__" is kept as its own entry (an upstream may expose such a tool)', () => {
+    const doc = parseConfigText(exampleText, 'yaml') as { servers: { toolMap: Record<string, string> } };
+    const text = JSON.stringify({ ...doc, servers: { toolMap: { read_file: 'filesystem' } } }).replace('"toolMap":{', '"toolMap":{"__proto__":"memory",');
+    const c = parseConfig(JSON.parse(text));
+    expect(Object.keys(c.servers!.toolMap!)).toEqual(['__proto__', 'read_file']);
+    expect(Object.hasOwn(c.servers!.toolMap!, '__proto__') && c.servers!.toolMap!['__proto__']).toBe('memory');
+  });
+
   it('is idempotent: parsing its own output gives the same config', () => {
     const c = parseConfig(parseYaml(exampleText));
     expect(parseConfig(JSON.parse(JSON.stringify(c)))).toEqual(c);
