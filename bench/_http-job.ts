@@ -32,6 +32,8 @@ export interface LoadResult {
   p99: number;
   errors: number;
   n: number;
+  /** The load client's own CPU time per request (it shares the machine's cores with the server). */
+  clientCpuMs: number;
 }
 
 export async function runLoad(job: LoadJob): Promise<LoadResult> {

@@ -86,8 +86,10 @@ function drive(socket: Socket): Promise<void> {
 
 const sockets = await Promise.all(Array.from({ length: job.concurrency }, open));
 const t0 = performance.now();
+const cpu0 = process.cpuUsage();
 await Promise.all(sockets.map(drive));
 const seconds = (performance.now() - t0) / 1000;
+const cpu = process.cpuUsage(cpu0);
 const samples = Array.from(latencies);
-const result: LoadResult = { rate: job.total / seconds, p50: percentile(samples, 50), p99: percentile(samples, 99), errors, n: samples.length };
+const result: LoadResult = { rate: job.total / seconds, p50: percentile(samples, 50), p99: percentile(samples, 99), errors, n: samples.length, clientCpuMs: (cpu.user + cpu.system) / 1000 / job.total };
 process.stdout.write(JSON.stringify(result) + '\n');

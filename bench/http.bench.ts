@@ -54,7 +54,7 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
         p50s.push(run.p50);
         p99s.push(run.p99);
         errors += run.errors;
-        ctx.log(`http c=${c}: ${round(run.rate)} decisions/s (floor ${round(floor.rate)} req/s), p50 ${round(run.p50)} ms, p99 ${round(run.p99)} ms`);
+        ctx.log(`http c=${c}: ${round(run.rate)} decisions/s (floor ${round(floor.rate)} req/s), p50 ${round(run.p50)} ms, p99 ${round(run.p99)} ms, load client ${round(run.clientCpuMs)} ms CPU a request`);
       }
       const rate = median(rates);
       const floor = median(floors);
@@ -101,7 +101,7 @@ async function durableRuns(ctx: BenchContext, url: string, mcp: Load, rest: (c: 
     rates.push(run.rate);
     p99s.push(run.p99);
     cpus.push((cpu.user + cpu.system) / 1000 / total);
-    ctx.log(`http durable c=64: ${round(run.rate)} decisions/s, p99 ${round(run.p99)} ms, cpu ${round(cpus[cpus.length - 1])} ms/decision, coverage p99 <= ${covers[covers.length - 1]} ms`);
+    ctx.log(`http durable c=64: ${round(run.rate)} decisions/s, p99 ${round(run.p99)} ms, cpu ${round(cpus[cpus.length - 1])} ms/decision (load client ${round(run.clientCpuMs)}), coverage p99 <= ${covers[covers.length - 1]} ms`);
   }
   out.push({ name: 'durable.executeChain.c64', unit: 'decisions/s', value: round(median(rates)) });
   out.push({ name: 'durable.executeChain.c64.p99', unit: 'ms', value: round(median(p99s)) });
