@@ -164,6 +164,40 @@ describe('timeouts', () => {
   });
 });
 
+describe('synchronous and asynchronous steps in one chain', () => {
+  // Synchronous steps run back to back with no promise between them; the first asynchronous one
+  // carries the rest, and the chain deadline (armed before the first step) still races it.
+  it('mixed mutators and validators keep their order, their payloads and their results', async () => {
+    const asyncTagger = (name: string) => mutator(name, async (p) => ({ modified: true, payload: { ...(p as object), trail: [...((p as { trail?: string[] }).trail ?? []), name] } }), { priorityHint: 0 });
+    const seen: unknown[] = [];
+    const look = (name: string, async: boolean) => validator(name, (p) => (seen.push([name, (p as { trail: string[] }).trail]), async ? Promise.resolve({ valid: true }) : { valid: true }));
+    const chain = [tagger('a', { priorityHint: -3 }), asyncTagger('b'), tagger('c', { priorityHint: 3 }), look('v1', false), look('v2', true), look('v3', false)];
+    const { result } = await executeChain(chain, req(), CTX);
+    expect(result.status).toBe('success');
+    expect(result.finalPayload).toEqual({ note: 'hi', trail: ['a', 'b', 'c'] });
+    expect(result.results.map((r) => r.interceptor)).toEqual(['a', 'b', 'c', 'v1', 'v2', 'v3']);
+    expect(seen).toEqual([['v1', ['a', 'b', 'c']], ['v2', ['a', 'b', 'c']], ['v3', ['a', 'b', 'c']]]);
+  });
+
+  it('a synchronous throw in a step is that interceptor failing, not the chain', async () => {
+    const { result } = await executeChain([tagger('a'), mutator('boom', crash), validator('v', allow)], req(), CTX);
+    expect(result.status).toBe('mutation_failed');
+    expect(result.abortedAt).toMatchObject({ interceptor: 'boom', type: 'mutation' });
+    expect(result.finalPayload).toEqual({ note: 'hi' }); // atomic: a's change is voided
+  });
+
+  it('the chain deadline still holds after synchronous steps, naming the asynchronous culprit', async () => {
+    const t0 = performance.now();
+    const chain = [tagger('a'), validator('quick', allow), validator('hangs', never)];
+    const { result } = await executeChain(chain, req(), CTX, { chainTimeoutMs: 100, interceptorTimeoutMs: 5000 });
+    expect(performance.now() - t0).toBeLessThan(1000);
+    expect(result.status).toBe('timeout');
+    expect(result.abortedAt).toEqual({ interceptor: 'hangs', reason: 'chain timed out after 100 ms', type: 'validation' });
+    expect(result.finalPayload).toEqual({ note: 'hi' });
+    expect(result.results.map((r) => r.interceptor)).toEqual(['a']);
+  });
+});
+
 describe('observers', () => {
   it('a 5-second observer does not slow the chain, and its failure never blocks', async () => {
     const slow = observer('slow', async () => (await sleep(5000), { observed: true }));
