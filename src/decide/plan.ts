@@ -44,12 +44,13 @@ export function decisionRecord(chain: ChainResult, known?: ReadonlyMap<unknown, 
 
 /**
  * What JSON.parse(JSON.stringify(v)) gives, without the text in between: a fresh copy whose
- * undefined members are dropped. Anything but plain JSON data (a non-finite number, a Date, a
- * function, a "__proto__" key) takes the round trip itself, so the record is what it always was.
+ * undefined members are dropped and whose -0 is 0. Anything but plain JSON data (a non-finite
+ * number, a Date, a function, a "__proto__" key) takes the round trip itself, so the record is what
+ * it always was. (Not the chain's cloneJson: that one throws on such values and keeps -0.)
  */
 function plainJson(v: unknown): Json | undefined {
   const copy = fastCopy(v, 0);
-  return copy === NOT_PLAIN ? (v === undefined ? undefined : (JSON.parse(JSON.stringify(v) ?? 'null') as Json)) : (copy as Json | undefined);
+  return copy === NOT_PLAIN ? (JSON.parse(JSON.stringify(v) ?? 'null') as Json) : copy;
 }
 
 const NOT_PLAIN = Symbol('not plain');

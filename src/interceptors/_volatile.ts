@@ -23,7 +23,8 @@ function strip(v: unknown, keys: ReadonlySet<string>): unknown {
 
 /**
  * The chain result without `totalDurationMs` and each result's `durationMs`, nothing else:
- * a payload that happens to hold a `durationMs` key keeps it. Use this for decision entries.
+ * a payload that happens to hold a `durationMs` key keeps it. (Decision entries drop the same
+ * fields in decisionRecord, decide/plan.ts, which copies the results in the same pass.)
  */
 export function stripDurations(result: ChainResult): ChainResult {
   const { totalDurationMs: _t, ...rest } = result;

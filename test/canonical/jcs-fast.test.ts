@@ -5,6 +5,7 @@
 import canonicalize from 'canonicalize';
 import { describe, expect, it } from 'vitest';
 import { assertJson, canonicalText, MAX_DEPTH } from '../../src/canonical/jcs.js';
+import { rng } from '../helpers/rng.js';
 
 /** The previous canonicalText: check the whole value, then the package's serialization. */
 function reference(v: unknown): { text: string } | { error: unknown } {
@@ -24,17 +25,6 @@ function actual(v: unknown): { text: string } | { error: unknown } {
   } catch (error) {
     return { error };
   }
-}
-
-function rng(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const STRINGS = ['', 'a', 'b', 'A', '10', '2', '__proto__', 'toJSON', 'é', 'e\u0301', '\u20ac', '\uD83D\uDE00', '\uE000', '\uFFFF', '"q"', '\\', '\n\t\b\f\r', '\u0000\u001f\u007f', '\u2028\u2029', 'κλειδί', 'constructor'];

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { canonicalText, digestJson } from '../../src/canonical/index.js';
 import { decisionRecord } from '../../src/decide/index.js';
 import type { ChainResult, InterceptorResult } from '../../src/interceptors/types.js';
+import { rng } from '../helpers/rng.js';
 
 /** The previous decisionRecord, verbatim in behaviour: strip timings, digest payloads, JSON round trip. */
 function reference(chain: ChainResult) {
@@ -18,17 +19,6 @@ function reference(chain: ChainResult) {
   const rec: Record<string, unknown> = { effect: r.status === 'success' ? 'allow' : 'deny', status: r.status, summary: r.validationSummary, results: JSON.parse(JSON.stringify(results)) };
   if (r.abortedAt) rec.abortedAt = r.abortedAt;
   return rec;
-}
-
-function rng(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function value(r: () => number, depth: number): unknown {
