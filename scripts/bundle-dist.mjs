@@ -52,7 +52,7 @@ export async function bundleDist() {
       platform: 'node',
       format: 'esm',
       target: 'node20',
-      external: ['better-sqlite3', '@cedar-policy/cedar-wasm', '@cedar-policy/cedar-wasm/*'],
+      external: ['better-sqlite3', '@cedar-policy/cedar-wasm', '@cedar-policy/cedar-wasm/*', 'pqclean', 'pqclean/*'],
       // CommonJS packages inside an ES module bundle call require(): give them Node's.
       banner: { js: "import { createRequire as __vouchCreateRequire } from 'node:module'; const require = __vouchCreateRequire(import.meta.url);" },
       plugins: [ownUrls(outfile)],

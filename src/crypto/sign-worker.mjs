@@ -1,10 +1,23 @@
 // ML-DSA-65 signing off the main thread (NODE-ONLY, loaded by worker-signer.ts). Plain
 // JavaScript ESM so it runs under node, tsx and vitest without a TypeScript loader.
-// Protocol: workerData {seed, deterministic}, or workerData {prestart: true} and then a first
-// message {t: 'seed', seed, deterministic}; posts {type:'ready', publicKey}; then answers each
+// Protocol: workerData {seed, deterministic, engine}, or workerData {prestart: true, engine} and
+// then a first message {t: 'seed', seed, deterministic, engine}; posts {type:'ready', publicKey}; then answers each
 // {id, message} with {type:'signed', id, signature} or {type:'failed', id, error}, in order.
+import { createRequire } from 'node:module';
 import { parentPort, workerData } from 'node:worker_threads';
 import { ml_dsa65 } from '@noble/post-quantum/ml-dsa.js';
+
+// engine 'pqclean': PQClean's ML-DSA-65 (clean C, WebAssembly) signs with the FIPS 204 expanded
+// key noble derives from the seed; hedged, its rnd from node:crypto's randomFillSync. It cannot
+// sign deterministically, so `deterministic` always takes noble. Anything else: noble.
+let pqSign;
+function pqcleanSigner() {
+  if (pqSign === undefined) {
+    const { Sign } = createRequire(import.meta.url)('pqclean/wasm/index.js');
+    pqSign = new Sign('ml-dsa-65');
+  }
+  return pqSign;
+}
 
 // The first signature costs ten times the next (the JIT warms up), and the first is a checkpoint
 // some caller waits for: one is made before any is asked for, over bytes no note or result can be
@@ -12,13 +25,28 @@ import { ml_dsa65 } from '@noble/post-quantum/ml-dsa.js';
 const WARM_UP = new TextEncoder().encode('vouch: signing-thread warm-up, never published\0');
 let secretKey;
 let opts;
+/** (message) => signature with the key in secretKey. */
+let signWith;
 
-function start({ seed, deterministic }) {
+/**
+ * PQClean's signature over the warm-up bytes must verify under noble with this key before it
+ * signs anything else: a broken or substituted module stops the thread (every signature owed
+ * fails, so the service stops allowing) instead of publishing checkpoints nobody can verify.
+ */
+function checkedPqclean(keys) {
+  const pq = pqcleanSigner();
+  const sig = pq.sign(keys.secretKey, WARM_UP);
+  if (!(sig instanceof Uint8Array) || !ml_dsa65.verify(sig, WARM_UP, keys.publicKey)) throw new Error('pqclean ML-DSA-65 signature does not verify under noble: refusing to sign');
+  return (message) => pq.sign(secretKey, message);
+}
+
+function start({ seed, deterministic, engine }) {
   const keys = ml_dsa65.keygen(seed);
   seed.fill(0);
   secretKey = keys.secretKey;
   // FIPS 204 hedged signing unless asked otherwise; the empty context, as in mldsa.ts.
   opts = deterministic ? { extraEntropy: false } : {};
+  signWith = engine === 'pqclean' && !deterministic ? checkedPqclean(keys) : (message) => ml_dsa65.sign(message, secretKey, opts);
   parentPort.postMessage({ type: 'ready', publicKey: keys.publicKey });
 }
 
@@ -26,11 +54,12 @@ if (workerData.prestart) {
   // Started before the key files are read (worker-signer.ts prestartSignWorker): the warm-up runs
   // then, with a throwaway key of zeros that signs nothing else, and the seed comes as a message.
   const throwaway = ml_dsa65.keygen(new Uint8Array(32));
-  ml_dsa65.sign(WARM_UP, throwaway.secretKey);
+  if (workerData.engine === 'pqclean') pqcleanSigner().sign(throwaway.secretKey, WARM_UP);
+  else ml_dsa65.sign(WARM_UP, throwaway.secretKey);
   throwaway.secretKey.fill(0);
 } else {
   start(workerData);
-  if (workerData.warm !== false) ml_dsa65.sign(WARM_UP, secretKey, opts);
+  if (workerData.warm !== false) signWith(WARM_UP);
 }
 
 parentPort.on('message', (req) => {
@@ -43,7 +72,7 @@ parentPort.on('message', (req) => {
   }
   try {
     if (!(req.message instanceof Uint8Array)) throw new TypeError('message must be a Uint8Array');
-    const signature = ml_dsa65.sign(req.message, secretKey, opts);
+    const signature = signWith(req.message);
     parentPort.postMessage({ type: 'signed', id: req.id, signature }, [signature.buffer]);
   } catch (e) {
     parentPort.postMessage({ type: 'failed', id: req.id, error: String(e && e.message ? e.message : e) });

@@ -60,11 +60,16 @@ let prestarted: Prestarted | undefined;
  */
 export function prestartSignWorker(): void {
   if (prestarted) return;
-  const p: Prestarted = { worker: new Worker(signWorkerUrl(), { workerData: { prestart: true } }), ended: false };
+  const p: Prestarted = { worker: new Worker(signWorkerUrl(), { workerData: { prestart: true, engine: threadEngine(false) } }), ended: false };
   p.worker.unref();
   p.worker.once('error', () => void (p.ended = true));
   p.worker.once('exit', () => void (p.ended = true));
   prestarted = p;
+}
+
+/** What the signing thread signs with: pqclean when selected (mldsa-backend.ts) and not deterministic, else noble. */
+function threadEngine(deterministic: boolean): 'pqclean' | 'noble' {
+  return !deterministic && mldsaBackend() === 'pqclean' ? 'pqclean' : 'noble';
 }
 
 function takePrestarted(): Worker | undefined {
@@ -106,9 +111,9 @@ export async function createWorkerSigner(seed: Uint8Array, opts: WorkerSignerOpt
       const w =
         early ??
         new Worker(opts.workerUrl ?? signWorkerUrl(), {
-          workerData: { seed: seedCopy, deterministic: opts.deterministic === true },
+          workerData: { seed: seedCopy, deterministic: opts.deterministic === true, engine: threadEngine(opts.deterministic === true) },
         });
-      if (early) early.postMessage({ t: 'seed', seed: seedCopy, deterministic: opts.deterministic === true });
+      if (early) early.postMessage({ t: 'seed', seed: seedCopy, deterministic: opts.deterministic === true, engine: threadEngine(opts.deterministic === true) });
       seedCopy.fill(0); // workerData or the message was copied into the thread
       worker = w;
       w.on('message', (msg: Reply) => {
@@ -178,7 +183,7 @@ export async function createWorkerSigner(seed: Uint8Array, opts: WorkerSignerOpt
 
 /**
  * The signer a Node process should use. ML-DSA-65: native (node:crypto, about a millisecond, no
- * thread needed) when the runtime has it (mldsa-backend.ts), else noble in a worker thread when
+ * thread needed) when the runtime has it (mldsa-backend.ts), else pqclean or noble in a worker thread when
  * `thread`, else in-process. `deterministic` needs noble: node:crypto signs hedged only.
  */
 export async function createSignerFromSeed(

