@@ -13,7 +13,7 @@ import { parse } from 'yaml';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { openGateway } from '../src/mcp/gateway-node.js';
+import { shipped } from './_shipped.js';
 import { percentile, round } from './_stats.js';
 import type { BenchContext, Result } from './_types.js';
 
@@ -51,6 +51,7 @@ async function concurrent(client: Client, concurrency: number, total: number): P
 
 /** One gateway (in-process, worker-thread signer, as `vouch gateway` runs it) in front of its own server-everything. */
 async function gatewayClient(ctx: BenchContext, dir: string, name: string, wait: 'durable' | 'signed') {
+  const { openGateway } = await shipped<typeof import('../src/mcp/gateway-node.js')>('mcp/gateway-node.js');
   const rt = await openGateway({ data: join(dir, name), config: benchConfig(dir), wait, upstream: { command: `'${process.execPath}' '${EVERYTHING}' stdio`, stderr: 'ignore' } });
   const [down, up] = InMemoryTransport.createLinkedPair();
   await rt.start(up);

@@ -5,13 +5,13 @@
 // the coverage delay (durable -> covered by a signed checkpoint, from /metrics) at c=64.
 // Baseline in the same run: GET /healthz through the same server and HTTP client (the floor of
 // one request without a decision), so the ratio shows what a signed decision costs on top.
-// The server runs here, on loopback; the client runs in its own process (bench/_http-load.ts),
+// The server runs here, on loopback, from dist/ as `vouch serve` runs it (bench/_shipped.ts); the client runs in its own process (bench/_http-load.ts),
 // one per measurement, because a client sharing the server's event loop would slow the very
 // thing measured. It is a raw keep-alive HTTP/1.1 client with prebuilt requests, so its own CPU
 // cost stays small even on a 2-core machine.
 import { join } from 'node:path';
-import { startServer } from '../src/http/node-server.js';
 import { runLoad } from './_http-job.js';
+import { shipped } from './_shipped.js';
 import { median, round } from './_stats.js';
 import type { BenchContext, Result } from './_types.js';
 
@@ -22,6 +22,7 @@ const PAYLOADS = [
 ];
 
 export async function run(ctx: BenchContext): Promise<Result[]> {
+  const { startServer } = await shipped<typeof import('../src/http/node-server.js')>('http/node-server.js');
   const server = await startServer({ data: join(ctx.tempDir('vouch-bench-http-'), 'data'), port: 0 });
   const results: Result[] = [];
   try {

@@ -8,12 +8,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { createExecutionAttestation, generateKeyPair } from 'agent-passport-system';
-import { createSignerFromSeed } from '../src/crypto/node.js';
-import { activatePolicy, decide, type DecisionRequest } from '../src/decide/index.js';
-import { createMemoryStateStores } from '../src/interceptors/builtin/index.js';
-import { Appender, noteSignerFor } from '../src/log/index.js';
-import { loadConfigFile } from '../src/policy/load-config.js';
-import { openSqliteStore } from '../src/store/node.js';
+import type { DecisionRequest } from '../src/decide/index.js';
+import { shipped } from './_shipped.js';
 import { percentile, round } from './_stats.js';
 import type { BenchContext, Result } from './_types.js';
 
@@ -42,6 +38,13 @@ async function timed(n: number, one: (i: number) => Promise<unknown> | unknown):
 }
 
 export async function run(ctx: BenchContext): Promise<Result[]> {
+  // The compiled modules, as `vouch` runs them (bench/_shipped.ts).
+  const { createSignerFromSeed } = await shipped<typeof import('../src/crypto/node.js')>('crypto/node.js');
+  const { activatePolicy, decide } = await shipped<typeof import('../src/decide/index.js')>('decide/index.js');
+  const { createMemoryStateStores } = await shipped<typeof import('../src/interceptors/builtin/index.js')>('interceptors/builtin/index.js');
+  const { Appender, noteSignerFor } = await shipped<typeof import('../src/log/index.js')>('log/index.js');
+  const { loadConfigFile } = await shipped<typeof import('../src/policy/load-config.js')>('policy/load-config.js');
+  const { openSqliteStore } = await shipped<typeof import('../src/store/node.js')>('store/node.js');
   const n = ctx.quick ? 100 : 500;
   const dir = ctx.tempDir('peers');
   const policy = await activatePolicy(await loadConfigFile(benchConfig(dir)), { state: createMemoryStateStores(), remote: 'offline' });
