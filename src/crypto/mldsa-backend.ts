@@ -5,7 +5,7 @@
 // from the same seed and verify each other (test/crypto/mldsa-differential.test.ts); the signing
 // thread also checks its first PQClean signature with noble before it signs anything else.
 // VOUCH_MLDSA=noble|pqclean|native forces one; forcing one that is absent fails closed.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { CryptoError } from '../errors.js';
@@ -32,12 +32,17 @@ export function mldsaBackend(env: Record<string, string | undefined> = process.e
 
 let pqclean: boolean | undefined;
 
-/** Whether pqclean's WebAssembly build loads here (resolved once; the signing thread loads it). */
+/**
+ * Whether pqclean's WebAssembly build is installed here: its entry resolves and its .wasm file is
+ * beside it (checked once). Loading it is the signing thread's (19 ms of compiling, kept off the
+ * main thread's start-up); a module that is there but does not load stops that thread with a
+ * message naming VOUCH_MLDSA=noble, and the service stops allowing (sign-worker.mjs).
+ */
 export function pqcleanAvailable(): boolean {
   if (pqclean === undefined) {
     try {
-      createRequire(import.meta.url).resolve('pqclean/wasm/index.js');
-      pqclean = true;
+      const entry = createRequire(import.meta.url).resolve('pqclean/wasm/index.js');
+      pqclean = existsSync(join(dirname(entry), 'gen', 'pqclean.wasm'));
     } catch {
       pqclean = false;
     }
@@ -45,28 +50,29 @@ export function pqcleanAvailable(): boolean {
   return pqclean;
 }
 
-let pqcleanVersion: string | undefined;
+const versions = new Map<string, string>();
 
-let nobleVersion: string | undefined;
+/**
+ * A package's version from its package.json, found from an entry it exports (exports maps do not
+ * always list package.json): `up` is how many folders above the entry's the package root is.
+ */
+function packageVersion(entry: string, up: number): string {
+  let v = versions.get(entry);
+  if (v === undefined) {
+    try {
+      const dir = dirname(createRequire(import.meta.url).resolve(entry));
+      v = (JSON.parse(readFileSync(join(dir, ...Array<string>(up).fill('..'), 'package.json'), 'utf8')) as { version: string }).version;
+    } catch {
+      v = '?';
+    }
+    versions.set(entry, v);
+  }
+  return v;
+}
 
 /** The backend with its version, for /healthz, the ready line and the bench: "native (OpenSSL 3.5.1)". */
 export function describeMldsaBackend(backend: MldsaBackend = mldsaBackend()): string {
   if (backend === 'native') return `native (node:crypto, OpenSSL ${process.versions.openssl})`;
-  if (backend === 'pqclean') {
-    try {
-      const entry = createRequire(import.meta.url).resolve('pqclean/wasm/index.js');
-      pqcleanVersion ??= (JSON.parse(readFileSync(join(dirname(entry), '..', 'package.json'), 'utf8')) as { version: string }).version;
-    } catch {
-      pqcleanVersion = '?';
-    }
-    return `pqclean (PQClean ml-dsa-65 clean, WebAssembly, pqclean ${pqcleanVersion})`;
-  }
-  try {
-    // The package's exports map does not list package.json: read it beside an entry it does export.
-    const entry = createRequire(import.meta.url).resolve('@noble/post-quantum/ml-dsa.js');
-    nobleVersion ??= (JSON.parse(readFileSync(join(dirname(entry), 'package.json'), 'utf8')) as { version: string }).version;
-  } catch {
-    nobleVersion = '?';
-  }
-  return `noble (@noble/post-quantum ${nobleVersion})`;
+  if (backend === 'pqclean') return `pqclean (PQClean ml-dsa-65 clean, WebAssembly, pqclean ${packageVersion('pqclean/wasm/index.js', 1)})`;
+  return `noble (@noble/post-quantum ${packageVersion('@noble/post-quantum/ml-dsa.js', 0)})`;
 }

@@ -13,8 +13,15 @@ import { ml_dsa65 } from '@noble/post-quantum/ml-dsa.js';
 let pqSign;
 function pqcleanSigner() {
   if (pqSign === undefined) {
-    const { Sign } = createRequire(import.meta.url)('pqclean/wasm/index.js');
-    pqSign = new Sign('ml-dsa-65');
+    try {
+      const { Sign } = createRequire(import.meta.url)('pqclean/wasm/index.js');
+      pqSign = new Sign('ml-dsa-65');
+    } catch (e) {
+      // The module resolved in the parent (mldsa-backend.ts) but does not load here: its
+      // WebAssembly is missing or does not instantiate. The thread ends, so every signature owed
+      // fails and the service stops allowing; the message says how to sign without it.
+      throw new Error(`pqclean ML-DSA-65 (WebAssembly) does not load: ${e && e.message ? e.message : e}; VOUCH_MLDSA=noble signs with noble instead`);
+    }
   }
   return pqSign;
 }

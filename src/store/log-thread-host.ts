@@ -15,7 +15,8 @@ const port = parentPort!;
 // Started early, this thread starts its signing thread at once too (noble only: native signing
 // needs no thread). It warms up with a throwaway key while this one warms the policy engine, so
 // the first checkpoint, which the first signed decision waits for, finds it warm.
-if (workerData === null && safeBackend() !== undefined && safeBackend() !== 'native') prestartSignWorker();
+const backend = safeBackend();
+if (workerData === null && backend !== undefined && backend !== 'native') prestartSignWorker();
 // Started early (prestarted: no workerData), this thread is idle until its keys come: it warms
 // the policy engine's compiled code for the main thread meanwhile (policy/engine-warm-up.ts).
 if (workerData === null) (await import('../policy/engine-warm-up.js')).warmPolicyEngine();
