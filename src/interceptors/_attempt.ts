@@ -18,8 +18,10 @@ export interface AttemptOptions {
   timeoutMs: number;
   /** Replay: prepare() is not called; state comes from here. */
   replayState?: Record<string, Json>;
-  /** Aborts this attempt too (the chain's deadline). */
+  /** Aborts this attempt too (the chain's deadline). Read only by an attempt that returns a promise. */
   signal?: AbortSignal;
+  /** Whether `signal` has aborted, without making it (the chain makes its signal on first read). */
+  aborted?: () => boolean;
   clock?: { monotonic(): number };
   /** Receives the state to record for this interceptor (live: what prepare returned). */
   recordState?: (name: string, state: Json) => void;
@@ -58,7 +60,7 @@ export function attemptInterceptor(ic: Interceptor, payload: unknown, ctx: BaseC
     return a;
   };
   // The chain's own deadline passed already: do not start.
-  if (opts.signal?.aborted) return Promise.resolve(timed({ ok: false, reason: 'aborted: chain deadline', timedOut: true }));
+  if (opts.aborted ? opts.aborted() : opts.signal?.aborted) return Promise.resolve(timed({ ok: false, reason: 'aborted: chain deadline', timedOut: true }));
   const phase = { preparing: false, settled: false };
   let controller: AbortController | undefined;
   const signal = () => (controller ??= new AbortController()).signal;

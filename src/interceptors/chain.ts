@@ -89,14 +89,25 @@ async function runChain(
   });
 
   const s: ChainState = { original, payload: original, results: [], inFlight: new Set(), closed: false };
-  const chainAbort = new AbortController();
+  // The chain deadline's signal is made only when an interceptor that returns a promise races it
+  // (every built-in answers synchronously): an AbortController a decision was measurable on the
+  // event loop. Made after the deadline, it is made aborted.
+  let chainAbort: AbortController | undefined;
+  let expired: { why: unknown } | undefined;
   const interceptorTimeoutMs = timeoutOf(opts.interceptorTimeoutMs, DEFAULT_INTERCEPTOR_TIMEOUT_MS);
   const env: StepEnv = {
     ctx: baseContext(ctx, event, phase, direction),
     attempt: {
       timeoutMs: interceptorTimeoutMs,
       replayState: opts.replayState,
-      signal: chainAbort.signal,
+      get signal() {
+        if (!chainAbort) {
+          chainAbort = new AbortController();
+          if (expired) chainAbort.abort(expired.why);
+        }
+        return chainAbort.signal;
+      },
+      aborted: () => expired !== undefined,
       clock: opts.clock,
       recordState: (name, value) => {
         // A remote server names its own interceptors ("__proto__" passes the protocol's name rule).
@@ -141,7 +152,8 @@ async function runChain(
       abortedAt: { interceptor: culprit?.descriptor.name ?? CHAIN, reason, type: culprit?.descriptor.type ?? 'validation' },
       restore: true,
     };
-    chainAbort.abort(new VouchError('ERR_CHAIN_TIMEOUT', reason));
+    expired = { why: new VouchError('ERR_CHAIN_TIMEOUT', reason) };
+    chainAbort?.abort(expired.why);
   }
   s.closed = true;
   if (outcome !== 'timeout' && outcome.failed) throw outcome.e;

@@ -164,6 +164,20 @@ describe('timeouts', () => {
   });
 });
 
+describe('the chain deadline reaches the interceptor it interrupts', () => {
+  // The chain makes its deadline's signal only when an asynchronous attempt races it: the
+  // interceptor running when the deadline passes still sees its own signal abort, with the reason.
+  it("a running interceptor's signal aborts at the chain deadline, after synchronous steps made no signal", async () => {
+    let seen: { aborted: boolean; reason?: unknown } | undefined;
+    const waits = validator('waits', (_p, ctx) => new Promise((resolve) => ctx.signal.addEventListener('abort', () => ((seen = { aborted: ctx.signal.aborted, reason: ctx.signal.reason }), resolve({ valid: true })), { once: true })));
+    const { result } = await executeChain([tagger('a'), validator('quick', allow), waits], req(), CTX, { chainTimeoutMs: 80, interceptorTimeoutMs: 5000 });
+    expect(result.status).toBe('timeout');
+    await new Promise((r) => setTimeout(r, 10));
+    expect(seen?.aborted).toBe(true);
+    expect(seen?.reason).toMatchObject({ code: 'ERR_CHAIN_TIMEOUT', message: 'chain timed out after 80 ms' });
+  });
+});
+
 describe('synchronous and asynchronous steps in one chain', () => {
   // Synchronous steps run back to back with no promise between them; the first asynchronous one
   // carries the rest, and the chain deadline (armed before the first step) still races it.
