@@ -36,7 +36,8 @@ let pqclean: boolean | undefined;
  * Whether pqclean's WebAssembly build is installed here: its entry resolves and its .wasm file is
  * beside it (checked once). Loading it is the signing thread's (19 ms of compiling, kept off the
  * main thread's start-up); a module that is there but does not load stops that thread with a
- * message naming VOUCH_MLDSA=noble, and the service stops allowing (sign-worker.mjs).
+ * message naming VOUCH_MLDSA=noble: signed callers get that error, and once the coverage bound
+ * passes nothing is allowed (sign-worker.mjs).
  */
 export function pqcleanAvailable(): boolean {
   if (pqclean === undefined) {

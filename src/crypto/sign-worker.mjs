@@ -37,8 +37,10 @@ let signWith;
 
 /**
  * PQClean's signature over the warm-up bytes must verify under noble with this key before it
- * signs anything else: a broken or substituted module stops the thread (every signature owed
- * fails, so the service stops allowing) instead of publishing checkpoints nobody can verify.
+ * signs anything else: a broken or miscompiled build stops the thread (every signature owed
+ * fails, so signed callers get errors and, once the coverage bound passes, nothing is allowed)
+ * instead of publishing checkpoints nobody can verify. It is a check of the build, not a defence
+ * against someone who can replace installed code: code running here holds the key.
  */
 function checkedPqclean(keys) {
   const pq = pqcleanSigner();

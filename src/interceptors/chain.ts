@@ -90,8 +90,8 @@ async function runChain(
 
   const s: ChainState = { original, payload: original, results: [], inFlight: new Set(), closed: false };
   // The chain deadline's signal is made only when an interceptor that returns a promise races it
-  // (every built-in answers synchronously): an AbortController a decision was measurable on the
-  // event loop. Made after the deadline, it is made aborted.
+  // (every built-in answers synchronously): one AbortController per decision was measurable on
+  // the event loop. Made after the deadline, it is made aborted.
   let chainAbort: AbortController | undefined;
   let expired: { why: unknown } | undefined;
   const interceptorTimeoutMs = timeoutOf(opts.interceptorTimeoutMs, DEFAULT_INTERCEPTOR_TIMEOUT_MS);

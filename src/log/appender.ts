@@ -148,7 +148,9 @@ export class Appender implements LogAppender {
   private flushing = false;
   private idleWaiters: (() => void)[] = [];
   /** When the last signature started and how many entries it covered (pacing.ts). */
-  private last: { at: number; entries: number } | undefined;
+  private last: { at: number; entries: number; signMs?: number } | undefined;
+  /** Recent signature time (a moving average, ms): a slow signer stretches the interval under load (pacing.ts signShare). */
+  private signMs: number | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
   /** When the armed timer fires (monotonic ms). */
   private timerDue: number | undefined;
@@ -386,7 +388,7 @@ export class Appender implements LogAppender {
     const prev = this.prev;
     const root = rangeRoot(range);
     this.signing = true;
-    this.last = { at: now, entries: pending };
+    this.last = { at: now, entries: pending, signMs: this.signMs };
     signCheckpoint({ origin: this.opts.origin, size: range.size, root, extensions: [] }, this.opts.signers).then(
       (note) => this.covered(range, prev, root, note, this.now() - now),
       (e) => this.signFailed(e),
@@ -396,6 +398,10 @@ export class Appender implements LogAppender {
   /** A checkpoint over `range` is signed: store it, then answer every entry it covers. */
   private covered(range: CompactRange, prev: string, root: Hash, note: string, signMs: number): void {
     this.signing = false;
+    // One slow signature (a pause of the signing thread) moves the average a quarter of the way;
+    // a reading that is not a finite, non-negative time (a clock gone wrong) is not folded in.
+    if (Number.isFinite(signMs) && signMs >= 0) this.signMs = this.signMs === undefined ? signMs : 0.75 * this.signMs + 0.25 * signMs;
+    if (this.last) this.last.signMs = this.signMs;
     const size = range.size;
     const count = this.uncovered.findIndex((u) => u.size > size);
     const batches = this.uncovered.splice(0, count < 0 ? this.uncovered.length : count);
@@ -471,7 +477,7 @@ function merge(held: EntryBatch[]): EntryBatch {
 
 function definedOf(o: Partial<Pacing>): Partial<Pacing> {
   const out: Partial<Pacing> = {};
-  for (const k of ['minIntervalMs', 'durableIntervalMs', 'maxCoverageMs', 'retryMs'] as const) if (o[k] !== undefined) out[k] = o[k];
+  for (const k of ['minIntervalMs', 'signShare', 'durableIntervalMs', 'maxCoverageMs', 'retryMs'] as const) if (o[k] !== undefined) out[k] = o[k];
   return out;
 }
 

@@ -1,7 +1,8 @@
 // The signing thread's guard on PQClean (sign-worker.mjs): before it signs anything, its first
 // PQClean signature must verify under noble with the thread's own key, and a module that does not
-// load stops the thread. Played as an attacker who can replace files of the installed pqclean
-// package (or a broken install): the thread here is the real sign-worker.mjs, copied beside a
+// load stops the thread. Played as a broken or miscompiled install of pqclean (code that can be
+// replaced at will holds the key: that attacker is out of this check's reach, and the README's
+// threat model says so): the thread here is the real sign-worker.mjs, copied beside a
 // node_modules of its own in which `pqclean` is a stand-in and `@noble` is the real package, so
 // it resolves the stand-in exactly as the shipped file resolves the real module. A third stand-in
 // hands the real module through, so the harness itself is shown to sign.

@@ -264,6 +264,30 @@ describe('Appender', () => {
       expect(paced.signatures).toBeLessThan(eager.signatures);
     });
 
+    it('under load a slow signer stretches the interval (signShare); a fast one signs minIntervalMs apart', async () => {
+      // Stand-in signers that take a fixed time (the pacing reads only how long signing took):
+      // noble's own time on a busy machine would blur the two cases.
+      const gapsWith = async (signDelayMs: number) => {
+        const starts: number[] = [];
+        const store = openSqliteStore(tmp());
+        const timed = keys.signers.map((s, i) => ({ ...s, sign: async () => (i === 0 && starts.push(performance.now()), await new Promise((r) => setTimeout(r, signDelayMs)), new Uint8Array(s.alg === 'Ed25519' ? 64 : 3309)) }));
+        const appender = Appender.open({ origin: ORIGIN, storage: store, signers: timed, minIntervalMs: 10, signShare: 0.4, monotonic: () => performance.now() });
+        const end = performance.now() + 600;
+        await Promise.all(Array.from({ length: 16 }, async (_, k) => {
+          let i = 0;
+          while (performance.now() < end) await appender.append(body(k * 1000 + i++));
+        }));
+        await appender.close();
+        store.close();
+        const gaps = starts.slice(2).map((t, i) => t - starts[i + 1]).sort((a, b) => a - b);
+        return gaps[Math.floor(gaps.length / 2)];
+      };
+      // Each signature takes 30 ms more: the next starts about 30 / 0.4 = 75, capped at 50 ms, after the last.
+      expect(await gapsWith(30)).toBeGreaterThanOrEqual(48);
+      // Signatures that take 1 ms: minIntervalMs apart, far fewer than 50 ms.
+      expect(await gapsWith(1)).toBeLessThan(40);
+    });
+
     it('with only durable callers waiting, signatures start durableIntervalMs apart; a signed caller brings back minIntervalMs', async () => {
       const starts: number[] = [];
       const store = openSqliteStore(tmp());
