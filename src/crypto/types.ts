@@ -10,6 +10,11 @@ export interface Signer {
   sign(message: Uint8Array): Promise<Uint8Array>;
   /** Release threads or handles; idempotent. */
   close?(): Promise<void>;
+  /**
+   * A signer whose work starts in the background (a signing thread given its public key):
+   * resolves once it can sign, rejects with the reason when it never will.
+   */
+  readonly ready?: Promise<void>;
 }
 
 /** Checks raw signatures. A bad signature returns false; only misuse throws. */

@@ -146,10 +146,12 @@ export async function createWorkerSigner(seed: Uint8Array, opts: WorkerSignerOpt
     }));
 
   let publicKey: Uint8Array;
+  let ready: Promise<void> | undefined;
   if (opts.publicKey) {
     publicKey = opts.publicKey.slice();
-    // A failure before the first sign() is reported by that sign(), not as an unhandled rejection.
-    if (!opts.lazy) start().catch(() => undefined);
+    // A failure before the first sign() is reported by that sign() and by `ready`, never as an
+    // unhandled rejection.
+    if (!opts.lazy) (ready = start().then(() => undefined)).catch(() => undefined);
   } else {
     publicKey = await start();
   }
@@ -157,6 +159,7 @@ export async function createWorkerSigner(seed: Uint8Array, opts: WorkerSignerOpt
   return {
     alg: 'ML-DSA-65',
     publicKey,
+    ...(ready && { ready }),
     async sign(message: Uint8Array): Promise<Uint8Array> {
       if (closed) throw new CryptoError('ERR_SIGN_FAILED', 'signer is closed');
       if (failure) throw failure;

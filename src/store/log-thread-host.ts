@@ -43,6 +43,15 @@ const data: LogThreadData =
 // The parent may leave the public key to this thread: derived here, while the parent loads the policy.
 const mldsaPublicKey = data.mldsaPublicKey ?? derivePublicKey(data.mldsaSeed);
 const mldsa = await createSignerFromSeed(data.mldsaSeed, { thread: true, publicKey: mldsaPublicKey });
+// A signing thread that cannot start (it derives a key other than the one given, or its PQClean
+// build does not load) will never sign: this thread ends with the reason, so every owed and later
+// append fails at once and /healthz says why, instead of durable callers being answered until the
+// coverage bound trips (nothing they were told is lost: each was committed).
+mldsa.ready?.catch((e: unknown) => {
+  setImmediate(() => {
+    throw new Error(`the ML-DSA-65 signer did not start: ${(e as Error)?.message ?? String(e)}`);
+  });
+});
 const signers: Signer[] = [mldsa];
 if (data.ed25519Seed) signers.push(createNodeEd25519Signer(data.ed25519Seed));
 // Tags each commit, and checks the tag of a tail a crash left unsigned (log/commit-tag.ts).

@@ -116,8 +116,16 @@ describe('createWorkerSigner', () => {
       const results = await Promise.allSettled([w.sign(msg(1)), w.sign(msg(2))]);
       for (const r of results) expect(r).toMatchObject({ status: 'rejected', reason: { code: 'ERR_SIGN_FAILED' } });
       await expect(w.sign(msg(3))).rejects.toThrow(/other than the one given/);
+      // `ready` says so without a signature being asked (the log thread ends on it).
+      await expect(w.ready).rejects.toMatchObject({ code: 'ERR_SIGN_FAILED', message: expect.stringMatching(/other than the one given/) });
     } finally {
       await w.close?.();
+    }
+    const fine = await createWorkerSigner(seed, { publicKey: createMldsaSigner(seed).publicKey });
+    try {
+      await expect(fine.ready).resolves.toBeUndefined();
+    } finally {
+      await fine.close?.();
     }
   });
 

@@ -120,6 +120,34 @@ describe('log thread', () => {
     await thread.close();
   });
 
+  it('a signer that cannot start ends the thread: appends fail with the reason long before the coverage bound', async () => {
+    // The parent names a public key the seed does not give (a swapped key file): the signing thread refuses it.
+    const dir = tmp();
+    const other = new Uint8Array(32).fill(5);
+    const { mldsaKeyFromSeed } = await import('../../src/crypto/index.js');
+    const thread = await startLogThread({ keyName: 'vouch.local', mldsaSeed: new Uint8Array(32).fill(4), mldsaPublicKey: mldsaKeyFromSeed(other).publicKey }).catch((e: unknown) => e as Error);
+    if (thread instanceof Error) {
+      // The thread ended before it was ready: the start itself says why.
+      expect(thread.message).toMatch(/signer did not start.*other than the one given/);
+      return;
+    }
+    try {
+      initDataDir(dir);
+      const log = thread.open('default', logPath(dir, 'default'), 'vouch.local/default', 0);
+      // Start-up does not wait for the signing thread, so an append made before it fails may be
+      // committed and answered durable; the failure follows within the thread's start, long
+      // before the 5 s coverage bound, and from then on nothing is answered.
+      const signed = log.append(body(1));
+      await expect(signed).rejects.toMatchObject({ code: 'ERR_STORE', message: expect.stringMatching(/signer did not start.*other than the one given/) });
+      const t0 = performance.now();
+      while (!log.health().halted && performance.now() - t0 < 4000) await new Promise((r) => setTimeout(r, 20));
+      expect(log.health().halted?.message).toMatch(/signer did not start.*other than the one given/);
+      await expect(log.appendDurable!(body(2))).rejects.toMatchObject({ code: 'ERR_STORE', message: expect.stringMatching(/signer did not start/) });
+    } finally {
+      await thread.close();
+    }
+  });
+
   it('close finishes what is queued first, then refuses appends', async () => {
     const { dd, t } = await openThreadLog();
     const owed = Array.from({ length: 50 }, (_, i) => t.appender.append(body(i)));
