@@ -34,6 +34,8 @@ export interface DecideParamsDeps {
   protocolVersion?: string;
   /** What the answer waits for (decide.ts): the signed receipt (default) or only durability. */
   wait?: Wait;
+  /** With wait "durable": false when nothing will read the outcome's `signed` (decide.ts followSigned). */
+  followSigned?: boolean;
 }
 
 export function assertKnownInterceptors(policy: ActivePolicy, names: string[] | undefined): void {
@@ -98,6 +100,7 @@ export async function decideParams(p: ExecuteChainParams, who: Asker, deps: Deci
       guards: pre?.guards,
       attachments: pre?.attachments,
       wait: deps.wait,
+      ...(deps.followSigned === false && { followSigned: false }),
     },
     { policy: effective, log: deps.log, clock: deps.clock },
   );

@@ -126,7 +126,7 @@ export function runExecuteChain(sessionOf: () => InterceptorSession, params: unk
     const { policy } = session;
     const p = parseExecuteChainParams(params);
     const wait = waitOf(p.meta?.[WAIT_META], `/_meta/${WAIT_META}`);
-    const { outcome, receipt } = await decideParams(p, session, { policy, log: session.log, now: session.now, clock: session.clock, precheck: session.precheck, ...(protocolVersion && { protocolVersion }), wait });
+    const { outcome, receipt } = await decideParams(p, session, { policy, log: session.log, now: session.now, clock: session.clock, precheck: session.precheck, ...(protocolVersion && { protocolVersion }), wait, followSigned: false });
     session.onDecision?.(outcome);
     // wait "durable": the committed entry now, its receipt once signed (http/wait.ts).
     const evidence = receipt ? { [RECEIPT_META]: receipt } : { [DURABLE_META]: durableAnswer(outcome.appended) };

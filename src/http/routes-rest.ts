@@ -53,6 +53,8 @@ export function registerRestRoutes(app: Hono<Env>, rc: RestContext): void {
       precheck: rc.precheck && ((req) => rc.precheck!(caller, log, policy, req)),
       callerSignatureHeader: c.req.header('x-vouch-caller-signature'),
       wait,
+      // A durable answer names where its receipt will be (GET /v1/entries/:seq): nothing here reads `signed`.
+      followSigned: false,
     });
     metrics.decision(outcome.effect, deps.clock.monotonic() - t0);
     deps.observe?.({ tenant: caller.tenant, seq: outcome.appended.seq, leaf: outcome.appended.leaf, bytes: outcome.appended.bytes });

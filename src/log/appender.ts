@@ -28,6 +28,20 @@ export interface Appended {
   checkpoint: string;
 }
 
+/**
+ * Options of `appendDurable`. `follow: false`: the caller will not read `signed` (an HTTP answer
+ * that names where the receipt will be instead): no inclusion proof is made for the entry when its
+ * checkpoint is signed, and `signed` rejects at once with ERR_NOT_FOUND. The entry is signed and
+ * counted for pacing and the coverage bound as any other.
+ */
+export interface DurableOptions {
+  follow?: boolean;
+}
+
+/** What `signed` of an entry appended with `follow: false` rejects with (shared, already handled). */
+export const NOT_FOLLOWED: Promise<Appended> = Promise.reject(new VouchError('ERR_NOT_FOUND', 'this append did not follow its receipt: read it from the log (GET /v1/entries/:seq) once a signed checkpoint covers the entry'));
+NOT_FOLLOWED.catch(() => undefined);
+
 /** A committed (fsync'd) entry; `signed` resolves once a signed checkpoint covers it. */
 export interface Durable {
   seq: number;
@@ -44,7 +58,7 @@ export interface LogAppender {
   /** Append one entry and wait until a signed checkpoint covers it. */
   append(body: EntryBody, attachments?: Attachment[]): Promise<Appended>;
   /** Append one entry and wait only until it is durable (absent: use `append`). */
-  appendDurable?(body: EntryBody, attachments?: Attachment[]): Promise<Durable>;
+  appendDurable?(body: EntryBody, attachments?: Attachment[], opts?: DurableOptions): Promise<Durable>;
   /** Sign a fresh checkpoint over everything committed (after what is queued): shutdown and idle checkpoints. */
   checkpointNow?(): Promise<SignedTree>;
   /** Whether it can sign now, and how far the background audit of its stored leaves has got. */
@@ -104,6 +118,8 @@ interface Pending {
   attachments: Attachment[];
   /** Its caller waits for the signed checkpoint (append), not only for the commit: pacing signs sooner. */
   signedWanted?: boolean;
+  /** false: nobody reads `signed` (DurableOptions): no proof is made, `signed` is NOT_FOLLOWED. */
+  follow?: boolean;
   /** A key rotation (key-history.ts): committed alone, signed by the current keys, then these sign. */
   rotateTo?: NoteSigner[];
   /** With rotateTo: the incoming keys' commit key (commits after the handover are tagged under it). */
@@ -233,13 +249,13 @@ export class Appender implements LogAppender {
   }
 
   /** Append one entry; `attachments` (payloads it names by digest) commit in the same transaction. */
-  appendDurable(body: EntryBody, attachments: Attachment[] = [], opts: { signed?: boolean } = {}): Promise<Durable> {
+  appendDurable(body: EntryBody, attachments: Attachment[] = [], opts: { signed?: boolean } & DurableOptions = {}): Promise<Durable> {
     if (this.closed) return Promise.reject(new StoreError('ERR_STORE_CLOSED', 'log is closed'));
     if (this.haltedBy) return Promise.reject(this.haltedBy);
     const behind = this.behind();
     if (behind) return Promise.reject(behind);
     return new Promise((resolve, reject) => {
-      this.queue.push({ body, attachments, resolve, reject, signedWanted: opts.signed === true });
+      this.queue.push({ body, attachments, resolve, reject, signedWanted: opts.signed === true && opts.follow !== false, ...(opts.follow === false && { follow: false }) });
       if (!this.flushing) {
         this.flushing = true;
         schedule(() => this.flush());
@@ -346,11 +362,15 @@ export class Appender implements LogAppender {
     accepted.forEach((item, i) => {
       const e = batch.entries[i];
       const w = { ...e, told: false, item } as Waiter;
-      const signed = new Promise<Appended>((resolve, reject) => {
-        w.resolve = resolve;
-        w.reject = reject;
-      });
-      signed.catch(() => undefined); // a durable-only caller may never look
+      let signed = NOT_FOLLOWED;
+      if (item.follow === false) w.resolve = w.reject = () => undefined;
+      else {
+        signed = new Promise<Appended>((resolve, reject) => {
+          w.resolve = resolve;
+          w.reject = reject;
+        });
+        signed.catch(() => undefined); // a durable-only caller may never look
+      }
       this.waiters.push(w);
       if (this.early) this.tell(w, signed);
       else w.signedPromise = signed;
@@ -428,6 +448,7 @@ export class Appender implements LogAppender {
     const reader = cached(this.opts.storage);
     for (const w of done) {
       if (!w.told) this.tell(w, w.signedPromise!);
+      if (w.item.follow === false) continue; // nobody reads it: no proof
       try {
         w.resolve({ seq: w.seq, bytes: w.bytes, leaf: w.leaf, size, proof: inclusionProof(w.seq, size, reader), checkpoint: note });
       } catch (err) {

@@ -19,8 +19,8 @@ export function observedLog(port: LogPort, tenant: string, observe: EntryObserve
     },
     appendDurable:
       port.appendDurable &&
-      (async (body, attachments) => {
-        const d = await port.appendDurable!(body, attachments);
+      (async (body, attachments, opts) => {
+        const d = await port.appendDurable!(body, attachments, opts);
         try {
           observe({ tenant, seq: d.seq, leaf: d.leaf, bytes: d.bytes });
         } catch {

@@ -29,7 +29,7 @@ export function logPortOf(origin: string, store: LogStore, appender: LogAppender
   return {
     origin,
     append: (body, attachments) => appender.append(body, attachments),
-    appendDurable: appender.appendDurable && ((body, attachments) => appender.appendDurable!(body, attachments)),
+    appendDurable: appender.appendDurable && ((body, attachments, opts) => appender.appendDurable!(body, attachments, opts)),
     size: async () => appender.size,
     entry: async (seq) => store.entry(seq)?.bytes,
     latestCheckpoint: async () => store.latestCheckpoint(),

@@ -223,9 +223,11 @@ function handle(m: MainMessage): void {
       if ('error' in l) return void answers().failed.push({ id: m.id, error: l.error });
       const { id } = m;
       // A caller that waits only for the commit lets the writer sign less often (pacing.ts).
-      l.appender.appendDurable(m.body, m.attachments, { signed: !m.durable }).then(
+      const follow = !(m.durable && m.follow === false);
+      l.appender.appendDurable(m.body, m.attachments, follow ? { signed: !m.durable } : { follow: false }).then(
         (d) => {
           if (m.durable) durable(id, d);
+          if (!follow) return; // its durable answer was the last: no proof, no signed answer
           d.signed.then(
             (a) => signed(id, a, m.durable),
             (e) => failed(id, e),

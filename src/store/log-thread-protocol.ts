@@ -86,8 +86,8 @@ export type MainMessage =
   | { t: 'open'; tenant: string; path: string; origin: string; keyName?: string; keys?: WireKey[] }
   /** Answered like an append: the rotation entry, signed by the outgoing keys. */
   | { t: 'rotate'; tenant: string; id: number; body: EntryBody; keys: RotateKeys }
-  /** `durable`: answer once committed as well as once signed. */
-  | { t: 'append'; tenant: string; id: number; body: EntryBody; attachments: Attachment[]; durable: boolean }
+  /** `durable`: answer once committed as well as once signed; with `follow: false`, once committed only (no proof is made). */
+  | { t: 'append'; tenant: string; id: number; body: EntryBody; attachments: Attachment[]; durable: boolean; follow?: false }
   | { t: 'checkpoint'; tenant: string; id: number }
   /** Appends of one turn of the main thread's loop, in order: one message instead of one each. */
   | { t: 'appends'; appends: Extract<MainMessage, { t: 'append' }>[] }

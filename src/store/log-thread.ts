@@ -10,6 +10,7 @@ import { existsSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { StoreError, type VouchError } from '../errors.js';
 import type { Appended, Attachment, AuditProgress, BatchStats, Durable, EntryBody, LogAppender, LogHealth, NoteVerifier, SignedTree } from '../log/index.js';
+import { NOT_FOLLOWED } from '../log/index.js';
 import { fromWireError, type Answers, type HostMessage, type LogThreadData, type MainMessage, type RotateKeys, type WireKey } from './log-thread-protocol.js';
 
 export interface LogThreadOptions {
@@ -68,6 +69,8 @@ interface Owed {
   resolve: (a: Appended) => void;
   reject: (e: unknown) => void;
   log: { size: number };
+  /** Appended with `follow: false`: the durable answer is the last; `signed` is NOT_FOLLOWED. */
+  unfollowed?: boolean;
 }
 
 function owe(log: { size: number }): Owed {
@@ -239,6 +242,12 @@ export async function startLogThread(opts: LogThreadOptions): Promise<LogThread>
       const o = owed.get(d.id);
       if (!o?.durable) continue;
       if (d.seq + 1 > o.log.size) o.log.size = d.seq + 1;
+      if (o.unfollowed) {
+        // No signed answer follows (the thread sends none): nothing more is owed.
+        owed.delete(d.id);
+        o.durable.resolve({ seq: d.seq, bytes: d.bytes, leaf: d.leaf, signed: NOT_FOLLOWED });
+        continue;
+      }
       o.durable.resolve({ seq: d.seq, bytes: d.bytes, leaf: d.leaf, signed: o.signed });
       o.durable = undefined;
       o.entry = { bytes: d.bytes, leaf: d.leaf };
@@ -266,15 +275,17 @@ export async function startLogThread(opts: LogThreadOptions): Promise<LogThread>
     }
   }
 
-  const send = (tenant: string, log: { size: number }, body: EntryBody, attachments: Attachment[], durable: boolean, rotate?: RotateKeys): Owed | Error => {
+  const send = (tenant: string, log: { size: number }, body: EntryBody, attachments: Attachment[], durable: boolean, rotate?: RotateKeys, follow?: boolean): Owed | Error => {
     if (closing) return new StoreError('ERR_STORE_CLOSED', 'log is closed');
     if (failure) return failure;
     const halted = health.get(tenant)?.halted;
     if (halted) return halted;
     const id = nextId++;
     const o = owe(log);
+    const unfollowed = durable && follow === false;
+    if (unfollowed) o.unfollowed = true;
     owed.set(id, o);
-    post(rotate ? { t: 'rotate', tenant, id, body, keys: rotate } : { t: 'append', tenant, id, body, attachments, durable });
+    post(rotate ? { t: 'rotate', tenant, id, body, keys: rotate } : unfollowed ? { t: 'append', tenant, id, body, attachments, durable, follow: false } : { t: 'append', tenant, id, body, attachments, durable });
     return o;
   };
 
@@ -302,9 +313,9 @@ export async function startLogThread(opts: LogThreadOptions): Promise<LogThread>
           const o = send(tenant, log, body, [], false, next);
           return o instanceof Error ? Promise.reject(o) : o.signed;
         },
-        appendDurable(body, attachments = []) {
+        appendDurable(body, attachments = [], opts) {
           return new Promise<Durable>((resolve, reject) => {
-            const o = send(tenant, log, body, attachments, true);
+            const o = send(tenant, log, body, attachments, true, undefined, opts?.follow);
             if (o instanceof Error) return reject(o);
             o.durable = { resolve, reject };
           });

@@ -230,6 +230,32 @@ describe('Appender', () => {
     s2.close();
   });
 
+  it('follow: false: durable at commit, signed and covered like any entry, but no proof is made and `signed` says where the receipt is', async () => {
+    const store = openSqliteStore(tmp());
+    // Count the tree-node reads inclusion proofs make: an unfollowed entry must cost none.
+    let reads = 0;
+    const counted = new Proxy(store, { get: (t, k) => (k === 'node' ? (...a: [number, number]) => (reads++, t.node(...a)) : Reflect.get(t, k, t)) });
+    const appender = Appender.open({ origin: ORIGIN, storage: counted, signers: keys.signers, verifiers: keys.verifiers });
+    const followed = await Promise.all(Array.from({ length: 8 }, (_, i) => appender.appendDurable(body(i))));
+    await Promise.all(followed.map((d) => d.signed));
+    const before = reads;
+    const unfollowed = await Promise.all(Array.from({ length: 8 }, (_, i) => appender.appendDurable(body(8 + i), [], { follow: false })));
+    expect(unfollowed.map((d) => d.seq)).toEqual([8, 9, 10, 11, 12, 13, 14, 15]);
+    for (const d of unfollowed) await expect(d.signed).rejects.toMatchObject({ code: 'ERR_NOT_FOUND', message: expect.stringContaining('/v1/entries/') });
+    // A followed append after them: its checkpoint covers the unfollowed ones too, and only its own proof is read.
+    const last = await appender.append(body(16));
+    expect(last.size).toBe(17);
+    const cp = openCheckpoint(last.checkpoint, keys.verifiers);
+    expect(verifyInclusion(last.seq, cp.size, hashLeaf(last.bytes), last.proof, cp.root)).toBe(true);
+    expect(reads - before).toBeLessThanOrEqual(last.proof.length);
+    await appender.close();
+    // Each unfollowed entry is in the signed tree: its proof, made later from the store, verifies.
+    const { inclusionProof } = await import('../../src/log/merkle.js');
+    for (const d of unfollowed) expect(verifyInclusion(d.seq, cp.size, d.leaf, inclusionProof(d.seq, cp.size, store), cp.root)).toBe(true);
+    expect(verifyLog(store, { origin: ORIGIN, verifiers: keys.verifiers }).findings).toEqual([]);
+    store.close();
+  });
+
   describe('pacing: minIntervalMs between checkpoint signatures', () => {
     // Callers arrive staggered (as HTTP requests do): each waits for its signed answer, then a moment.
     const run = async (minIntervalMs: number, loopers: number, each: number) => {

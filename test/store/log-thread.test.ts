@@ -120,6 +120,26 @@ describe('log thread', () => {
     await thread.close();
   });
 
+  it('follow: false: answered durable only, nothing more owed; followed appends in the same turn get their receipts; close does not wait on them', async () => {
+    const { dd, t } = await openThreadLog();
+    await t.ready;
+    const mixed = Array.from({ length: 40 }, (_, i) => (i % 2 ? t.appender.appendDurable!(body(i), [], { follow: false }) : t.appender.appendDurable!(body(i))));
+    const ds = await Promise.all(mixed);
+    expect(ds.map((d) => d.seq)).toEqual(Array.from({ length: 40 }, (_, i) => i));
+    for (const [i, d] of ds.entries()) {
+      if (i % 2) await expect(d.signed).rejects.toMatchObject({ code: 'ERR_NOT_FOUND' });
+      else {
+        const a = await d.signed;
+        const cp = openCheckpoint(a.checkpoint, t.verifiers);
+        expect(verifyInclusion(a.seq, cp.size, hashLeaf(a.bytes), a.proof, cp.root)).toBe(true);
+      }
+    }
+    // Every entry, followed or not, is covered by a signed checkpoint.
+    const cp = await t.appender.checkpointNow!();
+    expect(cp.size).toBe(40);
+    await dd.close();
+  });
+
   it('a signer that cannot start ends the thread: appends fail with the reason long before the coverage bound', async () => {
     // The parent names a public key the seed does not give (a swapped key file): the signing thread refuses it.
     const dir = tmp();
