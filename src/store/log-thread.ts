@@ -9,8 +9,7 @@
 import { existsSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { StoreError, type VouchError } from '../errors.js';
-import type { Appended, Attachment, AuditProgress, BatchStats, Durable, EntryBody, LogAppender, LogHealth, NoteVerifier, SignedTree } from '../log/index.js';
-import { NOT_FOLLOWED } from '../log/index.js';
+import { NOT_FOLLOWED, type Appended, type Attachment, type AuditProgress, type BatchStats, type Durable, type EntryBody, type LogAppender, type LogHealth, type NoteVerifier, type SignedTree } from '../log/index.js';
 import { fromWireError, type Answers, type HostMessage, type LogThreadData, type MainMessage, type RotateKeys, type WireKey } from './log-thread-protocol.js';
 
 export interface LogThreadOptions {
@@ -73,8 +72,15 @@ interface Owed {
   unfollowed?: boolean;
 }
 
-function owe(log: { size: number }): Owed {
+function owe(log: { size: number }, unfollowed: boolean): Owed {
   const o = { log } as Owed;
+  if (unfollowed) {
+    // Nothing will settle it: no promise is made for it.
+    o.unfollowed = true;
+    o.signed = NOT_FOLLOWED;
+    o.resolve = o.reject = () => undefined;
+    return o;
+  }
   o.signed = new Promise<Appended>((resolve, reject) => {
     o.resolve = resolve;
     o.reject = reject;
@@ -242,13 +248,12 @@ export async function startLogThread(opts: LogThreadOptions): Promise<LogThread>
       const o = owed.get(d.id);
       if (!o?.durable) continue;
       if (d.seq + 1 > o.log.size) o.log.size = d.seq + 1;
+      o.durable.resolve({ seq: d.seq, bytes: d.bytes, leaf: d.leaf, signed: o.signed });
+      // No signed answer follows an unfollowed append (the thread sends none): nothing more is owed.
       if (o.unfollowed) {
-        // No signed answer follows (the thread sends none): nothing more is owed.
         owed.delete(d.id);
-        o.durable.resolve({ seq: d.seq, bytes: d.bytes, leaf: d.leaf, signed: NOT_FOLLOWED });
         continue;
       }
-      o.durable.resolve({ seq: d.seq, bytes: d.bytes, leaf: d.leaf, signed: o.signed });
       o.durable = undefined;
       o.entry = { bytes: d.bytes, leaf: d.leaf };
     }
@@ -281,9 +286,8 @@ export async function startLogThread(opts: LogThreadOptions): Promise<LogThread>
     const halted = health.get(tenant)?.halted;
     if (halted) return halted;
     const id = nextId++;
-    const o = owe(log);
     const unfollowed = durable && follow === false;
-    if (unfollowed) o.unfollowed = true;
+    const o = owe(log, unfollowed);
     owed.set(id, o);
     post(rotate ? { t: 'rotate', tenant, id, body, keys: rotate } : unfollowed ? { t: 'append', tenant, id, body, attachments, durable, follow: false } : { t: 'append', tenant, id, body, attachments, durable });
     return o;
