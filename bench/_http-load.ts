@@ -3,6 +3,13 @@
 // every request's bytes built before the clock starts. Reads one LoadJob (JSON) on stdin, opens
 // `concurrency` connections to 127.0.0.1, sends one request at a time on each (no pipelining),
 // and prints one JSON line, a LoadResult: {rate, p50, p99, errors, n}.
+//
+// Each connection first carries one untimed request (`warm`) and the clock starts once every
+// connection has had its answer: the job measures callers on open keep-alive connections, as an
+// agent's client keeps its connection. Without it the first requests of a job measure how fast the
+// server accepts a burst of new connections: Node 20's libuv (1.45 and later) accepts one
+// connection per event-loop turn, and under load a turn lasts 10-30 ms, so the 64th connection of
+// a burst was accepted up to 250 ms after the first and its first request was the job's p99.
 import { connect, type Socket } from 'node:net';
 import { text } from 'node:stream/consumers';
 import type { LoadJob, LoadResult } from './_http-job.js';
@@ -14,6 +21,7 @@ const job = JSON.parse(await text(process.stdin)) as LoadJob;
 const requests = buildRequests(job);
 const expect = job.expect === undefined ? undefined : Buffer.from(job.expect);
 const latencies = new Float64Array(job.total);
+const starts = new Float64Array(job.total);
 let next = 0;
 let errors = 0;
 
@@ -51,45 +59,74 @@ function parseHead(buf: Buffer): { status: number; bodyStart: number; length: nu
   return { status: Number(statusLine.slice(9, 12)), bodyStart, length: bodyStart + contentLength };
 }
 
+/** A keep-alive connection with one request in flight: each whole answer goes to `onAnswer` (a 200 carrying `expect` is ok). */
+interface Conn {
+  socket: Socket;
+  onAnswer: (ok: boolean) => void;
+  onError: (e: Error) => void;
+}
+
+function attach(socket: Socket): Conn {
+  const conn: Conn = { socket, onAnswer: () => undefined, onError: () => undefined };
+  let buf: Buffer = Buffer.alloc(0);
+  let head: ReturnType<typeof parseHead>;
+  socket.on('data', (chunk: Buffer) => {
+    buf = buf.length === 0 ? chunk : Buffer.concat([buf, chunk]);
+    head ??= parseHead(buf);
+    if (head === undefined || buf.length < head.length) return;
+    if (buf.length > head.length) return conn.onError(new Error('bytes past the end of a response'));
+    const ok = head.status === 200 && (expect === undefined || buf.subarray(head.bodyStart).includes(expect));
+    buf = Buffer.alloc(0);
+    head = undefined;
+    conn.onAnswer(ok);
+  });
+  socket.on('error', (e) => conn.onError(e));
+  socket.on('close', () => conn.onError(new Error('the server closed a connection mid-run'))); // no-op once settled
+  return conn;
+}
+
+/** One untimed request on connection `k`: once it is answered the server has accepted the connection. */
+function warm(conn: Conn, k: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    conn.onAnswer = (ok) => (ok ? resolve() : reject(new Error(`the warm-up request on connection ${k} was refused or lacks ${job.expect}`)));
+    conn.onError = reject;
+    conn.socket.write(requests[k % requests.length]);
+  });
+}
+
 /** Send requests on one connection, one at a time, until the job has none left. */
-function drive(socket: Socket): Promise<void> {
+function drive(conn: Conn): Promise<void> {
   return new Promise((resolve, reject) => {
     let i = -1;
     let sentAt = 0;
-    let buf: Buffer = Buffer.alloc(0);
-    let head: ReturnType<typeof parseHead>;
     const send = () => {
       if (next >= job.total) {
-        socket.destroy();
+        conn.socket.destroy();
         return resolve();
       }
       i = next++;
       sentAt = performance.now();
-      socket.write(requests[i % requests.length]);
+      starts[i] = sentAt;
+      conn.socket.write(requests[i % requests.length]);
     };
-    socket.on('data', (chunk: Buffer) => {
-      buf = buf.length === 0 ? chunk : Buffer.concat([buf, chunk]);
-      head ??= parseHead(buf);
-      if (head === undefined || buf.length < head.length) return;
+    conn.onAnswer = (ok) => {
       latencies[i] = performance.now() - sentAt;
-      if (buf.length > head.length) return reject(new Error('bytes past the end of a response'));
-      if (head.status !== 200 || (expect !== undefined && !buf.subarray(head.bodyStart).includes(expect))) errors++;
-      buf = Buffer.alloc(0);
-      head = undefined;
+      if (!ok) errors++;
       send();
-    });
-    socket.on('error', reject);
-    socket.on('close', () => reject(new Error('the server closed a connection mid-run'))); // no-op once resolved
+    };
+    conn.onError = reject;
     send();
   });
 }
 
-const sockets = await Promise.all(Array.from({ length: job.concurrency }, open));
+const conns = (await Promise.all(Array.from({ length: job.concurrency }, open))).map(attach);
+await Promise.all(conns.map(warm));
 const t0 = performance.now();
 const cpu0 = process.cpuUsage();
-await Promise.all(sockets.map(drive));
+await Promise.all(conns.map(drive));
 const seconds = (performance.now() - t0) / 1000;
 const cpu = process.cpuUsage(cpu0);
 const samples = Array.from(latencies);
 const result: LoadResult = { rate: job.total / seconds, p50: percentile(samples, 50), p99: percentile(samples, 99), errors, n: samples.length, clientCpuMs: (cpu.user + cpu.system) / 1000 / job.total };
+if (process.env.TRACE) (await import('node:fs')).writeFileSync(process.env.TRACE, JSON.stringify({ origin: performance.timeOrigin + t0, starts: Array.from(starts, (x) => x - t0), lat: samples }));
 process.stdout.write(JSON.stringify(result) + '\n');

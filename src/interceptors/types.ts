@@ -123,7 +123,8 @@ export interface Interceptor {
   authorizes?: boolean;
   /** The config marked it `optional: true`: a caller's `interceptors` list may leave it out. Else it always runs. */
   optional?: boolean;
-  prepare?(payload: unknown, ctx: Omit<InterceptorContext, 'state'>): Promise<Json>;
+  /** May answer synchronously (a built-in whose state store does): then no deadline timer is armed for it (_attempt.ts). */
+  prepare?(payload: unknown, ctx: Omit<InterceptorContext, 'state'>): Promise<Json> | Json;
   run(payload: unknown, ctx: InterceptorContext): Promise<Outcome> | Outcome;
   /** Live-only follow-up after the decision is durable (e.g. record taint from a response). */
   commit?(finalPayload: unknown, ctx: Omit<InterceptorContext, 'state'>): Promise<void> | void;

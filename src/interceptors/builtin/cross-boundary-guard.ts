@@ -9,7 +9,7 @@ import { buildDescriptor, ConfigReader } from './_content-config.js';
 import { findSecrets } from './_patterns.js';
 import { fingerprintSecret, parseGuardState, type GuardMatch, type GuardState } from './_taint-state.js';
 import { forEachString, formatPath, joinStrings } from './_walk.js';
-import type { BuiltinFactory, TaintStore } from './types.js';
+import { whenAnswered, type BuiltinFactory, type MaybePromise, type TaintMatch, type TaintStore } from './types.js';
 
 type LiveCtx = Omit<InterceptorContext, 'state'>;
 
@@ -37,13 +37,18 @@ export function sessionKeyOf(ctx: Pick<InterceptorContext, 'sessionId' | 'traceI
  * Live, request phase: which tainted values of the session occur in the payload, each with the
  * kind and path our detectors give it (the value itself is never recorded, only its fingerprint).
  */
-export async function prepareGuardState(
+export function prepareGuardState(
   taint: TaintStore,
   payload: unknown,
   ctx: LiveCtx,
   knownKinds: ReadonlyMap<string, string> = new Map(),
-): Promise<GuardState> {
-  const found = await taint.find(sessionKeyOf(ctx), joinStrings(payload));
+): MaybePromise<GuardState> {
+  return whenAnswered(taint.find(sessionKeyOf(ctx), joinStrings(payload)), (found) => guardStateOf(found, payload, knownKinds));
+}
+
+/** The matches of a request, sorted: where and as what our detectors see each tainted value (pure). */
+function guardStateOf(found: TaintMatch[], payload: unknown, knownKinds: ReadonlyMap<string, string>): GuardState {
+  if (found.length === 0) return { matches: [] };
   const located = new Map<string, { kind: string; path: string }>();
   forEachString(payload, (text, path) => {
     for (const hit of findSecrets(text)) {
@@ -103,10 +108,10 @@ export const createCrossBoundaryGuard: BuiltinFactory = ({ name, config, declara
   );
   return {
     descriptor,
-    async prepare(payload, ctx) {
+    prepare(payload, ctx) {
       if (ctx.phase !== 'request') return null;
       remember(inFlight, sessionKeyOf(ctx), targetOf(payload, ctx));
-      return (await prepareGuardState(taint, payload, ctx, kinds)) as unknown as Json;
+      return prepareGuardState(taint, payload, ctx, kinds) as unknown as MaybePromise<Json>;
     },
     run(payload, ctx) {
       if (ctx.phase === 'response') {

@@ -6,7 +6,7 @@ import { InputError, type Issue } from '../../errors.js';
 import type { Interceptor, InterceptorContext, Json, ValidationOutcome } from '../types.js';
 import { buildDescriptor, ConfigReader } from './_content-config.js';
 import { isRecord } from './_walk.js';
-import type { BuiltinFactory, CounterStore } from './types.js';
+import { whenAnswered, type BuiltinFactory, type CounterStore, type MaybePromise } from './types.js';
 
 export const RATE_KEY_PARTS = ['principal', 'tool', 'server', 'session'] as const;
 export type RateKeyPart = (typeof RATE_KEY_PARTS)[number];
@@ -56,9 +56,9 @@ export function rateKeyOf(name: string, parts: readonly RateKeyPart[], payload: 
 }
 
 /** Count this hit (atomically in the store: two concurrent hits never get the same count). */
-export async function prepareRateState(counters: CounterStore, config: RateLimitConfig, key: string, time: string): Promise<RateState> {
+export function prepareRateState(counters: CounterStore, config: RateLimitConfig, key: string, time: string): MaybePromise<RateState> {
   const windowStart = windowStartOf(time, config.windowMs);
-  return { count: await counters.hit(key, windowStart, config.windowMs), windowStart, limit: config.limit };
+  return whenAnswered(counters.hit(key, windowStart, config.windowMs), (count) => ({ count, windowStart, limit: config.limit }));
 }
 
 export function parseRateState(state: Json | undefined): RateState {
@@ -97,9 +97,9 @@ export const createRateLimit: BuiltinFactory = ({ name, config, declaration, dep
   );
   return {
     descriptor,
-    async prepare(payload, ctx) {
+    prepare(payload, ctx) {
       const key = rateKeyOf(name, parsed.key, payload, ctx);
-      return { ...(await prepareRateState(counters, parsed, key, ctx.time)) };
+      return whenAnswered(prepareRateState(counters, parsed, key, ctx.time), (s) => ({ ...s }));
     },
     // The count is recorded state; the limit is policy: taken from this config, so a what-if
     // with a changed limit decides differently on the same recorded count.

@@ -5,7 +5,7 @@ import { UNKNOWN_SERVER } from '../server-of.js';
 import type { Interceptor, Json, Severity, ValidationOutcome } from '../types.js';
 import { buildDescriptor, ConfigReader } from './_content-config.js';
 import { compileSchema } from './_json-schema.js';
-import type { BuiltinFactory, ToolSchemaCache } from './types.js';
+import { whenAnswered, type BuiltinFactory, type ToolSchemaCache } from './types.js';
 
 export type UnknownToolHandling = 'allow' | 'warning' | 'error';
 export const UNKNOWN_HANDLING: readonly UnknownToolHandling[] = ['allow', 'warning', 'error'];
@@ -79,11 +79,10 @@ export const createSchemaGuard: BuiltinFactory = ({ name, config, declaration, d
   return {
     descriptor,
     // Live only: the schema is read here and recorded, so replay does not depend on the cache.
-    async prepare(payload, ctx): Promise<Json> {
+    prepare(payload, ctx) {
       const tool = callOf(payload).name;
       if (tool === undefined) return null;
-      const inputSchema = await schemas.get(ctx.server ?? UNKNOWN_SERVER, tool);
-      return inputSchema === undefined ? { tool, unknown: true } : { tool, inputSchema };
+      return whenAnswered(schemas.get(ctx.server ?? UNKNOWN_SERVER, tool), (inputSchema): Json => (inputSchema === undefined ? { tool, unknown: true } : { tool, inputSchema }));
     },
     run: (payload, ctx) => checkArguments(payload, ctx.state, cfg),
   };

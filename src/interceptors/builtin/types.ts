@@ -6,6 +6,16 @@ import type { Interceptor, InterceptorDescriptor, Json } from '../types.js';
 
 export type MaybePromise<T> = T | Promise<T>;
 
+/**
+ * `f` of what a store answered: at once when it answered synchronously, after it when it answered
+ * with a promise. A built-in's prepare() stays synchronous on a synchronous store (memory, one
+ * process), and a synchronous attempt arms no deadline timer, races nothing and makes no
+ * AbortController (_attempt.ts): measured, that machinery cost a decision more than the stores.
+ */
+export function whenAnswered<T, U>(v: MaybePromise<T>, f: (t: T) => U): MaybePromise<U> {
+  return typeof (v as { then?: unknown } | null)?.then === 'function' ? (v as Promise<T>).then(f) : f(v as T);
+}
+
 /** Fixed-window counters for rate limits. */
 export interface CounterStore {
   /** Count one hit for `key` in the window starting at `windowStart` (RFC 3339); returns the count after it. */
