@@ -7,8 +7,8 @@
 // Each connection first carries one untimed request (`warm`) and the clock starts once every
 // connection has had its answer: the job measures callers on open keep-alive connections, as an
 // agent's client keeps its connection. Without it the first requests of a job measure how fast the
-// server accepts a burst of new connections: Node 20's libuv (1.45 and later) accepts one
-// connection per event-loop turn, and under load a turn lasts 10-30 ms, so the 64th connection of
+// server accepts a burst of new connections: libuv accepts one connection per event-loop turn
+// since libuv/libuv#3696 (Node 20 has 1.46), and under load a turn lasts 10-30 ms, so the 64th of
 // a burst was accepted up to 250 ms after the first and its first request was the job's p99.
 import { connect, type Socket } from 'node:net';
 import { text } from 'node:stream/consumers';
