@@ -3,6 +3,7 @@
 // for someone else needs the delegate role: onBehalfOf), the per-call timeout (recorded, since it
 // shapes the decision), vouch's prechecks (co-signature, authorization link, drift), decide,
 // and the receipt with the caller's signature when it verified.
+import { withRead } from '../lazy-property.js';
 import { decide, type ActivePolicy, type AnyOutcome, type DecisionOutcome, type Wait } from './decide.js';
 import type { LogWriter } from '../log/index.js';
 import type { DecisionExtras } from '../entries/index.js';
@@ -110,11 +111,9 @@ export async function decideParams(p: ExecuteChainParams, who: Asker, deps: Deci
   // A durable answer need not wait for it: built for a caller that asks (decide.ts).
   let signed: Promise<Receipt> | undefined;
   const durable = outcome;
-  return {
-    outcome,
-    get signed() {
-      if (!signed) (signed = durable.signed!.then(cosigned)).catch(() => undefined);
-      return signed;
-    },
-  };
+  // withRead, not a literal's getter: that kept each decision alive past scavenges (lazy-property.ts).
+  return withRead({ outcome }, 'signed', () => {
+    if (!signed) (signed = durable.signed!.then(cosigned)).catch(() => undefined);
+    return signed;
+  });
 }

@@ -2,6 +2,7 @@
 // Fail closed: a chain that cannot run, a payload that cannot be hashed, anything unexpected is
 // a deny. No allow is returned before its entry is durable (fsync'd), and by default before its
 // checkpoint is signed (wait "signed"); the append resolves or throws, and then there is no allow.
+import { withRead } from '../lazy-property.js';
 import { canonicalBytes, digestBytes, type Digest } from '../canonical/index.js';
 import { codeOf, publicMessage } from '../errors.js';
 import { decisionOf, executeChain, type ChainContext, type ChainOptions } from '../interceptors/chain.js';
@@ -181,14 +182,11 @@ export async function decide(req: DecisionRequest, deps: DecideDeps): Promise<An
   // Built for a caller that asks (the gateway attaches it to the answer when ready); /mcp and
   // /v1/authorize answer a durable caller with the entry, and the receipt is served by its seq.
   let signed: Promise<Receipt> | undefined;
-  return {
-    ...common,
-    appended,
-    get signed() {
-      if (!signed) (signed = durable.signed.then(buildReceipt)).catch(() => undefined);
-      return signed;
-    },
-  };
+  // withRead, not a literal's getter: that kept each decision alive past scavenges (lazy-property.ts).
+  return withRead({ ...common, appended }, 'signed', () => {
+    if (!signed) (signed = durable.signed.then(buildReceipt)).catch(() => undefined);
+    return signed;
+  });
 }
 
 async function runCommitHooks(all: Interceptor[], req: DecisionRequest, finalPayload: unknown, direction: Direction, deps: DecideDeps): Promise<void> {

@@ -2,6 +2,7 @@
 // under a deadline. Never rejects: every way it can go wrong becomes a failed Attempt, so
 // the chain decides fail-open or fail-closed in one place.
 import { VouchError } from '../errors.js';
+import { withRead } from '../lazy-property.js';
 import type { BaseContext } from './_context.js';
 import { cloneJson, describeError, isPlainObject } from './_json.js';
 import { resultOf } from './_outcome.js';
@@ -118,9 +119,7 @@ function isThenable<T>(v: T | Promise<T>): v is Promise<T> {
 
 /** The context an interceptor sees: its AbortSignal is made only if it asks for it. */
 function contextOf(ctx: BaseContext, signal: () => AbortSignal, state?: Json): InterceptorContextLike {
-  return state === undefined
-    ? { ...ctx, get signal() { return signal(); } }
-    : { ...ctx, state, get signal() { return signal(); } };
+  return withRead(state === undefined ? ctx : { ...ctx, state }, 'signal', signal);
 }
 type InterceptorContextLike = BaseContext & { state?: Json; readonly signal: AbortSignal };
 

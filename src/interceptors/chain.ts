@@ -2,6 +2,8 @@
 // direction across the trust boundary, mutate in sequence, validate in parallel, observe
 // fire-and-forget, and fail closed. Never throws: every failure is a deny ChainResult.
 import { VouchError } from '../errors.js';
+import { withRead } from '../lazy-property.js';
+import type { AttemptOptions } from './_attempt.js';
 import { DEFAULT_DIRECTIONS, baseContext, type ChainContext } from './_context.js';
 import { runMutation, runParallel, type ChainState, type StepEnv } from './_chain-steps.js';
 import { cloneJson, describeError, setMember } from './_json.js';
@@ -97,23 +99,27 @@ async function runChain(
   const interceptorTimeoutMs = timeoutOf(opts.interceptorTimeoutMs, DEFAULT_INTERCEPTOR_TIMEOUT_MS);
   const env: StepEnv = {
     ctx: baseContext(ctx, event, phase, direction),
-    attempt: {
-      timeoutMs: interceptorTimeoutMs,
-      replayState: opts.replayState,
-      get signal() {
+    // `signal` through withRead, not a literal's getter (lazy-property.ts: kept the chain alive).
+    attempt: withRead(
+      {
+        timeoutMs: interceptorTimeoutMs,
+        replayState: opts.replayState,
+        aborted: () => expired !== undefined,
+        clock: opts.clock,
+        recordState: (name: string, value: Json) => {
+          // A remote server names its own interceptors ("__proto__" passes the protocol's name rule).
+          if (!s.closed) setMember(state, name, value);
+        },
+      } as Omit<AttemptOptions, 'signal'>,
+      'signal',
+      () => {
         if (!chainAbort) {
           chainAbort = new AbortController();
           if (expired) chainAbort.abort(expired.why);
         }
         return chainAbort.signal;
       },
-      aborted: () => expired !== undefined,
-      clock: opts.clock,
-      recordState: (name, value) => {
-        // A remote server names its own interceptors ("__proto__" passes the protocol's name rule).
-        if (!s.closed) setMember(state, name, value);
-      },
-    },
+    ),
     observerTimeoutMs: interceptorTimeoutMs,
     replay: opts.replayState !== undefined,
     observers,
