@@ -3,6 +3,7 @@
 // the chain decides fail-open or fail-closed in one place.
 import { VouchError } from '../errors.js';
 import { withRead } from '../lazy-property.js';
+import { isThenable } from '../maybe-promise.js';
 import type { BaseContext } from './_context.js';
 import { cloneJson, describeError, isPlainObject } from './_json.js';
 import { resultOf } from './_outcome.js';
@@ -110,10 +111,6 @@ async function raceDeadline(
   clearTimeout(timer);
   if (onAbort) opts.signal?.removeEventListener('abort', onAbort);
   return attempt;
-}
-
-function isThenable<T>(v: T | Promise<T>): v is Promise<T> {
-  return typeof (v as { then?: unknown } | null)?.then === 'function';
 }
 
 

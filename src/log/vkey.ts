@@ -22,10 +22,12 @@ function startsWith(bytes: Uint8Array, prefix: Uint8Array): boolean {
   return bytes.length >= prefix.length && bytesEqual(bytes.subarray(0, prefix.length), prefix);
 }
 
-/** Parses a vkey (one trailing newline tolerated, as in a vkey file) and checks its key id. */
-export function parseVkey(text: string): NoteVerifier {
-  if (typeof text !== 'string' || text.length > 8192) bad('must be a string of at most 8192 characters');
-  const line = text.endsWith('\n') ? text.slice(0, -1) : text;
+/**
+ * The three fields of one vkey line, the name and key id checked for form (not the id against the
+ * key: that needs the key's type). `bad` throws the caller's own coded error. Shared with the
+ * cosigner vkeys of witness/vkey.ts.
+ */
+export function splitVkey(line: string, bad: (message: string) => never): { name: string; idHex: string; key: Uint8Array } {
   // Names hold no "+", so the first two "+" delimit the fields; base64 may contain "+" itself.
   const p1 = line.indexOf('+');
   const p2 = p1 < 0 ? -1 : line.indexOf('+', p1 + 1);
@@ -34,12 +36,18 @@ export function parseVkey(text: string): NoteVerifier {
   const idHex = line.slice(p1 + 1, p2);
   if (!isValidKeyName(name)) bad('key name must be non-empty, without spaces or "+"');
   if (!/^[0-9a-f]{8}$/.test(idHex)) bad('key id must be 8 lowercase hex digits');
-  let key: Uint8Array;
   try {
-    key = fromBase64(line.slice(p2 + 1));
+    return { name, idHex, key: fromBase64(line.slice(p2 + 1)) };
   } catch {
     return bad('key must be standard padded base64');
   }
+}
+
+/** Parses a vkey (one trailing newline tolerated, as in a vkey file) and checks its key id. */
+export function parseVkey(text: string): NoteVerifier {
+  if (typeof text !== 'string' || text.length > 8192) bad('must be a string of at most 8192 characters');
+  const line = text.endsWith('\n') ? text.slice(0, -1) : text;
+  const { name, idHex, key } = splitVkey(line, bad);
   let alg: SignatureAlg;
   let publicKey: Uint8Array;
   if (startsWith(key, ED25519_TYPE_BYTES)) {

@@ -4,6 +4,7 @@
 import type { Digest } from '../canonical/index.js';
 import { StoreError } from '../errors.js';
 import type { Hash } from '../log/merkle.js';
+import { guarded } from './_guarded.js';
 import { applyMigrations, POLICY_ENTRY_SQL, type Migration } from './migrations.js';
 import type { Batch, DocumentKind, LogStore, StoredCheckpoint, StoredEntry } from './port.js';
 
@@ -56,13 +57,7 @@ class DurableObjectStore implements LogStore {
   }
 
   private guard<T>(what: string, fn: () => T): T {
-    if (this.closed) throw new StoreError('ERR_STORE_CLOSED', 'store is closed');
-    try {
-      return fn();
-    } catch (cause) {
-      if (cause instanceof StoreError) throw cause;
-      throw new StoreError('ERR_STORE', `${what} failed: ${(cause as Error).message}`, { cause });
-    }
+    return guarded(this.closed, what, fn);
   }
 
   size(): number {

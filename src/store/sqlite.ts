@@ -6,6 +6,7 @@ import type { Digest } from '../canonical/index.js';
 import { StoreError } from '../errors.js';
 import type { Hash, TreeNode } from '../log/merkle.js';
 import type { CommitTag } from '../log/commit-tag.js';
+import { guarded } from './_guarded.js';
 import { applyMigrations, KEY_ENTRY_SQL, orderMigrations, PIN_ENTRY_SQL, POLICY_ENTRY_SQL, type Migration } from './migrations.js';
 import type { Batch, DocumentKind, EntryBatch, LogStore, StoredCheckpoint, StoredEntry } from './port.js';
 
@@ -91,13 +92,7 @@ class SqliteStore implements LogStore {
   }
 
   private guard<T>(what: string, fn: () => T): T {
-    if (this.closed) throw new StoreError('ERR_STORE_CLOSED', 'store is closed');
-    try {
-      return fn();
-    } catch (cause) {
-      if (cause instanceof StoreError) throw cause;
-      throw new StoreError('ERR_STORE', `${what} failed: ${(cause as Error).message}`, { cause });
-    }
+    return guarded(this.closed, what, fn);
   }
 
   size(): number {

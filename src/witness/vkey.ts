@@ -1,9 +1,9 @@
 // Cosigner verifier keys: signed-note vkeys with signature type 0x04 (Ed25519) or 0x06
 // (ML-DSA-44), as tlog-cosignature says they MAY be encoded:
 //   <name>+<8 hex digits of key id>+<base64(type || public key)>     Portable.
-import { concatBytes, fromBase64, toBase64, toHex } from '../canonical/index.js';
+import { concatBytes, toBase64, toHex } from '../canonical/index.js';
 import { InputError } from '../errors.js';
-import { isValidKeyName } from '../log/note.js';
+import { splitVkey } from '../log/vkey.js';
 import { COSIGN_ALGS, COSIGN_TYPE, cosignerKeyOf, type CosignAlg, type CosignerKey } from './cosignature.js';
 
 function bad(message: string): never {
@@ -17,19 +17,7 @@ export function formatCosignerVkey(key: CosignerKey): string {
 export function parseCosignerVkey(text: string): CosignerKey {
   if (typeof text !== 'string' || text.length > 8192) bad('must be a string of at most 8192 characters');
   const line = text.trim();
-  const p1 = line.indexOf('+');
-  const p2 = p1 < 0 ? -1 : line.indexOf('+', p1 + 1);
-  if (p2 < 0) bad('expected <name>+<key id hex>+<base64 key>');
-  const name = line.slice(0, p1);
-  const idHex = line.slice(p1 + 1, p2);
-  if (!isValidKeyName(name)) bad('key name must be non-empty, without spaces or "+"');
-  if (!/^[0-9a-f]{8}$/.test(idHex)) bad('key id must be 8 lowercase hex digits');
-  let raw: Uint8Array;
-  try {
-    raw = fromBase64(line.slice(p2 + 1));
-  } catch {
-    return bad('key must be standard padded base64');
-  }
+  const { name, idHex, key: raw } = splitVkey(line, bad);
   const alg: CosignAlg | undefined = COSIGN_ALGS.find((a) => COSIGN_TYPE[a] === raw[0]);
   if (!alg) return bad(`signature type 0x${toHex(raw.subarray(0, 1))} is not a cosignature type (0x04 Ed25519, 0x06 ML-DSA-44)`);
   const key = cosignerKeyOf(name, alg, raw.slice(1));

@@ -1,20 +1,11 @@
 // Shared contract of the built-in interceptors: the factory signature and the live state
 // stores (counters, session taint, tool schemas) that only prepare()/commit() may touch. A store
 // may answer synchronously (memory, one process) or asynchronously (a Durable Object on Workers).
+import type { MaybePromise } from '../../maybe-promise.js';
 import type { PolicySet } from '../../policy/index.js';
 import type { Interceptor, InterceptorDescriptor, Json } from '../types.js';
 
-export type MaybePromise<T> = T | Promise<T>;
-
-/**
- * `f` of what a store answered: at once when it answered synchronously, after it when it answered
- * with a promise. A built-in's prepare() stays synchronous on a synchronous store (memory, one
- * process), and a synchronous attempt arms no deadline timer, races nothing and makes no
- * AbortController (_attempt.ts): measured, that machinery cost a decision more than the stores.
- */
-export function whenAnswered<T, U>(v: MaybePromise<T>, f: (t: T) => U): MaybePromise<U> {
-  return typeof (v as { then?: unknown } | null)?.then === 'function' ? (v as Promise<T>).then(f) : f(v as T);
-}
+export { whenAnswered, type MaybePromise } from '../../maybe-promise.js';
 
 /** Fixed-window counters for rate limits. */
 export interface CounterStore {
