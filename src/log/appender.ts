@@ -10,83 +10,13 @@ import { toHex } from '../canonical/index.js';
 import { StoreError, VouchError } from '../errors.js';
 import { signCheckpoint } from './checkpoint.js';
 import { encodeEntry, type EntryBody } from './entry.js';
-import { appendLeaf, hashLeaf, inclusionProof, rangeRoot, type CompactRange, type Hash, type NodeReader } from './merkle.js';
+import { NOT_FOLLOWED, type Appended, type BatchStats, type Durable, type DurableOptions, type LogAppender, type LogHealth, type SignedTree } from './appending.js';
+import { appendLeaf, cachedReader, hashLeaf, inclusionProof, rangeRoot, type CompactRange, type Hash } from './merkle.js';
 import type { NoteSigner, NoteVerifier } from './note.js';
 import { checkSignedTree, inconsistent } from './open-check.js';
 import { commitTag } from './commit-tag.js';
-import { DEFAULT_PACING, signDelay, type Pacing } from './pacing.js';
+import { pacingOf, signDelay, type Pacing } from './pacing.js';
 import type { Attachment, EntryBatch, LogStorage, StoredEntry } from './storage.js';
-
-export interface Appended {
-  seq: number;
-  bytes: Uint8Array;
-  leaf: Hash;
-  /** Tree size of the checkpoint that covers this entry. */
-  size: number;
-  proof: Hash[];
-  /** The signed checkpoint note covering this entry. */
-  checkpoint: string;
-}
-
-/**
- * Options of `appendDurable`. `follow: false`: the caller will not read `signed` (an HTTP answer
- * that names where the receipt will be instead): no inclusion proof is made for the entry when its
- * checkpoint is signed, and `signed` rejects at once with ERR_NOT_FOUND. The entry is signed and
- * counted for pacing and the coverage bound as any other.
- */
-export interface DurableOptions {
-  follow?: boolean;
-}
-
-/** What `signed` of an entry appended with `follow: false` rejects with (shared, already handled). */
-export const NOT_FOLLOWED: Promise<Appended> = Promise.reject(new VouchError('ERR_NOT_FOUND', 'this append did not follow its receipt: read it from the log (GET /v1/entries/:seq) once a signed checkpoint covers the entry'));
-NOT_FOLLOWED.catch(() => undefined);
-
-/** A committed (fsync'd) entry; `signed` resolves once a signed checkpoint covers it. */
-export interface Durable {
-  seq: number;
-  bytes: Uint8Array;
-  leaf: Hash;
-  signed: Promise<Appended>;
-}
-
-/** What a service needs of a log's appender: this Appender, or the log thread's proxy of one (store/log-thread.ts). */
-export interface LogAppender {
-  readonly origin: string;
-  /** Entries committed. */
-  readonly size: number;
-  /** Append one entry and wait until a signed checkpoint covers it. */
-  append(body: EntryBody, attachments?: Attachment[]): Promise<Appended>;
-  /** Append one entry and wait only until it is durable (absent: use `append`). */
-  appendDurable?(body: EntryBody, attachments?: Attachment[], opts?: DurableOptions): Promise<Durable>;
-  /** Sign a fresh checkpoint over everything committed (after what is queued): shutdown and idle checkpoints. */
-  checkpointNow?(): Promise<SignedTree>;
-  /** Whether it can sign now, and how far the background audit of its stored leaves has got. */
-  health?(): LogHealth;
-  close(): Promise<void>;
-}
-
-export interface LogHealth {
-  /** Why it refuses to sign (every append fails with this). */
-  halted?: VouchError;
-  audit?: { checked: number; total: number; complete: boolean };
-}
-
-export interface SignedTree {
-  size: number;
-  note: string;
-}
-
-/** One committed batch, reported once a signed checkpoint covers it. */
-export interface BatchStats {
-  entries: number;
-  /** Tree size after the batch. */
-  size: number;
-  /** How long the covering checkpoint took to sign. */
-  signMs?: number;
-  /** From the batch's commit to the covering checkpoint's commit: the coverage delay of its entries. */
-  coverMs?: number;
-}
 
 export interface AppenderOptions extends Partial<Pacing> {
   origin: string;
@@ -188,7 +118,7 @@ export class Appender implements LogAppender {
     this.prev = prev;
     this.signed = { range, prev };
     this.maxBatch = opts.maxBatch ?? 4096;
-    this.pacing = { ...DEFAULT_PACING, ...definedOf(opts) };
+    this.pacing = pacingOf(opts);
     this.now = opts.monotonic ?? (() => performance.now());
     this.early = typeof opts.storage.appendEntries === 'function' && typeof opts.storage.putCheckpoint === 'function';
     // Entries a crash left committed but unsigned (open-check.ts checked them): sign them first.
@@ -445,7 +375,7 @@ export class Appender implements LogAppender {
     for (const b of batches) this.opts.onBatch?.({ entries: b.entries, size: b.size, signMs, coverMs: at - b.at });
     const n = this.waiters.findIndex((w) => w.seq >= size);
     const done = this.waiters.splice(0, n < 0 ? this.waiters.length : n);
-    const reader = cached(this.opts.storage);
+    const reader = cachedReader(this.opts.storage);
     for (const w of done) {
       if (!w.told) this.tell(w, w.signedPromise!);
       if (w.item.follow === false) continue; // nobody reads it: no proof
@@ -494,23 +424,4 @@ export class Appender implements LogAppender {
 function merge(held: EntryBatch[]): EntryBatch {
   if (held.length === 1) return held[0];
   return { entries: held.flatMap((h) => h.entries), nodes: held.flatMap((h) => h.nodes), payloads: held.flatMap((h) => h.payloads ?? []) };
-}
-
-function definedOf(o: Partial<Pacing>): Partial<Pacing> {
-  const out: Partial<Pacing> = {};
-  for (const k of ['minIntervalMs', 'signShare', 'durableIntervalMs', 'maxCoverageMs', 'retryMs'] as const) if (o[k] !== undefined) out[k] = o[k];
-  return out;
-}
-
-/** Proofs for one checkpoint share most of their nodes: read each from the store once. */
-function cached(storage: NodeReader): NodeReader {
-  const map = new Map<string, Hash>();
-  return {
-    node: (level, index) => {
-      const key = `${level}/${index}`;
-      let h = map.get(key);
-      if (!h) map.set(key, (h = storage.node(level, index)));
-      return h;
-    },
-  };
 }

@@ -6,7 +6,8 @@ export { parseNote, signNote, verifyNote, noteSignerFor, noteVerifierFor, isVali
 export { formatVkey, parseVkey } from './vkey.js';
 export type { LogWriter } from './writer.js';
 export { assertTenant, isTenant, logOriginOf, TENANT_RE } from './origin.js';
-export { Appender, type Appended, type AppenderOptions, type BatchStats, type Durable, type DurableOptions, NOT_FOLLOWED, type LogAppender, type LogHealth, type SignedTree } from './appender.js';
+export { Appender, type AppenderOptions } from './appender.js';
+export { NOT_FOLLOWED, type Appended, type BatchStats, type Durable, type DurableOptions, type LogAppender, type LogHealth, type SignedTree } from './appending.js';
 export { DEFAULT_PACING, type Pacing } from './pacing.js';
 export { auditLeaves, DEFAULT_AUDIT_DELAY_MS, type AuditProgress, type LeafAuditOptions } from './leaf-audit.js';
 export { checkSignedTree } from './open-check.js';

@@ -93,3 +93,16 @@ function subproof(m: number, start: number, end: number, b: boolean, reader: Nod
     out.push(hashRange(start, start + k, reader));
   }
 }
+
+/** Proofs for one checkpoint share most of their nodes: a reader that reads each from `reader` once. */
+export function cachedReader(reader: NodeReader): NodeReader {
+  const map = new Map<string, Hash>();
+  return {
+    node: (level, index) => {
+      const key = `${level}/${index}`;
+      let h = map.get(key);
+      if (!h) map.set(key, (h = reader.node(level, index)));
+      return h;
+    },
+  };
+}

@@ -72,3 +72,10 @@ export function signDelay(p: Pacing, now: number, last: { at: number; entries: n
   const interval = loadedInterval(p, last.signMs);
   return loaded && since < interval ? interval - since : 0;
 }
+
+/** The defaults with every option that is set (an undefined option keeps its default). */
+export function pacingOf(o: Partial<Pacing>): Pacing {
+  const out: Pacing = { ...DEFAULT_PACING };
+  for (const k of ['minIntervalMs', 'signShare', 'durableIntervalMs', 'maxCoverageMs', 'retryMs'] as const) if (o[k] !== undefined) out[k] = o[k]!;
+  return out;
+}

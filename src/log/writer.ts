@@ -1,6 +1,6 @@
 // What a writer of entries needs of a log: append a body (with payloads kept by digest) and get
 // the committed entry back once it is durable and signed. Every deployment's log port satisfies it.
-import type { Appended, Durable, DurableOptions } from './appender.js';
+import type { Appended, Durable, DurableOptions } from './appending.js';
 import type { EntryBody } from './entry.js';
 import type { Attachment } from './storage.js';
 
