@@ -28,8 +28,8 @@ if (existsSync(new URL('../src/', import.meta.url))) {
   buildDist({ ifStale: true, quiet: true });
 }
 // `vouch serve` starts its log thread before loading the rest, so the thread's start-up runs beside
-// this one's (store/log-thread.ts prestartLogThread): the longest path of start-up otherwise.
-if (serving && process.argv[2] === 'serve') (await import('../dist/store/log-thread.js')).prestartLogThread();
+// this one's (store/log-thread-start.ts prestartLogThread): the longest path of start-up otherwise.
+if (serving && process.argv[2] === 'serve') (await import('../dist/store/log-thread-start.js')).prestartLogThread();
 // One file (scripts/bundle-dist.mjs) when the build made it: it loads in half the time of the modules.
 const bundled = new URL('../dist/.bundle/vouch.mjs', import.meta.url);
 const { main } = await import(existsSync(bundled) ? bundled.href : '../dist/cli/main.js');

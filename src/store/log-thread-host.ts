@@ -26,7 +26,7 @@ if (workerData === null) (await import('../policy/engine-warm-up.js')).warmPolic
 // encodings as ed25519.ts; no JIT warm-up, which cost about 90 ms of start-up here), so that is
 // the verifier tested.
 cryptoSelfTest(undefined, { ed25519: nodeVerifyEd25519 });
-// Started early (log-thread.ts prestartLogThread), the thread has loaded the modules above while
+// Started early (log-thread-start.ts prestartLogThread), the thread has loaded the modules above while
 // its parent loaded its own; then its keys and options come as the first message.
 const data: LogThreadData =
   (workerData as LogThreadData | null) ??

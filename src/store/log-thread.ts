@@ -6,10 +6,10 @@
 // Protocol (log-thread-protocol.ts, both sides): open, append, checkpoint, close; every append is
 // answered once durable (when asked), once signed, or with a coded error. If the thread dies,
 // every owed and every later append fails with ERR_STORE: nothing is answered as appended that was not.
-import { existsSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { StoreError, type VouchError } from '../errors.js';
 import { NOT_FOLLOWED, type Appended, type Attachment, type AuditProgress, type BatchStats, type Durable, type EntryBody, type LogAppender, type LogHealth, type NoteVerifier, type SignedTree } from '../log/index.js';
+import { hostUrl, takePrestarted } from './log-thread-start.js';
 import { fromWireError, type Answers, type HostMessage, type LogThreadData, type MainMessage, type RotateKeys, type WireKey } from './log-thread-protocol.js';
 
 export interface LogThreadOptions {
@@ -57,6 +57,7 @@ export interface LogThread {
   close(): Promise<void>;
 }
 
+export { prestartLogThread } from './log-thread-start.js';
 export { toWireError, type HostMessage, type MainMessage, type WireError } from './log-thread-protocol.js';
 
 interface Owed {
@@ -87,50 +88,6 @@ function owe(log: { size: number }, unfollowed: boolean): Owed {
   });
   o.signed.catch(() => undefined); // a durable-only caller may never look
   return o;
-}
-
-/**
- * Compiled (dist/*.js): the host is JavaScript and starts as is, as one bundled file when the
- * build made one (scripts/bundle-dist.mjs); from the TypeScript sources (tests, tsx) the .mjs
- * entry registers tsx in the thread first.
- */
-function hostUrl(): URL {
-  if (!import.meta.url.endsWith('.js')) return new URL('./log-thread-worker.mjs', import.meta.url);
-  const bundled = new URL('../.bundle/log-thread-host.mjs', import.meta.url);
-  return existsSync(bundled) ? bundled : new URL('./log-thread-host.js', import.meta.url);
-}
-
-interface Prestarted {
-  worker: Worker;
-  /** The thread ended before anyone took it (it failed to load): not taken, a new one is started. */
-  ended: boolean;
-}
-// On globalThis: bin/vouch.js prestarts from dist/store/log-thread.js, and the bundle that takes
-// the thread holds its own copy of this module.
-const PRESTARTED = Symbol.for('vouch.prestarted-log-thread');
-const registry = globalThis as { [PRESTARTED]?: Prestarted };
-
-/**
- * Start the log thread now, before its keys are read, so its modules load while this thread
- * loads its own (`vouch serve` calls it first thing: start-up's longest path was this thread's
- * module loading, begun only after the main thread had loaded everything). The next
- * startLogThread without a workerUrl takes it and sends the keys. Untaken, it keeps nothing alive.
- */
-export function prestartLogThread(): void {
-  if (registry[PRESTARTED]) return;
-  const p: Prestarted = { worker: new Worker(hostUrl(), { workerData: null }), ended: false };
-  p.worker.unref();
-  p.worker.once('error', () => void (p.ended = true));
-  p.worker.once('exit', () => void (p.ended = true));
-  registry[PRESTARTED] = p;
-}
-
-function takePrestarted(): Worker | undefined {
-  const p = registry[PRESTARTED];
-  registry[PRESTARTED] = undefined;
-  if (!p || p.ended) return undefined;
-  p.worker.ref();
-  return p.worker;
 }
 
 export async function startLogThread(opts: LogThreadOptions): Promise<LogThread> {
