@@ -149,9 +149,7 @@ function open(tenant: string, path: string, origin: string, keys: ReturnType<typ
       verifiers: keys.verifiers,
       commitKey,
       maxBatch: data.maxBatch,
-      minIntervalMs: data.minIntervalMs,
-      durableIntervalMs: data.durableIntervalMs,
-      maxCoverageMs: data.maxCoverageMs,
+      ...data.pacing,
       monotonic: () => performance.now(),
       onBatch: (stats) => send({ t: 'batch', tenant, stats }),
     });

@@ -3,7 +3,7 @@
 // Every append is answered: `durable` (only when asked for) once its batch is committed, then
 // `signed` once a signed checkpoint covers it, or `failed` at either stage with a coded error.
 import { StoreError, VouchError, type ErrorCode } from '../errors.js';
-import type { Attachment, BatchStats, EntryBody, Hash } from '../log/index.js';
+import type { Attachment, BatchStats, EntryBody, Hash, Pacing } from '../log/index.js';
 
 export interface WireError {
   code: ErrorCode;
@@ -18,10 +18,8 @@ export interface LogThreadData {
   mldsaPublicKey?: Uint8Array;
   ed25519Seed?: Uint8Array;
   maxBatch?: number;
-  /** Pacing overrides (log/pacing.ts); absent: the defaults every appender uses. */
-  minIntervalMs?: number;
-  durableIntervalMs?: number;
-  maxCoverageMs?: number;
+  /** Pacing overrides (log/pacing.ts), every one of them; absent: the defaults every appender uses. */
+  pacing?: Partial<Pacing>;
   auditPage?: number;
   auditDelayMs?: number;
 }

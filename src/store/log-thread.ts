@@ -8,7 +8,7 @@
 // every owed and every later append fails with ERR_STORE: nothing is answered as appended that was not.
 import { Worker } from 'node:worker_threads';
 import { StoreError, type VouchError } from '../errors.js';
-import { NOT_FOLLOWED, type Appended, type Attachment, type AuditProgress, type BatchStats, type Durable, type EntryBody, type LogAppender, type LogHealth, type NoteVerifier, type SignedTree } from '../log/index.js';
+import { NOT_FOLLOWED, type Appended, type Attachment, type AuditProgress, type BatchStats, type Durable, type EntryBody, type LogAppender, type LogHealth, type NoteVerifier, type Pacing, type SignedTree } from '../log/index.js';
 import { hostUrl, takePrestarted } from './log-thread-start.js';
 import { fromWireError, type Answers, type HostMessage, type LogThreadData, type MainMessage, type RotateKeys, type WireKey } from './log-thread-protocol.js';
 
@@ -19,11 +19,8 @@ export interface LogThreadOptions {
   mldsaPublicKey?: Uint8Array;
   ed25519Seed?: Uint8Array;
   maxBatch?: number;
-  /** Pacing overrides (log/pacing.ts): absent, the one default policy of every appender. */
-  minIntervalMs?: number;
-  /** The slower pace while no caller waits for a signed receipt (wait "durable" only). */
-  durableIntervalMs?: number;
-  maxCoverageMs?: number;
+  /** Pacing overrides (log/pacing.ts: intervals, signShare, the coverage bound, retry): absent, the one default policy of every appender. */
+  pacing?: Partial<Pacing>;
   onBatch?: (tenant: string, stats: BatchStats) => void;
   /** Entries per page of the background audit (default 2048). */
   auditPage?: number;
@@ -91,7 +88,7 @@ function owe(log: { size: number }, unfollowed: boolean): Owed {
 }
 
 export async function startLogThread(opts: LogThreadOptions): Promise<LogThread> {
-  const data: LogThreadData = { keyName: opts.keyName, mldsaSeed: opts.mldsaSeed.slice(), mldsaPublicKey: opts.mldsaPublicKey?.slice(), ed25519Seed: opts.ed25519Seed?.slice(), maxBatch: opts.maxBatch, minIntervalMs: opts.minIntervalMs, durableIntervalMs: opts.durableIntervalMs, maxCoverageMs: opts.maxCoverageMs, auditPage: opts.auditPage, auditDelayMs: opts.auditDelayMs };
+  const data: LogThreadData = { keyName: opts.keyName, mldsaSeed: opts.mldsaSeed.slice(), mldsaPublicKey: opts.mldsaPublicKey?.slice(), ed25519Seed: opts.ed25519Seed?.slice(), maxBatch: opts.maxBatch, pacing: opts.pacing, auditPage: opts.auditPage, auditDelayMs: opts.auditDelayMs };
   const early = opts.workerUrl ? undefined : takePrestarted();
   const worker = early ?? new Worker(opts.workerUrl ?? hostUrl(), { workerData: data });
   if (early) worker.postMessage({ t: 'init', data } satisfies MainMessage);

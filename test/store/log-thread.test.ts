@@ -181,7 +181,7 @@ describe('log thread', () => {
   it('takes the durable-only pace as an option: durable entries wait for it, a signed caller does not', async () => {
     const dir = tmp();
     initDataDir(dir);
-    const thread = await startLogThread({ keyName: 'vouch.local', mldsaSeed: new Uint8Array(32).fill(4), minIntervalMs: 25, durableIntervalMs: 60_000 });
+    const thread = await startLogThread({ keyName: 'vouch.local', mldsaSeed: new Uint8Array(32).fill(4), pacing: { minIntervalMs: 25, durableIntervalMs: 60_000 } });
     try {
       const log = thread.open('default', logPath(dir, 'default'), 'vouch.local/default', 0);
       await log.ready;
