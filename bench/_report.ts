@@ -3,6 +3,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { arch, cpus, platform, release } from 'node:os';
 import { dirname } from 'node:path';
+import { describeMldsaBackend } from '../src/crypto/mldsa-backend.js';
 import { round } from './_stats.js';
 import type { Result } from './_types.js';
 
@@ -17,7 +18,7 @@ export interface Report {
   tool: 'vouch';
   startedAt: string;
   quick: boolean;
-  machine: { node: string; nodeFlags: string[]; platform: string; release: string; arch: string; cpus: number; cpuModel: string };
+  machine: { node: string; nodeFlags: string[]; platform: string; release: string; arch: string; cpus: number; cpuModel: string; mldsaSigner: string };
   modules: ModuleOutcome[];
   results: Result[];
 }
@@ -30,7 +31,16 @@ function v8Flags(argv: string[]): string[] {
 export function machineFacts(): Report['machine'] {
   const c = cpus();
   // The server runs in this process: its V8 flags (the young generation, bin/vouch.js) are the server's.
-  return { node: process.version, nodeFlags: v8Flags(process.execArgv), platform: platform(), release: release(), arch: arch(), cpus: c.length, cpuModel: c[0]?.model ?? 'unknown' };
+  return { node: process.version, nodeFlags: v8Flags(process.execArgv), platform: platform(), release: release(), arch: arch(), cpus: c.length, cpuModel: c[0]?.model ?? 'unknown', mldsaSigner: signerInUse() };
+}
+
+/** The ML-DSA-65 backend the services this run starts sign with (they pick it as `vouch serve` does). */
+function signerInUse(): string {
+  try {
+    return describeMldsaBackend();
+  } catch (e) {
+    return `none: ${(e as Error)?.message ?? e}`;
+  }
 }
 
 /** The --json line of one result: exactly name, unit, value and, when present, baseline and ratio. */

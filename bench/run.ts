@@ -75,7 +75,7 @@ async function main(): Promise<number> {
   if (!values.json) {
     process.stdout.write(formatTable(results) + '\n');
     const m = machineFacts();
-    process.stdout.write(`\n${m.cpus} x ${m.cpuModel}, node ${m.node} ${m.nodeFlags.join(' ') || '(no flags)'}; report: ${REPORT}\n`);
+    process.stdout.write(`\n${m.cpus} x ${m.cpuModel}, node ${m.node} ${m.nodeFlags.join(' ') || '(no flags)'}; ML-DSA-65 signer of the services measured: ${m.mldsaSigner}; report: ${REPORT}\n`);
   }
   return modules.every((m) => m.ok) ? 0 : 1;
 }
