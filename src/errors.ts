@@ -38,6 +38,8 @@ export type ErrorCode =
   | 'ERR_STORE_CLOSED'
   // checkpoint signing fell behind the coverage bound: decisions stop until it catches up
   | 'ERR_STORE_BEHIND'
+  // a decision made under a policy that was replaced while it ran: refused, nothing recorded (send it again)
+  | 'ERR_POLICY_CHANGED'
   | 'ERR_NOT_FOUND'
   // a log entry longer than a tlog-tiles entry bundle can frame (uint16 length prefix)
   | 'ERR_TILE_ENTRY_TOO_LARGE'

@@ -13,7 +13,7 @@ import { readEntry } from '../log/fast-entry.js';
 import { readEntry as readTypedEntry, type TypedEntry } from '../entries/index.js';
 import { PayloadCursor } from './_payload-cursor.js';
 import { FILES, parseEntryLine, parseManifest, parseRangeFile, type BundleManifest } from './bundle-format.js';
-import { ActivationTracker } from '../log/activation-check.js';
+import { ActivationTracker, HeadsCheck } from '../log/activation-check.js';
 import { Replayer, type ReplayCounts, type UnreplayableReason } from './replay.js';
 
 export interface BundleReader {
@@ -27,7 +27,7 @@ export interface BundleReader {
   unknown?: string[];
 }
 
-export type BundleCheck = 'manifest' | 'keys' | 'checkpoint' | 'signature' | 'trusted-key' | 'witnesses' | 'consistency' | 'range' | 'entry' | 'seq' | 'link' | 'root' | 'document' | 'payload' | 'replay' | 'files' | 'activation';
+export type BundleCheck = 'manifest' | 'keys' | 'checkpoint' | 'signature' | 'trusted-key' | 'witnesses' | 'consistency' | 'range' | 'entry' | 'seq' | 'link' | 'root' | 'document' | 'payload' | 'replay' | 'files' | 'activation' | 'heads';
 
 export interface BundleFinding {
   check: BundleCheck;
@@ -193,6 +193,8 @@ export async function verifyBundle(reader: BundleReader, opts: VerifyBundleOptio
   const replayer = opts.replay !== false && m.payloads ? new Replayer({ payload: (d, s) => payloads.payload(d, s), erasedAt: (d, s) => payloads.erasedAt(d, s), document: (d) => docs.read(d) }, opts.engines) : undefined;
   // Issue 15 item 3: every decision's rules activated by an earlier policy entry (needs the log from entry 0).
   const activation = from === 0 ? new ActivationTracker() : undefined;
+  // Issue 35: each entry's committed state (heads) is what the entries before it make.
+  const heads = new HeadsCheck(from);
   const leafHash = opts.hashLeaf ?? hashLeaf;
   const leaves: Uint8Array[] = [];
   const links = new LinkBreaks(from, (seq, message) => add('link', 'ERR_VERIFY_ENTRY', message, seq));
@@ -240,6 +242,8 @@ export async function verifyBundle(reader: BundleReader, opts: VerifyBundleOptio
         if (typed) docs.note(typed);
         const unactivated = activation?.visit(e);
         if (unactivated) add('activation', 'ERR_VERIFY_ENTRY', unactivated.message, seq);
+        const wrongHeads = heads.visit(e);
+        if (wrongHeads) add('heads', 'ERR_VERIFY_ENTRY', wrongHeads.message, seq);
         byType[e.type] = (byType[e.type] ?? 0) + 1;
         if (replayer) {
           const r = await replayer.replayEntry(seq, bytes, e); // non-decisions are only counted

@@ -1,11 +1,11 @@
 // The newest `policy` entry of a log (signed, append-only) is the record of the rules in force,
-// never a mutable pointer: found through the store's index, checked against the signed tree, and
+// never a mutable pointer: named by the log's newest entry (its heads), checked against the signed tree, and
 // appended to whenever the rules (or their pin) change. Portable: Node and the Worker's object use it.
-import { bytesEqual, type Digest } from '../canonical/index.js';
+import type { Digest } from '../canonical/index.js';
 import { StoreError } from '../errors.js';
 import { policyEntryBody, readPolicyEntry, type PolicyEntry } from '../entries/index.js';
 import type { Json } from '../interceptors/types.js';
-import { decodeEntry, hashLeaf, inclusionProof, parseCheckpoint, verifyInclusion, type LogStorage, type LogWriter, type StoredEntry } from '../log/index.js';
+import { committedNewest, type LogStorage, type LogWriter } from '../log/index.js';
 
 /** Legacy (before migration 0003): the pin lived in meta as "<chain> <policy set>". Read only. */
 export const LEGACY_PIN_META = 'policy.pinned';
@@ -24,34 +24,25 @@ export interface PolicyRecord {
 /** What reading the policy record needs of a log's store (SQLite and the Durable Object's both fit). */
 export type PolicyStore = Pick<LogStorage, 'entry' | 'entries' | 'size' | 'latestCheckpoint' | 'node'> & {
   meta(key: string): string | undefined;
-  /** The newest `policy` entry by index; optional: else found by a scan. */
-  latestPolicyEntry?(): StoredEntry | undefined;
 };
 
 const inconsistent = (m: string) => new StoreError('ERR_STORE_INCONSISTENT', m);
 
 /**
- * The newest `policy` entry, or undefined when the log has none. Its bytes must hash to the stored
- * leaf and that leaf must be included in the newest checkpoint's root (stored nodes, O(log n)), so
- * a rewritten entry or a pointer into nowhere is refused, not trusted.
+ * The newest `policy` entry, or undefined when the log has none: the one the log's newest entry
+ * commits to (log/committed-state.ts), read by its seq, never through an index, and a leaf of the
+ * signed tree (O(log n)). A rewritten entry, a pointer into nowhere or a hidden newer activation is
+ * refused, not trusted.
  */
 export function newestPolicyRecord(store: PolicyStore): PolicyRecord | undefined {
-  const stored = store.latestPolicyEntry ? store.latestPolicyEntry() : scanBack(store);
-  if (!stored) return undefined;
-  const cp = store.latestCheckpoint();
-  if (!cp || cp.size <= stored.seq) throw inconsistent(`policy entry ${stored.seq} is not covered by a signed checkpoint`);
-  const leaf = hashLeaf(stored.bytes);
-  const signedRoot = parseCheckpoint(cp.note.slice(0, cp.note.indexOf('\n\n') + 1)).root;
-  if (!bytesEqual(leaf, stored.leaf) || !bytesEqual(signedRoot, cp.root) || !verifyInclusion(stored.seq, cp.size, leaf, inclusionProof(stored.seq, cp.size, store), signedRoot)) {
-    throw inconsistent(`policy entry ${stored.seq} does not match the signed tree of ${cp.size} entries: the log was altered`);
-  }
+  const found = committedNewest(store, 'policy');
+  if (!found) return undefined;
   let e: PolicyEntry;
   try {
-    e = readPolicyEntry(decodeEntry(stored.bytes));
+    e = readPolicyEntry(found.entry);
   } catch {
-    throw inconsistent(`entry ${stored.seq} is not a policy entry naming a chain and a policy set`);
+    throw inconsistent(`entry ${found.row.seq} is not a policy entry naming a chain and a policy set`);
   }
-  if (e.seq !== stored.seq) throw inconsistent(`entry ${stored.seq} is not a policy entry naming a chain and a policy set`);
   let pinned: boolean;
   if (typeof e.pinned === 'boolean') pinned = e.pinned;
   else {
@@ -63,22 +54,6 @@ export function newestPolicyRecord(store: PolicyStore): PolicyRecord | undefined
     pinned = legacy !== undefined;
   }
   return { seq: e.seq, chain: e.chain, policySet: e.policySet, ...(e.mirror !== undefined && { mirror: e.mirror }), pinned, engines: e.engines };
-}
-
-/** For stores without the index query: newest first, page by page. */
-function scanBack(store: PolicyStore): StoredEntry | undefined {
-  const PAGE = 256;
-  for (let to = store.size(); to > 0; to -= PAGE) {
-    const page = [...store.entries(Math.max(0, to - PAGE), to)].reverse();
-    for (const e of page) {
-      try {
-        if (decodeEntry(e.bytes).type === 'policy') return e;
-      } catch {
-        // not a policy entry vouch wrote; log verify names it
-      }
-    }
-  }
-  return undefined;
 }
 
 export interface PolicyNames {

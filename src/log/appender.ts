@@ -17,6 +17,9 @@ import { checkSignedTree, inconsistent } from './open-check.js';
 import { commitTag } from './commit-tag.js';
 import { pacingOf, signDelay, type Pacing } from './pacing.js';
 import type { Attachment, EntryBatch, LogStorage, StoredEntry } from './storage.js';
+import { nextHeads, type Heads } from './heads.js';
+import { committedHeads, committedNewest } from './committed-state.js';
+import { decisionPair, pairsInForce } from './activation-check.js';
 
 export interface AppenderOptions extends Partial<Pacing> {
   origin: string;
@@ -78,13 +81,25 @@ interface Uncovered {
   held?: EntryBatch;
 }
 
+/** Where the log ends: its tree, the next entry's prev, and the state its newest entry commits to. */
+interface Tip {
+  range: CompactRange;
+  prev: string;
+  heads: Heads;
+  inForce: string[] | undefined;
+}
+
 const schedule: (f: () => void) => void = typeof setImmediate === 'function' ? (f) => void setImmediate(f) : (f) => void setTimeout(f, 0);
 
 export class Appender implements LogAppender {
   private range: CompactRange;
   private prev: string;
+  /** The state the newest committed entry commits to (heads.ts): every entry written carries its own. */
+  private heads: Heads;
+  /** The (chain, policy set) pairs the newest policy entry put in force (a decision under another is refused); undefined: none yet. */
+  private inForce: string[] | undefined;
   /** The signed tree (rewind point for a store that commits entries with their checkpoint). */
-  private signed: { range: CompactRange; prev: string };
+  private signed: Tip;
   private queue: Pending[] = [];
   private waiters: Waiter[] = [];
   private uncovered: Uncovered[] = [];
@@ -112,11 +127,14 @@ export class Appender implements LogAppender {
   /** A committed key rotation waiting for its handover checkpoint (exactly its size, signed by the outgoing keys): nothing more commits until then. */
   private handover: { size: number; signers: NoteSigner[]; commitKey?: Uint8Array } | undefined;
 
-  private constructor(private readonly opts: AppenderOptions, range: CompactRange, prev: string, root: Hash, signedSize: number) {
+  private constructor(private readonly opts: AppenderOptions, tip: Tip, root: Hash, signedSize: number) {
+    const { range, prev } = tip;
     this.opened = { size: signedSize, root };
     this.range = range;
     this.prev = prev;
-    this.signed = { range, prev };
+    this.heads = tip.heads;
+    this.inForce = tip.inForce;
+    this.signed = tip;
     this.maxBatch = opts.maxBatch ?? 4096;
     this.pacing = pacingOf(opts);
     this.now = opts.monotonic ?? (() => performance.now());
@@ -137,7 +155,10 @@ export class Appender implements LogAppender {
   static open(opts: AppenderOptions): Appender {
     const { range, prev, root, signed, tailTagged } = checkSignedTree(opts.storage, opts.origin, opts.verifiers, opts.commitKey && [opts.commitKey, ...(opts.formerCommitKeys ?? [])]);
     if (range.size > signed && !tailTagged) throw inconsistent(`${range.size - signed} entries after the newest signed checkpoint (size ${signed}) and no commit key to check that this service committed them`);
-    return new Appender(opts, range, prev, root, signed);
+    // The state the log commits to (O(log n); a log from before heads is counted once), and the policy in force by its seq.
+    const heads = committedHeads(opts.storage, range.size);
+    const policy = committedNewest(opts.storage, 'policy', range.size, heads);
+    return new Appender(opts, { range, prev, heads, inForce: policy && pairsInForce(policy.entry) }, root, signed);
   }
 
   get halted(): StoreError | undefined {
@@ -255,17 +276,29 @@ export class Appender implements LogAppender {
 
   private commit(items: Pending[]): void {
     const { origin, storage } = this.opts;
-    let { range, prev } = this;
+    let { range, prev, heads, inForce } = this;
     const batch: EntryBatch = { entries: [], nodes: [], payloads: [] };
     const accepted: Pending[] = [];
     for (const item of items) {
       let bytes: Uint8Array;
+      const body = item.body;
+      // A decision made under rules that are no longer in force (it was still running when a new
+      // policy entry was written) is refused, not recorded: every decision in the log is under
+      // the newest activation before it, which verifiers check.
+      const pair = body.type === 'decision' && inForce ? decisionPair(body) : undefined;
+      if (pair && !inForce!.includes(`${pair.chain} ${pair.policySet}`)) {
+        item.reject(new StoreError('ERR_POLICY_CHANGED', 'the policy in force changed while this request was decided: nothing was recorded or allowed; send it again'));
+        continue;
+      }
+      const nextState = nextHeads(heads, body.type, range.size);
       try {
-        bytes = encodeEntry(origin, range.size, prev, item.body);
+        bytes = encodeEntry(origin, range.size, prev, body, nextState);
       } catch (e) {
         item.reject(e); // a bad body fails alone; it takes no seq
         continue;
       }
+      heads = nextState;
+      inForce = pairsInForce(body) ?? inForce;
       const leaf = hashLeaf(bytes);
       const next = appendLeaf(range, leaf);
       batch.entries.push({ seq: range.size, bytes, leaf });
@@ -288,6 +321,8 @@ export class Appender implements LogAppender {
     }
     this.range = range;
     this.prev = prev;
+    this.heads = heads;
+    this.inForce = inForce;
     this.uncovered.push({ size: range.size, entries: accepted.length, at: this.now(), held: this.early ? undefined : batch });
     accepted.forEach((item, i) => {
       const e = batch.entries[i];
@@ -334,19 +369,20 @@ export class Appender implements LogAppender {
       }, wait);
       return;
     }
-    const range = this.range;
-    const prev = this.prev;
+    const tip: Tip = { range: this.range, prev: this.prev, heads: this.heads, inForce: this.inForce };
+    const range = tip.range;
     const root = rangeRoot(range);
     this.signing = true;
     this.last = { at: now, entries: pending, signMs: this.signMs };
     signCheckpoint({ origin: this.opts.origin, size: range.size, root, extensions: [] }, this.opts.signers).then(
-      (note) => this.covered(range, prev, root, note, this.now() - now),
+      (note) => this.covered(tip, root, note, this.now() - now),
       (e) => this.signFailed(e),
     );
   }
 
   /** A checkpoint over `range` is signed: store it, then answer every entry it covers. */
-  private covered(range: CompactRange, prev: string, root: Hash, note: string, signMs: number): void {
+  private covered(tip: Tip, root: Hash, note: string, signMs: number): void {
+    const range = tip.range;
     this.signing = false;
     // One slow signature (a pause of the signing thread) moves the average a quarter of the way;
     // a reading that is not a finite, non-negative time (a clock gone wrong) is not folded in.
@@ -363,7 +399,7 @@ export class Appender implements LogAppender {
       this.uncovered.unshift(...batches);
       return this.signFailed(e, true);
     }
-    this.signed = { range, prev };
+    this.signed = tip;
     this.signFailedAt = undefined;
     if (this.handover && size >= this.handover.size) {
       this.opts.signers = this.handover.signers; // the handover is signed and stored: the incoming keys sign from here
@@ -401,8 +437,7 @@ export class Appender implements LogAppender {
     this.failWaiters(this.waiters.length, err);
     if (!this.early) {
       this.uncovered = [];
-      this.range = this.signed.range;
-      this.prev = this.signed.prev;
+      ({ range: this.range, prev: this.prev, heads: this.heads, inForce: this.inForce } = this.signed);
       if (this.handover) {
         this.handover = undefined; // the rotation entry was not written: its caller failed above
         if (this.queue.length > 0 && !this.flushing) (this.flushing = true), schedule(() => this.flush());

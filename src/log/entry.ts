@@ -2,6 +2,7 @@
 // the header fields (v, log, seq, prev); callers supply the body (type, time, and the rest).
 import { canonicalBytes, canonicalText, parseJson, toHex, utf8, type Json } from '../canonical/index.js';
 import { InputError, VerificationError } from '../errors.js';
+import { isHeads, type Heads } from './heads.js';
 
 // `pin`: a tool definition pinned, changed or approved (mcp/tool-pins.ts).
 export type EntryType = 'decision' | 'execution' | 'policy' | 'key' | 'erasure' | 'pin';
@@ -23,17 +24,22 @@ export interface Entry extends EntryBody {
   log: string;
   seq: number;
   prev: string;
+  /** The state the log commits to with this entry included (heads.ts); absent on entries written before issue 35. */
+  heads?: Heads;
 }
 
-const HEADER = ['v', 'log', 'seq', 'prev'] as const;
+const HEADER = ['v', 'log', 'seq', 'prev', 'heads'] as const;
 
-/** Build the exact bytes of entry `seq` of log `origin` whose predecessor's leaf hash is `prev`. */
-export function encodeEntry(origin: string, seq: number, prev: Uint8Array | string, body: EntryBody): Uint8Array {
+/**
+ * Build the exact bytes of entry `seq` of log `origin` whose predecessor's leaf hash is `prev`;
+ * `heads`: the log's state with this entry included (the appender tracks it).
+ */
+export function encodeEntry(origin: string, seq: number, prev: Uint8Array | string, body: EntryBody, heads?: Heads): Uint8Array {
   for (const k of HEADER) {
     if (k in body) throw new InputError('ERR_INPUT', `entry body may not set header field ${k}`, [{ path: `/${k}`, message: 'reserved' }]);
   }
   const prevHex = typeof prev === 'string' ? prev : toHex(prev);
-  return canonicalBytes({ ...body, v: ENTRY_VERSION, log: origin, seq, prev: prevHex });
+  return canonicalBytes({ ...body, v: ENTRY_VERSION, log: origin, seq, prev: prevHex, ...(heads && { heads }) });
 }
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
@@ -55,6 +61,7 @@ export function decodeEntry(bytes: Uint8Array): Entry {
   if (typeof e.prev !== 'string' || !/^[0-9a-f]{64}$/.test(e.prev)) issues.push('/prev');
   if (!ENTRY_TYPES.includes(e.type as EntryType)) issues.push('/type');
   if (typeof e.time !== 'string' || !RFC3339.test(e.time)) issues.push('/time');
+  if (e.heads !== undefined && !isHeads(e.heads, e.seq as number)) issues.push('/heads');
   if (issues.length) throw new VerificationError('ERR_VERIFY_ENTRY', `entry has bad fields: ${issues.join(', ')}`);
   return value as Entry;
 }

@@ -2,6 +2,7 @@
 // one canonical re-serialization compared with the text. Anything unusual (escaped surrogates,
 // deep nesting, a bad field) goes to decodeEntry itself, which throws the precise error.
 import { decodeEntry, ENTRY_TYPES, ENTRY_VERSION, type Entry, type EntryType } from './entry.js';
+import { isHeads } from './heads.js';
 
 const fatal = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const ESCAPED_SURROGATE = /\\u[dD][89a-fA-F]/;
@@ -76,7 +77,7 @@ export function readEntry(bytes: Uint8Array): Entry {
     typeof v !== 'object' || v === null || Array.isArray(v) ||
     v.v !== ENTRY_VERSION || typeof v.log !== 'string' || v.log === '' || !Number.isSafeInteger(v.seq) || (v.seq as number) < 0 ||
     typeof v.prev !== 'string' || !HEX64.test(v.prev) || !ENTRY_TYPES.includes(v.type as EntryType) || typeof v.time !== 'string' ||
-    !isCanonical(v, text)
+    (v.heads !== undefined && !isHeads(v.heads, v.seq as number)) || !isCanonical(v, text)
   ) {
     return decodeEntry(bytes);
   }

@@ -19,3 +19,6 @@ export { KeyHistoryFold, readKeyHistory, historyVerifiers, keyHistoryCheck, rota
 export { checkKeyWindows, keySetsAt, type KeyWindow } from './key-window.js';
 export { checkHandovers, type HandoverProblem } from './key-handover.js';
 export { openStrict } from './open-strict.js';
+export { committedHeads, committedNewest, committedRows } from './committed-state.js';
+export { checkStateRows, HeadsRebuild, EMPTY_HEADS, headsOf, nextHeads, sameHeads, STATE_INDEX, STATE_TYPES, type Heads, type StateType } from './state-heads.js';
+export { ActivationTracker, HeadsCheck, IndexCheck, ruleChecks } from './activation-check.js';

@@ -6,6 +6,7 @@ import { StoreError } from '../errors.js';
 import { rebuildPage, type RebuildFinding, type RebuildState } from './leaf-rebuild.js';
 import { rangeRoot, type Hash } from './merkle.js';
 import type { LogStorage } from './storage.js';
+import { HeadsRebuild } from './state-heads.js';
 
 export interface AuditProgress {
   /** Entries checked so far, of `total` (the signed tree size at open). */
@@ -40,6 +41,10 @@ export async function auditLeaves(storage: LogStorage, signed: { size: number; r
   const page = opts.page ?? 2048;
   const pause = opts.pause ?? immediate;
   const state: RebuildState = { size: 0, hashes: [] };
+  // The state every entry commits to, rebuilt from the entries themselves (issue 35): the start-up
+  // check trusted the newest entry's heads; here every entry's are recomputed and compared.
+  const heads = new HeadsRebuild();
+  const text = new TextDecoder();
   const progress: AuditProgress = { checked: 0, total: signed.size, complete: false };
   const fail = (message: string): AuditProgress => {
     progress.error = new StoreError('ERR_STORE_INCONSISTENT', `refusing to sign: background audit: ${message}`);
@@ -63,6 +68,17 @@ export async function auditLeaves(storage: LogStorage, signed: { size: number; r
       return fail(`entries ${from}..${to - 1}: ${(e as Error).message}`);
     }
     if (first) return fail(first.message);
+    for (const r of rows) {
+      let why: string | undefined;
+      try {
+        // JSON.parse only: the bytes were just checked against their leaf, so they are the signed ones.
+        const e = JSON.parse(text.decode(r.bytes)) as { type: string; heads?: unknown };
+        why = heads.visit({ seq: r.seq, type: e.type, heads: e.heads });
+      } catch (e) {
+        why = `entry ${r.seq} is not JSON: ${(e as Error).message}`;
+      }
+      if (why) return fail(why);
+    }
     progress.checked = state.size;
     opts.onProgress?.(progress);
   }

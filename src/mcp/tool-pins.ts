@@ -6,11 +6,10 @@ import { digestJson, isDigest, parseJson, utf8, type Digest } from '../canonical
 import type { Guard } from '../decide/index.js';
 import { ConfigError, InputError } from '../errors.js';
 import type { Json } from '../interceptors/types.js';
-import type { EntryBody } from '../log/index.js';
+import { committedRows, type EntryBody, type LogStorage } from '../log/index.js';
 import { pinEntryBody, type PinAction, type PinFact } from '../entries/index.js';
 
 export const PIN_GUARD = 'tool-pin';
-const PIN_MARK = utf8.encode('"type":"pin"');
 
 
 export interface PinState {
@@ -67,30 +66,19 @@ export function applyPinEntry(state: Map<string, PinState>, e: Rec, seq: number)
   }
 }
 
-/** Entries as the store gives them: seq and exact bytes. */
-export interface EntrySource {
-  size(): number;
-  entries(from: number, to: number): Iterable<{ seq: number; bytes: Uint8Array }>;
-  /** Optional index: only the pin entries, in seq order. */
+/** What reading pin state needs of a log's store (every LogStore fits). */
+export type EntrySource = Pick<LogStorage, 'size' | 'entry' | 'entries' | 'node' | 'latestCheckpoint'> & {
+  /** Optional index: only the pin entries, in seq order (checked against the signed heads, never trusted). */
   pinEntries?(): Iterable<{ seq: number; bytes: Uint8Array }>;
-}
+};
 
-function hasMark(b: Uint8Array): boolean {
-  outer: for (let i = 0; i + PIN_MARK.length <= b.length; i++) {
-    for (let j = 0; j < PIN_MARK.length; j++) if (b[i + j] !== PIN_MARK[j]) continue outer;
-    return true;
-  }
-  return false;
-}
-
-/** Pin state from the log's entries: via the store's pin index when it has one, else one pass over the entries. */
+/**
+ * Pin state from the log's entries: exactly the `pin` entries the signed log commits to (through the
+ * store's pin index when it has one: an index that hides a row is refused, ERR_STORE_INCONSISTENT).
+ */
 export function readPins(store: EntrySource): Map<string, PinState> {
   const state = new Map<string, PinState>();
-  const source = store.pinEntries ? store.pinEntries() : store.entries(0, store.size());
-  for (const { seq, bytes } of source) {
-    if (!hasMark(bytes)) continue;
-    applyPinEntry(state, parseJson(utf8.decode(bytes)) as Rec, seq);
-  }
+  for (const { seq, bytes } of committedRows(store, 'pin', store.pinEntries?.())) applyPinEntry(state, parseJson(utf8.decode(bytes)) as Rec, seq);
   return state;
 }
 

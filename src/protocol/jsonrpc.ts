@@ -30,6 +30,7 @@ const RPC_CODE: Partial<Record<ErrorCode, number>> = {
   ERR_STORE: JSONRPC.unavailable,
   ERR_STORE_CLOSED: JSONRPC.unavailable,
   ERR_STORE_BEHIND: JSONRPC.unavailable,
+  ERR_POLICY_CHANGED: JSONRPC.unavailable,
   ERR_STORE_INCONSISTENT: JSONRPC.unavailable,
   ERR_SIGN_FAILED: JSONRPC.unavailable,
 };

@@ -149,23 +149,29 @@ export async function openDataDir(dir: string, opts: OpenOptions = {}): Promise<
   const logs = new Map<string, TenantLog>();
   const locks: LogLock[] = [];
   const originOf = (tenant: string) => logOriginOf(keyName, tenant);
-  /** The key histories of logs on disk this process has not opened (read-only), for the published key set. */
+  /**
+   * The key histories of logs on disk this process has not opened (read-only), for the published
+   * key set. Only a history without problems is published, and a log whose history has problems
+   * (an index hiding a revocation, a forged key entry: issue 35) makes the key set refuse, with the
+   * reason, rather than publish keys without what the log says of them.
+   */
   const unopened = (only?: string): TenantKeys[] =>
     listTenants(dir)
       .filter((t) => !keeper.tenants.has(t) && (only === undefined || t === only))
       .flatMap((t) => {
+        let store;
         try {
-          const store = openSqliteStore(logPath(dir, t), { readonly: true });
-          try {
-            // Only a history without problems is published: a forged key never reaches the key set.
-            // Signed key entries only: one in an unsigned tail is anyone's until that tail is signed.
-            const v = tenantKeysForVerify(store, store.meta('origin') ?? originOf(t), keeper.current.keys, keyName, { tail: false });
-            return v.problems.length ? [] : [v.keys];
-          } finally {
-            store.close();
-          }
+          store = openSqliteStore(logPath(dir, t), { readonly: true });
         } catch {
           return [];
+        }
+        try {
+          // Signed key entries only: one in an unsigned tail is anyone's until that tail is signed.
+          const v = tenantKeysForVerify(store, store.meta('origin') ?? originOf(t), keeper.current.keys, keyName, { tail: false });
+          if (v.problems.length) throw new StoreError('ERR_STORE_INCONSISTENT', `refusing to publish keys: the key history of tenant ${t} cannot be trusted: ${v.problems.map((p) => p.message).join('; ')}`);
+          return [v.keys];
+        } finally {
+          store.close();
         }
       });
 

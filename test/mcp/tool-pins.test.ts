@@ -85,7 +85,8 @@ describe('pin state from the log', () => {
     await pins.observe([echo()]);
     expect([...readPins(log.store).keys()]).toEqual(['srv/echo']);
     // The same state without the index (a store that only scans).
-    const scanOnly = { size: () => log.store.size(), entries: (a: number, b: number) => log.store.entries(a, b) };
+    const st = log.store;
+    const scanOnly = { size: () => st.size(), entries: (a: number, b: number) => st.entries(a, b), entry: (n: number) => st.entry(n), node: (l: number, i: number) => st.node(l, i), latestCheckpoint: () => st.latestCheckpoint() };
     expect(readPins(scanOnly)).toEqual(readPins(log.store));
     const db = new Database(join(data, 'logs', 'default.db'), { readonly: true });
     try {

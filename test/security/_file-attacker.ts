@@ -85,3 +85,21 @@ export function countCheckpoints(path: string): number {
   db.close();
   return n;
 }
+
+/**
+ * Issue 35's index attack: rebuild a partial index over `entries` without the rows `hide`, then
+ * restore its original SQL text through `PRAGMA writable_schema`. No trigger is dropped and no
+ * entry, node or checkpoint row changes; only `PRAGMA integrity_check` would notice.
+ */
+export function hideFromIndex(path: string, index: string, hide: number[]): void {
+  const db = new Database(path);
+  const sql = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?").pluck().get(index) as string | undefined;
+  if (!sql) throw new Error(`no index ${index}`);
+  db.exec(`DROP INDEX ${index}`);
+  db.exec(`${sql} AND seq NOT IN (${hide.join(', ')})`);
+  db.unsafeMode(true);
+  db.pragma('writable_schema = ON');
+  db.prepare("UPDATE sqlite_master SET sql = ? WHERE type = 'index' AND name = ?").run(sql, index);
+  db.pragma('writable_schema = OFF');
+  db.close();
+}
