@@ -86,7 +86,7 @@ export async function appendForgedAllow(dir: string, tenant = 'default'): Promis
     const t = dataDir.log(tenant);
     const all = [...t.store.entries(0, t.store.size())].map((e) => JSON.parse(new TextDecoder().decode(e.bytes)));
     const deny = all.find((e) => e.type === 'decision' && e.decision.effect === 'deny' && e.decision.abortedAt?.interceptor === 'authz');
-    const { v: _v, log: _l, seq: _s, prev: _p, ...body } = deny;
+    const { v: _v, log: _l, seq: _s, prev: _p, heads: _h, ...body } = deny;
     const { abortedAt: _a, ...decision } = body.decision;
     const appended = await t.appender.append({ ...body, decision: { ...decision, effect: 'allow', status: 'success' } });
     return appended.seq;

@@ -106,7 +106,7 @@ describe('replay finds decisions that do not follow from their inputs', () => {
     const honest = await decide(requestOf(1), { policy, log: port }); // dangerous_tool: deny
     expect(honest.effect).toBe('deny');
     const forged = { ...decodeEntry(honest.appended.bytes) } as Record<string, any>;
-    for (const k of ['v', 'log', 'seq', 'prev']) delete forged[k];
+    for (const k of ['v', 'log', 'seq', 'prev', 'heads']) delete forged[k];
     const { abortedAt: _a, ...decision } = forged.decision;
     forged.decision = { ...decision, effect: 'allow', status: 'success' };
     await t.appender.append(forged as never);
@@ -218,7 +218,7 @@ describe('mandatory chains, coverage and onBehalfOf under replay', () => {
     // Forgeries, validly signed into the log: each changes one recorded input of a decision.
     const forge = async (b: Record<string, any>, change: (x: Record<string, any>) => void) => {
       const f = structuredClone(b);
-      for (const k of ['v', 'log', 'seq', 'prev']) delete f[k];
+      for (const k of ['v', 'log', 'seq', 'prev', 'heads']) delete f[k];
       change(f);
       return (await t.appender.append(f as never)).seq;
     };

@@ -3,13 +3,13 @@
 // attacker read from the data directory (keys/ed25519.key) and uses with vouch's own code.
 import Database from 'better-sqlite3';
 import { fromBase64 } from '../../src/canonical/index.js';
-import { createEd25519Signer, MLDSA65_SIGNATURE_BYTES } from '../../src/crypto/index.js';
+import { createEd25519Signer, createMldsaSigner, MLDSA65_SIGNATURE_BYTES } from '../../src/crypto/index.js';
 import { readKeyFile } from '../../src/crypto/key-file.js';
 import {
-  appendLeaf, compactRangeAt, decodeEntry, encodeEntry, hashLeaf, inclusionProof, noteSignerFor, parseNote, rangeRoot, signCheckpoint, type Batch, type LogStorage,
+  appendLeaf, committedHeads, compactRangeAt, decodeEntry, nextHeads, encodeEntry, hashLeaf, inclusionProof, noteSignerFor, parseNote, rangeRoot, signCheckpoint, type Batch, type LogStorage,
 } from '../../src/log/index.js';
 import { buildReceipt, type Receipt } from '../../src/receipt/index.js';
-import { keyPaths } from '../../src/store/node.js';
+import { keyPaths, readKeySeeds } from '../../src/store/node.js';
 
 /** The note without its ML-DSA-65 signature line(s): text, blank line, the Ed25519 line. */
 export function stripPostQuantum(note: string): string {
@@ -43,7 +43,8 @@ export async function forgeNextEntry(dataDir: string, store: LogStorage, body: R
   const size = store.size();
   const last = store.entry(size - 1)!;
   const origin = decodeEntry(last.bytes).log;
-  const bytes = encodeEntry(origin, size, last.leaf, { type: 'decision', time: new Date().toISOString(), ...body } as never);
+  const full = { type: 'decision', time: new Date().toISOString(), ...body };
+  const bytes = encodeEntry(origin, size, last.leaf, full as never, nextHeads(committedHeads(store), full.type, size));
   const leaf = hashLeaf(bytes);
   const step = appendLeaf(compactRangeAt(size, store), leaf);
   const root = rangeRoot(step.range);
@@ -66,4 +67,29 @@ export function overwriteNewestNote(dbPath: string, note: (old: string) => strin
   } finally {
     db.close();
   }
+}
+
+/**
+ * What a writer holding both of the data directory's keys could sign, the appender's checks aside
+ * (an older vouch, say): `body` as the next entry of `store`, with the heads the log commits to,
+ * its payloads stored, and a checkpoint signed by the ML-DSA-65 and Ed25519 keys. Returns what an
+ * appender's `append` returns, so `decide()` can write through it.
+ */
+export async function signNextWithKeys(dataDir: string, store: LogStorage & { putPayload(d: string, b: Uint8Array): void }, body: Record<string, unknown>, attachments: { digest: string; bytes: Uint8Array }[] = []) {
+  const seeds = readKeySeeds(dataDir);
+  const latest = store.latestCheckpoint()!;
+  const name = parseNote(latest.note).signatures[0].name;
+  const size = store.size();
+  const last = store.entry(size - 1)!;
+  const origin = decodeEntry(last.bytes).log;
+  const heads = nextHeads(committedHeads(store), String(body.type), size);
+  const bytes = encodeEntry(origin, size, last.leaf, body as never, heads);
+  const leaf = hashLeaf(bytes);
+  const step = appendLeaf(compactRangeAt(size, store), leaf);
+  const root = rangeRoot(step.range);
+  const signers = [noteSignerFor(name, createMldsaSigner(seeds.mldsaSeed)), ...(seeds.ed25519Seed ? [noteSignerFor(name, createEd25519Signer(seeds.ed25519Seed))] : [])];
+  const note = await signCheckpoint({ origin, size: size + 1, root, extensions: [] }, signers);
+  store.appendBatch({ entries: [{ seq: size, bytes, leaf }], nodes: step.created, checkpoint: { size: size + 1, root, note } });
+  for (const a of attachments) store.putPayload(a.digest, a.bytes);
+  return { seq: size, bytes, leaf, size: size + 1, proof: inclusionProof(size, size + 1, store), checkpoint: note };
 }

@@ -93,7 +93,7 @@ beforeAll(async () => {
   // The forger: the deny decision again as a new entry that says allow, signed with the Ed25519 key only.
   const store = openSqliteStore(logPath(dir, 'default'));
   try {
-    const { v, log, seq, prev, ...body } = deny;
+    const { v, log, seq, prev, heads, ...body } = deny;
     const f = await forgeNextEntry(dir, store, { ...body, decision: { ...body.decision, effect: 'allow' } });
     store.appendBatch(f.batch);
     forged = f.receipt;

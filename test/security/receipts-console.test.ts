@@ -44,7 +44,7 @@ describe('a rewritten target name', () => {
     expect(bodies[2].target).not.toContain('carol@example.com');
     const forge = async (b: Record<string, any>, target: string) => {
       const f = structuredClone(b);
-      for (const k of ['v', 'log', 'seq', 'prev']) delete f[k];
+      for (const k of ['v', 'log', 'seq', 'prev', 'heads']) delete f[k];
       f.target = target;
       return (await t.appender.append(f as never)).seq;
     };

@@ -14,7 +14,8 @@ import { startServer } from '../../src/http/node-server.js';
 import { createMemoryStateStores } from '../../src/interceptors/builtin/index.js';
 import { loadConfigFile } from '../../src/policy/load-config.js';
 import { logPortOf } from '../../src/store/log-port.js';
-import { logPath, openDataDir } from '../../src/store/node.js';
+import { logPath, openDataDir, openSqliteStore } from '../../src/store/node.js';
+import { signNextWithKeys } from './_forge.js';
 import { captureIo } from '../audit/_generate.js';
 import { post } from '../http/_server.js';
 
@@ -174,22 +175,31 @@ describe('nothing changes the rules without an entry (issue 15 item 3)', () => {
     }
   }, 60_000);
 
-  it('decisions under rules no policy entry activated are findings for log verify and replay', async () => {
+  it('decisions under rules no policy entry activated are refused by the appender, and findings for log verify and replay', async () => {
     const { data } = copy();
-    // What the old service did after the meta edit: sign decisions under the planted chain, no entry.
+    // What the old service did after the meta edit: decide under the planted chain, no entry.
     const policy = await activatePolicy(permitAll, { state: createMemoryStateStores(), remote: 'offline' });
+    const request = { event: 'tools/call', phase: 'request', payload: { name: 'dangerous_tool', arguments: {} }, context: { time: new Date().toISOString(), principal: 'local', tenant: TENANT } } as const;
     const dd = await openDataDir(data, { thread: false });
-    let seq: number;
     try {
       const t = dd.log(TENANT);
       const port = logPortOf(t.origin, t.store, t.appender);
       await port.putDocument('chain', permitAll.chainDigest, canonicalBytes(permitAll.resolved));
       await port.putDocument('policy', permitAll.policyDigest, canonicalBytes(permitAll.policySource));
-      const out = await decide({ event: 'tools/call', phase: 'request', payload: { name: 'dangerous_tool', arguments: {} }, context: { time: new Date().toISOString(), principal: 'local', tenant: TENANT } }, { policy, log: port });
+      // Today's appender writes no decision under rules the newest policy entry did not put in force (issue 35).
+      await expect(decide(request, { policy, log: port })).rejects.toMatchObject({ code: 'ERR_POLICY_CHANGED' });
+    } finally {
+      await dd.close();
+    }
+    // A writer holding the keys without that check (an older version) signs one into the log.
+    const store = openSqliteStore(logPath(data, TENANT));
+    let seq: number;
+    try {
+      const out = await decide(request, { policy, log: { append: (body, attachments) => signNextWithKeys(data, store, body, attachments) } });
       expect(out.effect).toBe('allow');
       seq = (entryOf({ json: { receipt: out.receipt } }) as { seq: number }).seq;
     } finally {
-      await dd.close();
+      store.close();
       await policy.close();
     }
     const verify = await vouch('log', 'verify', '--data', data, '--json');

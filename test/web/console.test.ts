@@ -191,7 +191,7 @@ describe('the audit console in Chromium', () => {
     const store = openSqliteStore(logPath(join(dir, 'data'), 'default'), { readonly: true });
     let forged: unknown;
     try {
-      const { v, log, seq, prev, ...body } = decodeEntry(store.entry(denied().seq)!.bytes) as Record<string, any>;
+      const { v, log, seq, prev, heads, ...body } = decodeEntry(store.entry(denied().seq)!.bytes) as Record<string, any>;
       forged = (await forgeNextEntry(join(dir, 'data'), store, { ...body, decision: { ...body.decision, effect: 'allow' } })).receipt;
     } finally {
       store.close();
