@@ -19,3 +19,4 @@ export { KeyHistoryFold, readKeyHistory, historyVerifiers, keyHistoryCheck, rota
 export { checkKeyWindows, keySetsAt, type KeyWindow } from './key-window.js';
 export { checkHandovers, type HandoverProblem } from './key-handover.js';
 export { openStrict } from './open-strict.js';
+export { keyTypesOf, openCompleteCheckpoint } from './open-complete.js';
