@@ -1,11 +1,5 @@
 // Recovering a witness whose record for one log was poisoned (issue 35): `vouch witness reset-log`
-// replaces that origin's record with a checkpoint the operator supplies. Node only (witness.db).
-// What it holds against: the new record must be a checkpoint the log's keys sign in full (the
-// witness's own rule), so the tool installs nothing a forger made; a record that itself passes the
-// rule (a genuine checkpoint) is replaced only with --force, since rolling it back is exactly what
-// lets a witness cosign a log cut back; and every reset is an insert-only witness_events row that
-// the witness names at each start. Someone who can write witness.db needs no tool at all: that is
-// out of any witness's reach, and why verifiers ask for several independent witnesses (README).
+// replaces that origin's record with a checkpoint the operator supplies, and records it. Node only.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { toHex } from '../canonical/index.js';
@@ -35,6 +29,14 @@ export interface ResetResult {
   forced: boolean;
 }
 
+/**
+ * What it holds against: the new record must be a checkpoint the log's keys sign in full (the
+ * witness's own rule), so the tool installs nothing a forger made; a record that itself passes the
+ * rule (a genuine checkpoint) is replaced only with `force`, since rolling it back is exactly what
+ * lets a witness cosign a log cut back; every reset is an insert-only witness_events row the
+ * witness names at each start. Someone who can write witness.db needs no tool at all: that is out
+ * of any witness's reach, and why verifiers ask for several independent witnesses (README).
+ */
 export function resetWitnessedLog(opts: ResetOptions): ResetResult {
   const dbPath = join(opts.data, 'witness.db');
   if (!existsSync(dbPath)) throw new ConfigError('ERR_CONFIG', `no witness state in ${opts.data} (witness.db): give the --data of the witness to reset`);
