@@ -118,6 +118,8 @@ export interface RunningServer {
   policy: Activated;
   /** The config file the service started from (`policy` is built from it). */
   configPath: string;
+  /** How many witnesses the witness config names (0 when none: a cut of the log's end goes unseen). */
+  witnesses: number;
   /** The policy in force for a tenant (opening its log and recording the start-up policy first). */
   policyOf(tenant: string): Promise<Activated>;
   close(): Promise<void>;
@@ -310,6 +312,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     dataDir,
     policy,
     configPath,
+    witnesses: witnessCfg?.witnesses.length ?? 0,
     policyOf: async (tenant) => {
       await logs(tenant);
       return tenantPolicy.get(tenant) ?? policy;

@@ -65,8 +65,11 @@ export function registerRestRoutes(app: Hono<Env>, rc: RestContext): void {
   app.get('/v1/checkpoint', withRole('audit'), async (c) => {
     const log = await deps.logs(c.get('caller').tenant);
     const cp = await log.latestCheckpoint();
-    if (!cp) return c.json({ origin: log.origin, size: 0, root: null, checkpoint: null });
-    return c.json({ origin: log.origin, size: cp.size, root: toHex(cp.root), checkpoint: cp.note });
+    // How far the witnesses are behind (issue 35): absent without witnessing, null before any cosignature.
+    const w = log.witnessed && ((await log.witnessed()) ?? null);
+    const witnessed = w === undefined ? {} : { witnessed: w && { size: w.size, checkpointSize: cp?.size ?? 0, behind: Math.max(0, (cp?.size ?? 0) - w.size), time: new Date(w.ts * 1000).toISOString(), witnesses: w.witnesses } };
+    if (!cp) return c.json({ origin: log.origin, size: 0, root: null, checkpoint: null, ...witnessed });
+    return c.json({ origin: log.origin, size: cp.size, root: toHex(cp.root), checkpoint: cp.note, ...witnessed });
   });
 
   app.get('/v1/entries/:seq', withRole('audit'), async (c) => {

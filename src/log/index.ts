@@ -22,3 +22,4 @@ export { openStrict } from './open-strict.js';
 export { committedHeads, committedNewest, committedRows } from './committed-state.js';
 export { checkStateRows, HeadsRebuild, EMPTY_HEADS, headsOf, nextHeads, sameHeads, STATE_INDEX, STATE_TYPES, type Heads, type StateType } from './state-heads.js';
 export { ActivationTracker, HeadsCheck, IndexCheck, ruleChecks } from './activation-check.js';
+export { keyTypesOf, openCompleteCheckpoint } from './open-complete.js';

@@ -55,7 +55,8 @@ export function parseNewerCheckpoint(text: string): NewerCheckpoint {
 }
 
 /** `older` must be the receipt's checkpoint, already verified; `verifiers` are those trusted for `newer.note`. */
-export function checkNewerCheckpoint(olderNote: string, older: Checkpoint, newer: NewerCheckpoint, verifiers: NoteVerifier[], opts: Pick<OpenNoteOptions, 'classicalOk'> = {}): { checks: NewerCheck[]; evidence?: ForkEvidence } {
+/** `extends`: the newer checkpoint, when it verified and extends the older one. */
+export function checkNewerCheckpoint(olderNote: string, older: Checkpoint, newer: NewerCheckpoint, verifiers: NoteVerifier[], opts: Pick<OpenNoteOptions, 'classicalOk'> = {}): { checks: NewerCheck[]; evidence?: ForkEvidence; extends?: Checkpoint } {
   const checks: NewerCheck[] = [];
   let cp: Checkpoint;
   try {
@@ -85,7 +86,7 @@ export function checkNewerCheckpoint(olderNote: string, older: Checkpoint, newer
   const r = checkExtends(older, cp, newer.proof);
   if (r.ok) {
     checks.push({ name: 'consistency', ok: true, detail: `the log of size ${cp.size} extends the receipt's tree of size ${older.size} (RFC 9162 consistency proof)` });
-    return { checks };
+    return { checks, extends: cp };
   }
   fail(r.message);
   // Both checkpoints are signed by trusted keys and cannot both be true: that is the evidence.

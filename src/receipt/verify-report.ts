@@ -17,6 +17,24 @@ export interface WitnessCheck {
   name: 'witnesses';
   ok: boolean;
   detail: string;
+  /** The newest valid cosignature's time by a trusted witness (ISO 8601), when any verified. */
+  latest?: string;
+}
+
+/**
+ * How far the witnesses are behind (issue 35): the newest checkpoint a trusted witness cosigned,
+ * of those the verifier holds, against the newest one it holds. Entries past `size` are vouched
+ * for by the log alone: a clean cut of them is what only a witness would show.
+ */
+export interface WitnessLag {
+  /** Size of the newest cosigned checkpoint. */
+  size: number;
+  /** The newest checkpoint held: the newer one (`--checkpoint`) when it extends the receipt's, else the receipt's. */
+  checkpointSize: number;
+  /** checkpointSize - size. */
+  behind: number;
+  /** Time of the newest cosignature on that checkpoint, ISO 8601. */
+  time: string;
 }
 
 /** Lengths (after the key id) of tlog-cosignature lines: timestamp + Ed25519 (0x04) or ML-DSA-44 (0x06). */
@@ -37,6 +55,8 @@ export interface FullReport {
    * the receipt's (`--checkpoint`) shows the receipt's entry was not dropped and re-issued later.
    */
   truncation: 'checked' | 'not checked';
+  /** With a witness policy and a trusted cosignature on a checkpoint held: how far behind the witnesses are. */
+  witnessed?: WitnessLag;
 }
 
 export interface FullVerifyInput {
@@ -50,6 +70,8 @@ export interface FullVerifyInput {
   classicalOk?: boolean;
   /** Witness policy (`--witness`, `--min-witnesses`): checks the cosignatures on the receipt's checkpoint. */
   witnesses?: (note: string) => WitnessCheck;
+  /** The same trusted witnesses' newest valid cosignature time on another note (the newer checkpoint), or undefined. */
+  cosignedAt?: (note: string) => string | undefined;
 }
 
 export function verifyReceiptFully(input: FullVerifyInput): FullReport {
@@ -66,18 +88,35 @@ export function verifyReceiptFully(input: FullVerifyInput): FullReport {
   if (input.callerKeys && base.entry && r?.callerSignature === undefined) {
     checks.push({ name: 'caller-signature', ok: false, detail: 'caller keys were given but the receipt carries no caller signature' });
   }
-  if (input.witnesses) checks.push(base.checkpoint ? input.witnesses(note) : { name: 'witnesses', ok: false, detail: "the receipt's own checkpoint did not verify, so its cosignatures vouch for nothing" });
+  const witnessCheck = input.witnesses && (base.checkpoint ? input.witnesses(note) : undefined);
+  if (input.witnesses) checks.push(witnessCheck ?? { name: 'witnesses', ok: false, detail: "the receipt's own checkpoint did not verify, so its cosignatures vouch for nothing" });
   let evidence: ForkEvidence | undefined;
+  let newer: { size: number; time?: string } | undefined;
   if (input.newer) {
     if (!base.checkpoint) checks.push({ name: 'consistency', ok: false, detail: "the receipt's own checkpoint did not verify, so nothing can extend it" });
     else {
       const n = checkNewerCheckpoint(note, base.checkpoint, input.newer, verifiersFor(input.trust, input.newer.note), { classicalOk: input.classicalOk });
       checks.push(...n.checks);
       evidence = n.evidence;
+      if (n.extends) newer = { size: n.extends.size, time: input.witnesses ? input.cosignedAt?.(input.newer.note) : undefined };
     }
   }
   const ok = checks.length > 0 && checks.every((c) => c.ok);
-  return { ok, checks, entry: base.entry, evidence, signatures: base.signatures, classicalOnly: base.classicalOnly, truncation: input.newer && ok ? 'checked' : 'not checked' };
+  const witnessed = base.checkpoint && witnessLag({ size: base.checkpoint.size, time: witnessCheck?.ok ? witnessCheck.latest : undefined }, newer);
+  return { ok, checks, entry: base.entry, evidence, signatures: base.signatures, classicalOnly: base.classicalOnly, truncation: input.newer && ok ? 'checked' : 'not checked', ...(witnessed && { witnessed }) };
+}
+
+/** The newest cosigned of the checkpoints held (the receipt's, and the newer one that extends it). */
+function witnessLag(receipt: { size: number; time?: string }, newer?: { size: number; time?: string }): WitnessLag | undefined {
+  const held = newer ? [receipt, newer] : [receipt];
+  const checkpointSize = Math.max(...held.map((h) => h.size));
+  const cosigned = held.filter((h) => h.time !== undefined).sort((a, b) => b.size - a.size)[0];
+  return cosigned && { size: cosigned.size, checkpointSize, behind: checkpointSize - cosigned.size, time: cosigned.time! };
+}
+
+/** "newest witness cosignature covers size 7 (3 entries behind the checkpoint) at 2026-...". */
+export function describeWitnessLag(w: WitnessLag): string {
+  return `newest witness cosignature covers size ${w.size} (${w.behind} ${w.behind === 1 ? 'entry' : 'entries'} behind the checkpoint${w.behind ? ` of size ${w.checkpointSize}` : ''}) at ${w.time}`;
 }
 
 /** The verdict line: VALID or INVALID, what signed, and what was not checked. */
@@ -86,12 +125,13 @@ export function verdictOf(report: FullReport): string {
   if (!report.ok) return `INVALID: ${failed.length} check(s) failed: ${failed.map((c) => c.name).join(', ')}`;
   const algs = [...new Set(report.signatures.map((s) => s.alg))].join(' + ');
   const classical = report.classicalOnly ? `, classical signatures only (no ${POST_QUANTUM_ALG}), accepted by --classical-ok` : '';
-  return `VALID (${algs}${classical}; truncation: ${report.truncation})`;
+  const witnessed = report.witnessed ? `; ${describeWitnessLag(report.witnessed)}` : '';
+  return `VALID (${algs}${classical}; truncation: ${report.truncation}${witnessed})`;
 }
 
 /** What the JSON verdicts (CLI --json, the console) carry beside the checks. */
-export function verdictFields(report: FullReport): { ok: boolean; verdict: string; signatures: VerifiedSignature[]; classicalOnly: boolean; truncation: FullReport['truncation'] } {
-  return { ok: report.ok, verdict: verdictOf(report), signatures: report.signatures, classicalOnly: report.classicalOnly, truncation: report.truncation };
+export function verdictFields(report: FullReport): { ok: boolean; verdict: string; signatures: VerifiedSignature[]; classicalOnly: boolean; truncation: FullReport['truncation']; witnessed?: WitnessLag } {
+  return { ok: report.ok, verdict: verdictOf(report), signatures: report.signatures, classicalOnly: report.classicalOnly, truncation: report.truncation, ...(report.witnessed && { witnessed: report.witnessed }) };
 }
 
 /** One line per check (✓ / ✗, name, detail), then the verdict; fork evidence printed in full. */

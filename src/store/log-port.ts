@@ -21,6 +21,11 @@ export interface LogPort extends LogWriter {
   entries(from: number, to: number): AsyncIterable<{ seq: number; bytes: Uint8Array }>;
   /** Stored complete nodes of one tree level, lo..hi inclusive (tlog-tiles: log/tiles.ts); absent on ports that cannot. */
   nodes?(level: number, lo: number, hi: number): Promise<Hash[]>;
+  /**
+   * The newest checkpoint a witness cosigned (witness/attach.ts): present only when witnessing is
+   * configured, so absent means no witness, undefined means none cosigned yet.
+   */
+  witnessed?(): Promise<{ size: number; witnesses: string[]; ts: number } | undefined>;
 }
 
 const ENTRY_PAGE = 512;

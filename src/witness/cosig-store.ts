@@ -9,8 +9,19 @@ CREATE TABLE IF NOT EXISTS cosignatures (origin TEXT NOT NULL, size INTEGER NOT 
 CREATE TABLE IF NOT EXISTS witness_acked (origin TEXT NOT NULL, witness TEXT NOT NULL, size INTEGER NOT NULL, root TEXT NOT NULL, PRIMARY KEY (origin, witness));
 `;
 
+/** The newest checkpoint of a log that a witness cosigned: which witnesses, and the newest cosignature time. */
+export interface NewestCosigned {
+  size: number;
+  root: string;
+  witnesses: string[];
+  /** POSIX seconds, the newest cosignature's timestamp. */
+  ts: number;
+}
+
 export interface CosignatureStore {
   lines(origin: string, size: number, rootHex: string): string[];
+  /** The newest checkpoint of `origin` that a witness other than `self` (the log's own cosigner) cosigned. */
+  newestCosigned(origin: string, self: string): NewestCosigned | undefined;
   add(origin: string, size: number, rootHex: string, cosigner: string, lines: string[], ts: number): void;
   /** The newest checkpoint of `origin` that `cosigner` cosigned. */
   acked(origin: string, witness: string): { size: number; root: string } | undefined;
@@ -28,10 +39,19 @@ export function openCosignatureStore(path: string, opts: { readonly?: boolean } 
   }
   const sel = db.prepare('SELECT line FROM cosignatures WHERE origin = ? AND size = ? AND root = ? ORDER BY cosigner, ts');
   const ins = db.prepare('INSERT OR IGNORE INTO cosignatures (origin, size, root, cosigner, line, ts) VALUES (?, ?, ?, ?, ?, ?)');
+  // (origin, size, ...) is the primary key's prefix: the newest size is one index step.
+  const newest = db.prepare('SELECT size, root FROM cosignatures WHERE origin = ? AND cosigner != ? ORDER BY size DESC LIMIT 1');
+  const by = db.prepare('SELECT cosigner, MAX(ts) AS ts FROM cosignatures WHERE origin = ? AND size = ? AND root = ? AND cosigner != ? GROUP BY cosigner ORDER BY cosigner');
   const ack = db.prepare('SELECT size, root FROM witness_acked WHERE origin = ? AND witness = ?');
   const setAck = db.prepare('INSERT INTO witness_acked (origin, witness, size, root) VALUES (?, ?, ?, ?) ON CONFLICT(origin, witness) DO UPDATE SET size = excluded.size, root = excluded.root');
   return {
     lines: (origin, size, root) => (sel.all(origin, size, root) as { line: string }[]).map((r) => r.line),
+    newestCosigned(origin, self) {
+      const row = newest.get(origin, self) as { size: number; root: string } | undefined;
+      if (!row) return undefined;
+      const rows = by.all(origin, row.size, row.root, self) as { cosigner: string; ts: number }[];
+      return { size: row.size, root: row.root, witnesses: rows.map((r) => r.cosigner), ts: Math.max(...rows.map((r) => r.ts)) };
+    },
     add: db.transaction((origin: string, size: number, root: string, cosigner: string, lines: string[], ts: number) => {
       for (const l of lines) ins.run(origin, size, root, cosigner, l, ts);
     }),

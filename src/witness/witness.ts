@@ -1,13 +1,14 @@
 // The witness's answer to one add-checkpoint request (c2sp.org/tlog-witness), every status code
 // the spec gives: 400 malformed or old > size, 404 unknown origin, 403 no trusted signature,
 // 409 old size is not the one we cosigned last (or same size, other root), 422 bad proof.
-// No I/O: the state store, cosigners and clock are arguments. Portable.
+// A witness is a verifier: it opens checkpoints by the rule every verifier applies, and more
+// (log/open-complete.ts): every key type of the log signs, the ML-DSA-65 one at least. No I/O: the state store, cosigners and clock are arguments. Portable.
 import { bytesEqual } from '../canonical/index.js';
 import { parseCheckpoint, type Checkpoint } from '../log/checkpoint.js';
 import { checkExtends } from '../log/consistency.js';
-import { checkKeyWindows } from '../log/key-window.js';
 import { EMPTY_ROOT } from '../log/merkle.js';
 import { verifyNote, type NoteVerifier } from '../log/note.js';
+import { openCompleteCheckpoint } from '../log/open-complete.js';
 import type { Cosigner } from './cosignature.js';
 import { parseAddCheckpoint, SIZE_CONTENT_TYPE, type AddCheckpointRequest } from './request.js';
 
@@ -19,11 +20,19 @@ export interface WitnessedLog {
    * a rotated-out or revoked key signed past its time is refused (403), never cosigned.
    */
   verifiers: NoteVerifier[];
+  /**
+   * The operator accepted classical (Ed25519) signatures alone for this log, explicitly (`vouch
+   * witness --classical-ok ORIGIN`): then anyone holding the log's Ed25519 key can get cosignatures.
+   * Off, a log configured without an ML-DSA-65 key is refused at start (node-witness.ts).
+   */
+  classicalOk?: boolean;
 }
 
 export interface TreeHead {
   size: number;
   root: Uint8Array;
+  /** The checkpoint note cosigned (the log's signature lines as sent), kept so the record can be re-checked. */
+  note?: string;
 }
 
 export interface WitnessState {
@@ -72,10 +81,14 @@ export function addCheckpoint(body: string, opts: WitnessOptions): WitnessRespon
   if (!log) return text(404, `unknown log origin ${JSON.stringify(cp.origin)}`);
   try {
     // The witness trusts exactly the keys configured for this origin; unknown lines are ignored.
-    const opened = verifyNote(req.checkpoint, log.verifiers, { classicalOk: true });
-    checkKeyWindows(opened.signatures, cp.size);
+    // Every key type configured must sign (ML-DSA-65 required): a note by the Ed25519 key alone is
+    // what a forger holding only that key can make, and a cosignature would make it witnessed.
+    openCompleteCheckpoint(req.checkpoint, log.verifiers, { classicalOk: log.classicalOk });
   } catch (e) {
-    return text(403, `no valid signature by a trusted key of ${cp.origin}: ${(e as Error).message}`);
+    const r = text(403, `${(e as { code?: string }).code ?? 'ERR_VERIFY_NOTE'}: ${cp.origin}: ${(e as Error).message}`);
+    // Signed by one of the log's keys and still refused: someone holds a log key, or the log
+    // misbehaves. Kept as evidence, as tlog-witness allows for a valid signature.
+    return signedByALogKey(req.checkpoint, log) ? refuse(opts, cp.origin, body, r) : r;
   }
   if (req.oldSize > cp.size) return text(400, `old size ${req.oldSize} is larger than the checkpoint size ${cp.size}`);
   if (req.oldSize === 0 && req.proof.length > 0) return refuse(opts, cp.origin, body, text(422, 'the proof must be empty when the old size is 0'));
@@ -89,12 +102,21 @@ export function addCheckpoint(body: string, opts: WitnessOptions): WitnessRespon
     }
     const ext = checkExtends(older, cp, req.proof);
     if (!ext.ok) return { refuse: text(ext.reason === 'fork' ? 409 : 422, ext.message) };
-    return { next: { size: cp.size, root: cp.root }, result: text(200, '') };
+    return { next: { size: cp.size, root: cp.root, note: req.checkpoint }, result: text(200, '') };
   });
   if (result.status !== 200) return refuse(opts, cp.origin, body, result);
   // Persisted before we answer; the cosignatures state "as of now this is the largest tree we saw".
   const ts = Math.floor(opts.now());
   return { status: 200, contentType: 'text/plain; charset=utf-8', body: opts.cosigners.map((c) => c.cosign(noteText, ts)).join('') };
+}
+
+function signedByALogKey(note: string, log: WitnessedLog): boolean {
+  try {
+    verifyNote(note, log.verifiers, { classicalOk: true });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function refuse(opts: WitnessOptions, origin: string, body: string, r: WitnessResponse): WitnessResponse {

@@ -149,6 +149,8 @@ describe('the audit console in Chromium', () => {
     await page.waitForSelector('body[data-ready="true"]');
     await expect.poll(() => page.textContent('#key-id')).toMatch(/key id/);
     expect(await page.textContent('#cp-size')).toMatch(/^\d+$/);
+    // No witness configured: the status bar says what that leaves open (issue 35).
+    expect(await page.textContent('#witnessed')).toBe("no witness configured: a cut of the log's end goes unseen");
     await page.selectOption('#f-effect', { value: 'deny' });
     await page.click('#apply-filters');
     await expect.poll(async () => (await page.$$eval('#rows tr', (rs) => rs.map((r) => r.className)))).toEqual(made.filter((m) => m.effect === 'deny').map(() => 'row deny'));

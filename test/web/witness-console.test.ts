@@ -81,6 +81,11 @@ describe('witness verdicts in the audit console', () => {
   it("verifies a receipt's cosignatures in the browser: names both witnesses and the latest time with K=2, fails K=3, as vouch verify does", async () => {
     await page.goto(`${log.url}/audit`);
     await page.waitForSelector('body[data-ready="true"]');
+    // The status bar says how far the newest witness cosignature is behind the newest checkpoint (issue 35).
+    const bar = await page.textContent('#witnessed');
+    expect(bar).toMatch(/^newest witness cosignature covers size \d+ \(\d+ entr(y|ies) behind the checkpoint.*\) at \d{4}-\d\d-\d\dT/);
+    const served = (await (await fetch(`${log.url}/v1/checkpoint`)).json()) as { witnessed: { size: number } };
+    expect(Number(/covers size (\d+)/.exec(bar!)![1])).toBeLessThanOrEqual(served.witnessed.size);
     await page.click(`#rows tr[data-seq="${seq}"]`);
     await page.waitForSelector(`#decision-view[data-seq="${seq}"]`);
     const receipt = JSON.parse(await page.inputValue('#receipt-json'));
@@ -92,6 +97,7 @@ describe('witness verdicts in the audit console', () => {
 
     const two = await receiptVerdict(witnessVkeys(), 2);
     expect(two.ok).toBe('true');
+    expect(two.verdict).toMatch(/; newest witness cosignature covers size \d+ \(0 entries behind the checkpoint\) at \d{4}-/);
     expect(two.witnesses.cls).toBe('good');
     const algs = '\\((?:Ed25519, ML-DSA-44|ML-DSA-44, Ed25519)\\)'; // both of each witness's cosignatures, in line order
     expect(two.witnesses.text).toMatch(new RegExp(`cosigned by 2 witness\\(es\\) \\(at least 2 required\\): w1\\.example/witness ${algs}, w2\\.example/witness ${algs}; latest cosignature \\d{4}-\\d\\d-\\d\\dT`));

@@ -9,6 +9,8 @@ export interface WitnessChild {
   url: string;
   name: string;
   vkeys: string[];
+  /** Origins with classical signatures accepted (--classical-ok). */
+  classical?: string[];
   stderr(): string;
   stop(): Promise<number | null>;
 }
@@ -25,7 +27,7 @@ export async function startWitness(data: string, args: string[]): Promise<Witnes
     if (child.exitCode !== null || Date.now() > deadline) throw new Error(`witness did not start (exit ${child.exitCode}): ${out} ${err}`);
     await new Promise((r) => setTimeout(r, 50));
   }
-  const ready = JSON.parse(out.split('\n')[0]) as { url: string; name: string; vkeys: string[] };
+  const ready = JSON.parse(out.split('\n')[0]) as { url: string; name: string; vkeys: string[]; classical?: string[] };
   return {
     ...ready,
     stderr: () => err,

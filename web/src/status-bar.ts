@@ -1,5 +1,7 @@
-// Always visible: the public key fingerprint (key id) the page trusts and the latest signed
-// checkpoint (size and root), or why they could not be read.
+// Always visible: the public key fingerprint (key id) the page trusts, the latest signed
+// checkpoint (size and root), and how far the newest witness cosignature is behind it (or that
+// no witness is configured: a cut of the log's end then goes unseen), or why they could not be read.
+import { describeWitnessLag, type WitnessLag } from '../../src/receipt/index.js';
 import { getJson, isOffline } from './api.js';
 import { h, replaceChildren } from './dom.js';
 import { loadTrust } from './trust.js';
@@ -17,10 +19,18 @@ export async function refreshStatus(el: HTMLElement): Promise<void> {
     parts.push(h('span', { class: 'bad' }, `keys unavailable: ${(e as Error).message}`));
   }
   try {
-    const cp = await getJson<{ origin: string; size: number; root: string | null }>('/v1/checkpoint');
+    const cp = await getJson<{ origin: string; size: number; root: string | null; witnessed?: (WitnessLag & { witnesses: string[] }) | null }>('/v1/checkpoint');
     parts.push(h('span', { id: 'checkpoint' }, 'log ', h('code', {}, cp.origin), ' checkpoint size ', h('b', { id: 'cp-size' }, cp.size), ' root ', h('code', { title: cp.root ?? '' }, cp.root ? `${cp.root.slice(0, 16)}…` : 'none')));
+    parts.push(witnessPart(cp.witnessed));
   } catch (e) {
     parts.push(h('span', { class: 'bad' }, `checkpoint unavailable: ${(e as Error).message}`));
   }
   replaceChildren(el, ...parts.flatMap((p, i) => (i ? [' · ', p] : [p])));
+}
+
+/** The service's own account of its witnesses (GET /v1/checkpoint `witnessed`); the receipt panel verifies cosignatures itself. */
+export function witnessPart(w: (WitnessLag & { witnesses: string[] }) | null | undefined): HTMLElement {
+  if (w === undefined) return h('span', { id: 'witnessed', class: 'warn', 'data-behind': '' }, 'no witness configured: a cut of the log\'s end goes unseen');
+  if (w === null) return h('span', { id: 'witnessed', class: 'warn', 'data-behind': '' }, 'no witness cosignature yet');
+  return h('span', { id: 'witnessed', class: w.behind ? 'warn' : '', 'data-behind': String(w.behind), title: `cosigned by ${w.witnesses.join(', ')}` }, describeWitnessLag(w));
 }

@@ -8,7 +8,7 @@ export interface WitnessInputs {
   /** The textarea and the K input, to place in a panel. */
   element: HTMLElement;
   /** The check of a checkpoint note, or undefined when no witness key is given (throws on a malformed vkey). */
-  check(): ((note: string) => { name: 'witnesses'; ok: boolean; detail: string }) | undefined;
+  check(): ((note: string) => { name: 'witnesses'; ok: boolean; detail: string; latest?: string }) | undefined;
 }
 
 export function witnessInputs(idPrefix: string): WitnessInputs {
@@ -22,7 +22,8 @@ export function witnessInputs(idPrefix: string): WitnessInputs {
       const k = Number(min.value) || 0;
       return (note: string) => {
         const v = verifyWitnesses(note, keys, k, Math.floor(Date.now() / 1000));
-        return { name: 'witnesses', ok: v.ok, detail: v.detail };
+        // `latest`: the verdict then says how far behind the newest cosignature is (verify-report.ts).
+        return { name: 'witnesses', ok: v.ok, detail: v.detail, ...(v.latest && { latest: v.latest }) };
       };
     },
   };

@@ -11,7 +11,9 @@ export const WITNESS_OPTIONS = { witness: { type: 'string', multiple: true }, 'm
 
 export interface WitnessPolicy {
   /** undefined without --witness / --min-witnesses: no witness check. */
-  check?: (note: string) => { name: 'witnesses'; ok: boolean; detail: string };
+  check?: (note: string) => { name: 'witnesses'; ok: boolean; detail: string; latest?: string };
+  /** The newest valid cosignature time by these witnesses on another note (a newer checkpoint); never changes `verdict()`. */
+  cosignedAt(note: string): string | undefined;
   /** The verdict of the last check (set once `check` ran). */
   verdict(): WitnessVerdict | undefined;
   /** The verdict as JSON output fields: each cosignature with its time, and the latest time. */
@@ -34,8 +36,12 @@ export function witnessPolicy(values: { witness?: string[]; 'min-witnesses'?: st
   let last: WitnessVerdict | undefined;
   return {
     check: keys.length || min
-      ? (note) => ((last = verifyWitnesses(note, keys, min, Math.floor(Date.now() / 1000))), { name: 'witnesses', ok: last.ok, detail: last.detail })
+      ? (note) => ((last = verifyWitnesses(note, keys, min, Math.floor(Date.now() / 1000))), { name: 'witnesses', ok: last.ok, detail: last.detail, ...(last.latest && { latest: last.latest }) })
       : undefined,
+    cosignedAt: (note) => {
+      const v = verifyWitnesses(note, keys, 0, Math.floor(Date.now() / 1000));
+      return v.problem ? undefined : v.latest;
+    },
     verdict: () => last,
     json: () => (last ? { witnesses: last.cosignatures.map((c) => ({ ...c, time: new Date(c.timestamp * 1000).toISOString() })), witnessTime: last.latest ?? null } : {}),
   };

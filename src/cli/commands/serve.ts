@@ -55,6 +55,9 @@ edit while running) is a WARNING saying how to activate it (vouch policy activat
                  bundles). A witness that is down never delays a decision; /metrics says how far
                  behind each one is (vouch_witness_behind_entries).`;
 
+export const NO_WITNESS_WARNING =
+  'WARNING: no witness configured (--witnesses FILE or DATA/witnesses.json): nothing off this machine vouches for the log\'s end, so a clean cut of its newest entries goes unseen unless someone holds a later checkpoint. Run at least one `vouch witness` off this machine and list it (README, "Keys, witnesses and tiles").';
+
 export async function run(argv: string[], io: Io): Promise<number> {
   const { values } = parse(argv, {
     host: { type: 'string', default: '127.0.0.1' },
@@ -96,6 +99,8 @@ export async function run(argv: string[], io: Io): Promise<number> {
     witnesses: values.witnesses,
   });
   if (!auth) io.err('WARNING: no --auth given: development mode, no tokens checked, serving loopback only. Do not expose this port.');
+  // Production without a witness: nothing off this machine can show that the log's end was cut (README, Threat model).
+  else if (server.witnesses === 0) io.err(NO_WITNESS_WARNING);
   // Signals first: a SIGTERM right after the ready line (or during the lines after it) shuts down cleanly.
   const stopped = new Promise<void>((resolve) => {
     const stop = () => resolve();

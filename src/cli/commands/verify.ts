@@ -109,7 +109,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
     io.err(`vouch verify: error ${codeOf(e)}: ${publicMessage(e)}`);
     return EXIT.input;
   }
-  const report = verifyReceiptFully({ ...input, origin: values.origin, classicalOk: values['classical-ok'], witnesses: policy.check });
+  const report = verifyReceiptFully({ ...input, origin: values.origin, classicalOk: values['classical-ok'], witnesses: policy.check, cosignedAt: policy.cosignedAt });
   if (values.json) {
     io.out(JSON.stringify({ ...verdictFields(report), receipt: path, checks: report.checks, entry: report.entry && summarizeEntry(report.entry), ...(report.evidence && { evidence: report.evidence }), ...policy.json() }));
   } else {
