@@ -47,6 +47,8 @@ export type ErrorCode =
   | 'ERR_POLICY'
   | 'ERR_CHAIN_TIMEOUT'
   | 'ERR_INTERCEPTOR_FAILED'
+  // a policy names an interceptor server off the operator's allow-list (policy/remote-allow.ts)
+  | 'ERR_REMOTE_NOT_ALLOWED'
   // configuration and access
   | 'ERR_CONFIG'
   | 'ERR_UNAUTHENTICATED'

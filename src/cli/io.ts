@@ -25,6 +25,7 @@ const EXIT_BY_CODE: Partial<Record<ErrorCode, number>> = {
   ERR_BUNDLE_FILE: EXIT.input,
   ERR_CONFIG: EXIT.input,
   ERR_POLICY: EXIT.input,
+  ERR_REMOTE_NOT_ALLOWED: EXIT.input,
   ERR_KEY_FORMAT: EXIT.store,
   ERR_KEY_PERMISSIONS: EXIT.store,
   ERR_KEY_EXISTS: EXIT.store,

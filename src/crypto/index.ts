@@ -3,8 +3,9 @@
 export type { SignatureAlg, Signer, Verifier } from './types.js';
 export {
   mldsaKeyFromSeed, signMldsa, verifyMldsa, createMldsaSigner, createMldsaVerifier, type MldsaSignOptions,
-  MLDSA65_SEED_BYTES, MLDSA65_PUBLIC_KEY_BYTES, MLDSA65_SECRET_KEY_BYTES, MLDSA65_SIGNATURE_BYTES,
+  MLDSA65_SEED_BYTES, MLDSA65_PUBLIC_KEY_BYTES, MLDSA65_SECRET_KEY_BYTES, MLDSA65_SIGNATURE_BYTES, MLDSA_MAX_CONTEXT_BYTES,
 } from './mldsa.js';
+export { INVOKE_RESULT_CONTEXT, INVOKE_RESULT_CONTEXT_NAME, signInContext } from './context.js';
 export {
   createEd25519Signer, createEd25519Verifier, verifyEd25519, ed25519PublicKeyFromSeed,
   ED25519_PUBLIC_KEY_BYTES, ED25519_SIGNATURE_BYTES,

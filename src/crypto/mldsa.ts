@@ -24,7 +24,7 @@ export function mldsaKeyFromSeed(seed: Uint8Array): { publicKey: Uint8Array; sec
 }
 
 export interface MldsaSignOptions {
-  /** FIPS 204 context string, at most 255 bytes; vouch signs with the empty context. */
+  /** FIPS 204 context string, at most 255 bytes; notes are signed with the empty one (context.ts names the others). */
   context?: Uint8Array;
   /**
    * The 32-byte `rnd` of FIPS 204 Algorithm 2. Absent: fresh randomness (hedged, the default
@@ -85,6 +85,10 @@ export function createMldsaSigner(seed: Uint8Array, opts: { deterministic?: bool
     sign: async (message) => {
       if (closed) throw new CryptoError('ERR_SIGN_FAILED', 'signer is closed');
       return signMldsa(secretKey, message, { rnd });
+    },
+    signWithContext: async (message, context) => {
+      if (closed) throw new CryptoError('ERR_SIGN_FAILED', 'signer is closed');
+      return signMldsa(secretKey, message, { rnd, context });
     },
     close: async () => {
       closed = true;

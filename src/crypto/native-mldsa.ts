@@ -2,7 +2,7 @@
 // the noble backend: the seed goes in as a PKCS#8 "seed" private key, raw keys as SPKI.
 import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
 import { CryptoError } from '../errors.js';
-import { MLDSA65_PUBLIC_KEY_BYTES, MLDSA65_SEED_BYTES, MLDSA65_SIGNATURE_BYTES } from './mldsa.js';
+import { createMldsaSigner, MLDSA65_PUBLIC_KEY_BYTES, MLDSA65_SEED_BYTES, MLDSA65_SIGNATURE_BYTES } from './mldsa.js';
 import type { Signer, Verifier } from './types.js';
 
 // id-ml-dsa-65 = 2.16.840.1.101.3.4.3.18 (FIPS 204 / RFC 9881 AlgorithmIdentifier, no parameters).
@@ -44,15 +44,51 @@ export function nativeMldsaKeyFromSeed(seed: Uint8Array): { privateKey: KeyObjec
   return { privateKey, publicKey: new Uint8Array(spki.subarray(spki.length - MLDSA65_PUBLIC_KEY_BYTES)) };
 }
 
-/** A Signer on node:crypto (pure ML-DSA, empty context, hedged as OpenSSL does by default). */
+let contexts: boolean | undefined;
+
+/**
+ * Whether node:crypto signs under a FIPS 204 context (`{key, context}`: Node 24.8 on). Tested once
+ * by outcome, not by version: where the option is ignored, a context signature would be an
+ * empty-context one, so the test asks that it not verify without its context.
+ */
+export function nativeMldsaContextAvailable(): boolean {
+  if (contexts === undefined) {
+    try {
+      const k = generateKeyPairSync('ml-dsa-65' as never) as unknown as { privateKey: KeyObject; publicKey: KeyObject };
+      const m = Buffer.from('vouch: context probe');
+      const context = Buffer.from('vouch/probe');
+      const sig = sign(null, m, { key: k.privateKey, context } as never);
+      contexts = verify(null, m, { key: k.publicKey, context } as never, sig) && !verify(null, m, k.publicKey, sig);
+    } catch {
+      contexts = false;
+    }
+  }
+  return contexts;
+}
+
+/**
+ * A Signer on node:crypto (pure ML-DSA, hedged as OpenSSL does by default). Notes sign with the
+ * empty context; a context signature (rare: an invoke result) goes through node:crypto where it
+ * takes contexts, else through noble in process with the same seed (same key, same verdicts).
+ */
 export function createNativeMldsaSigner(seed: Uint8Array): Signer {
   const { privateKey, publicKey } = nativeMldsaKeyFromSeed(seed);
+  const seedCopy = seed.slice();
+  let noble: Signer | undefined;
   return {
     alg: 'ML-DSA-65',
     publicKey,
     sign: async (message) => {
       try {
         return new Uint8Array(sign(null, message, privateKey));
+      } catch (cause) {
+        throw new CryptoError('ERR_SIGN_FAILED', 'native ML-DSA-65 signing failed', { cause });
+      }
+    },
+    signWithContext: async (message, context) => {
+      if (!nativeMldsaContextAvailable()) return (noble ??= createMldsaSigner(seedCopy)).signWithContext!(message, context);
+      try {
+        return new Uint8Array(sign(null, message, { key: privateKey, context } as never));
       } catch (cause) {
         throw new CryptoError('ERR_SIGN_FAILED', 'native ML-DSA-65 signing failed', { cause });
       }

@@ -2,7 +2,9 @@
 // JavaScript ESM so it runs under node, tsx and vitest without a TypeScript loader.
 // Protocol: workerData {seed, deterministic, engine}, or workerData {prestart: true, engine} and
 // then a first message {t: 'seed', seed, deterministic, engine}; posts {type:'ready', publicKey}; then answers each
-// {id, message} with {type:'signed', id, signature} or {type:'failed', id, error}, in order.
+// {id, message, context?} with {type:'signed', id, signature} or {type:'failed', id, error}, in order.
+// With `context` (FIPS 204, 1-255 bytes: context.ts) noble signs, whatever the engine: PQClean's
+// API has no context, and a signature without it would be a note's (empty context).
 import { createRequire } from 'node:module';
 import { parentPort, workerData } from 'node:worker_threads';
 import { ml_dsa65 } from '@noble/post-quantum/ml-dsa.js';
@@ -81,7 +83,8 @@ parentPort.on('message', (req) => {
   }
   try {
     if (!(req.message instanceof Uint8Array)) throw new TypeError('message must be a Uint8Array');
-    const signature = signWith(req.message);
+    if (req.context !== undefined && (!(req.context instanceof Uint8Array) || req.context.length === 0 || req.context.length > 255)) throw new TypeError('context must be 1 to 255 bytes');
+    const signature = req.context === undefined ? signWith(req.message) : ml_dsa65.sign(req.message, secretKey, { ...opts, context: req.context });
     parentPort.postMessage({ type: 'signed', id: req.id, signature }, [signature.buffer]);
   } catch (e) {
     parentPort.postMessage({ type: 'failed', id: req.id, error: String(e && e.message ? e.message : e) });

@@ -7,7 +7,13 @@ export type SignatureAlg = 'ML-DSA-65' | 'Ed25519';
 export interface Signer {
   readonly alg: SignatureAlg;
   readonly publicKey: Uint8Array;
+  /** Signs with the empty context (ML-DSA): checkpoints and every signed note. */
   sign(message: Uint8Array): Promise<Uint8Array>;
+  /**
+   * ML-DSA-65 under a FIPS 204 context string (1-255 bytes): what the key signs besides notes,
+   * one context per use (context.ts). Absent where the backend has no context (Ed25519).
+   */
+  signWithContext?(message: Uint8Array, context: Uint8Array): Promise<Uint8Array>;
   /** Release threads or handles; idempotent. */
   close?(): Promise<void>;
   /**

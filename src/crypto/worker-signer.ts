@@ -156,24 +156,28 @@ export async function createWorkerSigner(seed: Uint8Array, opts: WorkerSignerOpt
     publicKey = await start();
   }
 
+  /** One signature by the thread; with `context`, under it (the thread signs those with noble). */
+  const request = async (message: Uint8Array, context?: Uint8Array): Promise<Uint8Array> => {
+    if (closed) throw new CryptoError('ERR_SIGN_FAILED', 'signer is closed');
+    if (failure) throw failure;
+    const bytes = message.slice();
+    await start();
+    if (closed) throw new CryptoError('ERR_SIGN_FAILED', 'signer is closed');
+    if (failure) throw failure;
+    return new Promise((resolve, reject) => {
+      const id = nextId++;
+      pending.set(id, { resolve, reject });
+      settle();
+      worker!.postMessage(context ? { id, message: bytes, context: context.slice() } : { id, message: bytes });
+    });
+  };
+
   return {
     alg: 'ML-DSA-65',
     publicKey,
     ...(ready && { ready }),
-    async sign(message: Uint8Array): Promise<Uint8Array> {
-      if (closed) throw new CryptoError('ERR_SIGN_FAILED', 'signer is closed');
-      if (failure) throw failure;
-      const bytes = message.slice();
-      await start();
-      if (closed) throw new CryptoError('ERR_SIGN_FAILED', 'signer is closed');
-      if (failure) throw failure;
-      return new Promise((resolve, reject) => {
-        const id = nextId++;
-        pending.set(id, { resolve, reject });
-        settle();
-        worker!.postMessage({ id, message: bytes });
-      });
-    },
+    sign: (message: Uint8Array) => request(message),
+    signWithContext: (message: Uint8Array, context: Uint8Array) => request(message, context),
     async close(): Promise<void> {
       if (closed) return;
       closed = true;

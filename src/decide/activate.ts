@@ -9,7 +9,7 @@ import type { StateStores } from '../interceptors/builtin/types.js';
 import { connectRemoteInterceptors } from '../interceptors/remote.js';
 import { withDeclaration } from '../interceptors/list.js';
 import type { Interceptor, InterceptorDescriptor, InterceptorType } from '../interceptors/types.js';
-import { cedarVersion, isRemoteDeclaration, type DeclarationOverrides, type ResolvedConfig } from '../policy/index.js';
+import { assertRemotesAllowed, cedarVersion, isRemoteDeclaration, type DeclarationOverrides, type RemoteAllowList, type ResolvedConfig } from '../policy/index.js';
 import { VOUCH_ENGINE_VERSION, type ActivePolicy } from './decide.js';
 
 export interface ActivateDeps {
@@ -22,6 +22,12 @@ export interface ActivateDeps {
    * (workerd forbids ajv's code generation). The built-ins' own parsers run either way.
    */
   configSchemas?: 'ajv' | 'prebuilt';
+  /**
+   * With `connect`: the only interceptor servers this activation may connect to (the operator's,
+   * policy/remote-allow.ts). Any remote declaration off it refuses the whole activation with
+   * ERR_REMOTE_NOT_ALLOWED before the first connection. Absent: the operator's own start-up file.
+   */
+  remoteAllow?: RemoteAllowList;
 }
 
 export interface Activated extends ActivePolicy {
@@ -36,6 +42,7 @@ export async function activatePolicy(resolved: ResolvedConfig, deps: ActivateDep
   const interceptors: Interceptor[] = [];
   const closers: (() => Promise<void>)[] = [];
   const issues: Issue[] = [];
+  if (deps.remote !== 'offline' && deps.remoteAllow) assertRemotesAllowed(config, deps.remoteAllow);
   for (const [i, decl] of config.interceptors.entries()) {
     const path = `/interceptors/${i}`;
     try {

@@ -6,7 +6,7 @@ import { canonicalBytes, digestBytes, parseJson, utf8, type Digest } from '../ca
 import { ConfigError, StoreError } from '../errors.js';
 import type { StateStores } from '../interceptors/builtin/types.js';
 import type { Json } from '../interceptors/types.js';
-import { cedarVersion, resolveConfigDocument } from '../policy/index.js';
+import { cedarVersion, resolveConfigDocument, type RemoteAllowList } from '../policy/index.js';
 import type { LogWriter } from '../log/index.js';
 import { newestPolicyRecord, recordPolicyEntry, type PolicyStore } from './policy-record.js';
 
@@ -30,8 +30,12 @@ function documentOf(store: DocumentStore, digest: Digest, what: string): Uint8Ar
   return doc.bytes;
 }
 
-/** The pinned policy (newest policy entry, when pinned), rebuilt from its documents; undefined when none is pinned. */
-export async function loadPinnedPolicy(store: PolicyStore & DocumentStore, state: StateStores, remote: 'connect' | 'offline' = 'connect'): Promise<Activated | undefined> {
+/**
+ * The pinned policy (newest policy entry, when pinned), rebuilt from its documents; undefined when
+ * none is pinned. `remoteAllow`: the operator's list its remote interceptor servers must be on
+ * (a pin may come from a tenant admin's POST /v1/policy).
+ */
+export async function loadPinnedPolicy(store: PolicyStore & DocumentStore, state: StateStores, remote: 'connect' | 'offline' = 'connect', remoteAllow?: RemoteAllowList): Promise<Activated | undefined> {
   const rec = newestPolicyRecord(store);
   if (!rec?.pinned) return undefined;
   const chainBytes = documentOf(store, rec.chain, 'chain');
@@ -40,7 +44,7 @@ export async function loadPinnedPolicy(store: PolicyStore & DocumentStore, state
   const sameEngine = (rec.engines as { cedar?: unknown } | undefined)?.cedar === cedarVersion;
   const resolved = resolveConfigDocument(parseJson(utf8.decode(chainBytes)) as Json, { validated: (d) => sameEngine && d === rec.policySet });
   if (resolved.chainDigest !== rec.chain || resolved.policyDigest !== rec.policySet) throw inconsistent(`the stored chain document does not rebuild to the pinned ${rec.chain}`);
-  return activatePolicy(resolved, { state, remote });
+  return activatePolicy(resolved, { state, remote, remoteAllow });
 }
 
 export interface RecordOptions {

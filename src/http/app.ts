@@ -32,7 +32,7 @@ export function createApp(deps: AppDeps, metrics = new Metrics()): VouchApp {
   const limits = { ...DEFAULT_LIMITS, ...deps.limits };
 
   app.onError((e, c) => {
-    metrics.error(codeOf(e));
+    metrics.error(codeOf(e), c.get('caller')?.tenant);
     if (codeOf(e) === 'ERR_INTERNAL') deps.logLine?.({ level: 'error', msg: 'internal error', path: c.req.path, code: 'ERR_INTERNAL', error: (e as Error).message });
     return c.json(errorJson(e), httpStatusOf(e) as 400);
   });
@@ -87,16 +87,19 @@ export function createApp(deps: AppDeps, metrics = new Metrics()): VouchApp {
   };
   const withRole = (role: Role) => async (c: Context<Env>, next: () => Promise<void>) => {
     const caller = await authenticate(c);
+    c.set('caller', caller); // before the role check: a refusal counts for the caller's tenant
     needRole(c, caller, role);
-    c.set('caller', caller);
     await next();
   };
 
-  // Operational counters are for operators: a token with the audit or admin role (any in development mode).
+  // Operational counters: the operator role reads every tenant's; a token with the audit or admin
+  // role reads its own tenant's only (issue 35: no tenant learns another's traffic or log sizes).
   app.get('/metrics', async (c) => {
     const caller = await authenticate(c);
-    if (!caller.roles.includes('audit')) requireRole(caller, 'admin');
-    return c.text(metrics.render(), 200, { 'content-type': 'text/plain; version=0.0.4' });
+    c.set('caller', caller);
+    const all = caller.roles.includes('operator');
+    if (!all && !caller.roles.includes('audit')) needRole(c, caller, 'admin');
+    return c.text(metrics.render(all ? 'all' : { tenant: caller.tenant }), 200, { 'content-type': 'text/plain; version=0.0.4' });
   });
 
   const precheck = registerExecutionRoutes(app, { deps, limits, metrics, withRole });
@@ -126,7 +129,7 @@ export function createApp(deps: AppDeps, metrics = new Metrics()): VouchApp {
       now: deps.clock.now,
       clock: deps.clock,
       onDecision: (o) => {
-        metrics.decision(o.effect, deps.clock.monotonic() - t0);
+        metrics.decision(caller.tenant, o.effect, deps.clock.monotonic() - t0);
         deps.observe?.({ tenant: caller.tenant, seq: o.appended.seq, leaf: o.appended.leaf, bytes: o.appended.bytes });
       },
       signResult: deps.signResult,

@@ -151,7 +151,7 @@ function fromClaims(p: Record<string, unknown>, names: { principal: string; tena
 }
 
 /** Development mode: no tokens, one local operator with every role (the server binds loopback only). */
-export const DEV_CALLER: Caller = { principal: 'local-operator', tenant: 'default', roles: ['enforce', 'audit', 'admin', 'delegate'] };
+export const DEV_CALLER: Caller = { principal: 'local-operator', tenant: 'default', roles: ['enforce', 'audit', 'admin', 'delegate', 'operator'] };
 
 export function requireRole(caller: Caller, role: Role): void {
   if (!caller.roles.includes(role)) throw new AccessError('ERR_FORBIDDEN', `this needs the ${role} role`);

@@ -4,8 +4,12 @@ import type { Jwks, PublicKeyEntry } from '../crypto/index.js';
 import type { ActivePolicy } from '../decide/index.js';
 import type { ProtectedResource } from './oauth-metadata.js';
 
-export type Role = 'enforce' | 'audit' | 'admin' | 'delegate';
-export const ROLES: readonly Role[] = ['enforce', 'audit', 'admin', 'delegate'];
+/**
+ * `operator`: the whole data directory (key rotation, every tenant's metrics). A tenant's roles
+ * (`admin` included) act on the caller's own tenant only; no tenant token should carry `operator`.
+ */
+export type Role = 'enforce' | 'audit' | 'admin' | 'delegate' | 'operator';
+export const ROLES: readonly Role[] = ['enforce', 'audit', 'admin', 'delegate', 'operator'];
 
 export interface Caller {
   principal: string;
@@ -47,8 +51,11 @@ export interface AppDeps {
   health?(): { ok: true } | { ok: false; code: string; reason: string };
   /** Where structured operational log lines go (never payloads, tokens or secrets). */
   logLine?: (line: Record<string, unknown>) => void;
-  /** Signs interceptor/invoke results on request (`_meta["io.vouch/sign"]: true`); keyId is the JWKS kid. */
-  signResult?(bytes: Uint8Array): Promise<{ alg: string; keyId: string; signature: Uint8Array }>;
+  /**
+   * Signs interceptor/invoke results on request (`_meta["io.vouch/sign"]: true`) under `context`
+   * (crypto/context.ts; never the notes' empty one); keyId is the JWKS kid.
+   */
+  signResult?(bytes: Uint8Array, context: Uint8Array): Promise<{ alg: string; keyId: string; signature: Uint8Array }>;
   /** The keys a tenant's callers co-sign requests with (JWK kid = the keyId they sign under); none when absent. */
   callerKeys?(tenant: string): Promise<PublicKeyEntry[]>;
   /** Co-signing required (`vouch serve --require-caller-signature`): an unsigned request is a recorded deny. */

@@ -20,6 +20,12 @@ export interface LogLifecycleOptions {
 
 type State = { opening: true } | { opening: false; log: TenantLog } | { opening: false; error: unknown };
 
+/** `message` with the tenant's name (alone, or in its origin) as `<tenant>`: for public answers. */
+function withoutName(message: string, tenant: string): string {
+  const name = tenant.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'); // tenant names hold none: kept safe anyway
+  return message.replace(new RegExp(`(?<![a-z0-9_-])${name}(?![a-z0-9_-])`, 'g'), '<tenant>');
+}
+
 /** Where the newest published checkpoint of a tenant is written (besides the log line). */
 export function publishedCheckpointPath(data: string, tenant: string): string {
   return join(data, 'checkpoints', `${tenant}.note`);
@@ -81,13 +87,16 @@ export function createLogLifecycle(opts: LogLifecycleOptions) {
         (error) => states.set(tenant, { opening: false, error }),
       );
     },
-    /** Ready only when every log known is open, checked and signing. */
+    /**
+     * Ready only when every log known is open, checked and signing. /healthz is public: the reason
+     * names no tenant (issue 35); which one is in the service's log lines.
+     */
     health(): { ok: true } | { ok: false; code: string; reason: string } {
       for (const [tenant, s] of states) {
-        if (s.opening) return { ok: false, code: 'ERR_STORE', reason: `log of tenant ${tenant} is being opened` };
-        if ('error' in s) return { ok: false, code: codeOf(s.error), reason: `log of tenant ${tenant}: ${publicMessage(s.error)}` };
+        if (s.opening) return { ok: false, code: 'ERR_STORE', reason: 'a tenant log is being opened' };
+        if ('error' in s) return { ok: false, code: codeOf(s.error), reason: `a tenant log: ${withoutName(publicMessage(s.error), tenant)}` };
         const halted = s.log.appender.health?.().halted;
-        if (halted) return { ok: false, code: halted.code, reason: `log of tenant ${tenant}: ${halted.message}` };
+        if (halted) return { ok: false, code: halted.code, reason: `a tenant log: ${withoutName(halted.message, tenant)}` };
       }
       return { ok: true };
     },

@@ -5,6 +5,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { canonicalBytes, toBase64 } from '../canonical/index.js';
+import { INVOKE_RESULT_CONTEXT, INVOKE_RESULT_CONTEXT_NAME } from '../crypto/index.js';
 import type { LogWriter } from '../log/index.js';
 import { directionOf, VOUCH_ENGINE_VERSION, type ActivePolicy, type AnyOutcome, decideParams, parseExecuteChainParams, parseInvokeParams, parseListParams, type Precheck, type PrecheckRequest } from '../decide/index.js';
 import { VouchError, codeOf, publicMessage } from '../errors.js';
@@ -26,8 +27,8 @@ export interface InterceptorSession {
   log: LogWriter;
   now(): Date;
   clock?: { monotonic(): number };
-  /** Signs the JCS of an invoke result for the SEP's reserved `signature` field. */
-  signResult?(bytes: Uint8Array): Promise<{ alg: string; keyId: string; signature: Uint8Array }>;
+  /** Signs the JCS of an invoke result for the SEP's reserved `signature` field, under `context` (FIPS 204). */
+  signResult?(bytes: Uint8Array, context: Uint8Array): Promise<{ alg: string; keyId: string; signature: Uint8Array }>;
   onDecision?(outcome: AnyOutcome): void;
   /** vouch's own checks from the request _meta (co-signature, authorization link, drift): see decide/precheck.ts. */
   precheck?(params: PrecheckRequest): Promise<Precheck>;
@@ -103,10 +104,12 @@ export function createInterceptorServer(who: InterceptorSession | SessionOf): Se
       const ctx = { time: session.now().toISOString(), principal: session.principal, tenant: session.tenant, roles: session.roles };
       const result = await invokeInterceptor(ic, p, ctx, { directions: policy.options.directions, clock: session.clock, timeoutMs: policy.options.interceptorTimeoutMs });
       if (p.meta?.['io.vouch/sign'] === true && session.signResult) {
-        // SEP reserved field: a signature over the JCS of the result without that field.
+        // SEP reserved field: a signature over the JCS of the result without that field, under the
+        // results' own ML-DSA context (named in the answer): the caller shapes these bytes, so they
+        // must never verify as anything else the key signs (checkpoints: the empty context).
         const { durationMs: _d, ...stable } = result as unknown as Record<string, unknown>;
-        const sig = await session.signResult(canonicalBytes(stable));
-        return { ...result, signature: { alg: sig.alg, keyId: sig.keyId, value: toBase64(sig.signature), over: 'jcs(result without durationMs and signature)' } } as never;
+        const sig = await session.signResult(canonicalBytes(stable), INVOKE_RESULT_CONTEXT);
+        return { ...result, signature: { alg: sig.alg, keyId: sig.keyId, value: toBase64(sig.signature), context: INVOKE_RESULT_CONTEXT_NAME, over: 'jcs(result without durationMs and signature)' } } as never;
       }
       return result as never;
     }),

@@ -1,5 +1,5 @@
 // Prometheus text exposition: decisions by effect, decision latency, batch sizes, log sizes.
-// Counters only; no labels carry payloads, principals or tokens.
+// Counters only; no labels carry payloads, principals or tokens. Kept per tenant (DESIGN 11).
 
 const LATENCY_BUCKETS_MS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 5000];
 const BATCH_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 4096];
@@ -25,28 +25,54 @@ class Histogram {
   }
 }
 
+/** The counters one scope has: one tenant's, or the whole service's (the operator's view). */
+class Counters {
+  readonly decisions = new Map<string, number>();
+  readonly latency = new Histogram(LATENCY_BUCKETS_MS);
+  readonly batches = new Histogram(BATCH_BUCKETS);
+  readonly coverage = new Histogram(COVERAGE_BUCKETS_MS);
+  readonly errors = new Map<string, number>();
+}
+
+/** Whose counters a render shows: one tenant's (a tenant token), or every tenant's (the operator). */
+export type MetricsView = { tenant: string } | 'all';
+
+/**
+ * Every counter is kept per tenant and for the whole service: a tenant token reads its own
+ * tenant's (issue 35: no tenant learns another's traffic, sizes or errors), the operator all.
+ * Errors before the caller is known (no token, a bad token) count for the service only.
+ */
 export class Metrics {
-  private decisions = new Map<string, number>();
-  private latency = new Histogram(LATENCY_BUCKETS_MS);
-  private batches = new Histogram(BATCH_BUCKETS);
-  private coverage = new Histogram(COVERAGE_BUCKETS_MS);
+  private all = new Counters();
+  private tenants = new Map<string, Counters>();
   private logSize = new Map<string, number>();
-  private errors = new Map<string, number>();
   private audits = new Map<string, { checked: number; total: number; complete: boolean; failed: boolean }>();
   private published = new Map<string, number>();
   private otlpFailures = new Map<string, number>();
   private witnesses = new Map<string, { tenant: string; name: string; logSize: number; cosignedSize: number; failures: number }>();
 
-  decision(effect: 'allow' | 'deny', ms: number): void {
-    this.decisions.set(effect, (this.decisions.get(effect) ?? 0) + 1);
-    this.latency.observe(ms);
+  /** The service's counters and, when the tenant is known, that tenant's. */
+  private scopes(tenant: string | undefined): Counters[] {
+    if (tenant === undefined) return [this.all];
+    let t = this.tenants.get(tenant);
+    if (!t) this.tenants.set(tenant, (t = new Counters()));
+    return [this.all, t];
+  }
+
+  decision(tenant: string, effect: 'allow' | 'deny', ms: number): void {
+    for (const c of this.scopes(tenant)) {
+      c.decisions.set(effect, (c.decisions.get(effect) ?? 0) + 1);
+      c.latency.observe(ms);
+    }
   }
 
   /** A committed batch, reported once a signed checkpoint covers it (`coverMs`: its entries' coverage delay). */
   batch(tenant: string, entries: number, size: number, coverMs?: number): void {
-    this.batches.observe(entries);
+    for (const c of this.scopes(tenant)) {
+      c.batches.observe(entries);
+      if (coverMs !== undefined) c.coverage.observe(coverMs, entries);
+    }
     this.logSize.set(tenant, Math.max(size, this.logSize.get(tenant) ?? 0));
-    if (coverMs !== undefined) this.coverage.observe(coverMs, entries);
   }
 
   /** Progress of a tenant log's background leaf audit (log/leaf-audit.ts). */
@@ -59,7 +85,7 @@ export class Metrics {
     this.published.set(tenant, size);
   }
 
-  /** Telemetry (OTLP) items whose export failed, by signal: never a decision's failure. */
+  /** Telemetry (OTLP) items whose export failed, by signal: never a decision's failure. Service-wide: the operator's. */
   otlpFailed(signal: string, items: number): void {
     this.otlpFailures.set(signal, (this.otlpFailures.get(signal) ?? 0) + items);
   }
@@ -69,37 +95,41 @@ export class Metrics {
     this.witnesses.set(`${tenant}\u0000${name}`, { tenant, name, logSize, cosignedSize, failures: (this.witnesses.get(`${tenant}\u0000${name}`)?.failures ?? 0) + (ok ? 0 : 1) });
   }
 
-  error(code: string): void {
-    this.errors.set(code, (this.errors.get(code) ?? 0) + 1);
+  /** An error answered; `tenant` when the caller was known. */
+  error(code: string, tenant?: string): void {
+    for (const c of this.scopes(tenant)) c.errors.set(code, (c.errors.get(code) ?? 0) + 1);
   }
 
-  render(): string {
+  render(view: MetricsView): string {
+    const mine = (t: string) => view === 'all' || t === view.tenant;
+    const c = view === 'all' ? this.all : (this.tenants.get(view.tenant) ?? new Counters());
     const l: string[] = [];
     l.push('# HELP vouch_decisions_total Decisions made, by effect.', '# TYPE vouch_decisions_total counter');
-    for (const e of ['allow', 'deny']) l.push(`vouch_decisions_total{effect="${e}"} ${this.decisions.get(e) ?? 0}`);
-    l.push('# HELP vouch_decision_duration_ms Time from request to answer (signed receipt, or durable entry with wait "durable").', '# TYPE vouch_decision_duration_ms histogram', ...this.latency.lines('vouch_decision_duration_ms'));
-    l.push('# HELP vouch_batch_entries Entries per group-commit batch (one transaction; a signed checkpoint covers one or more).', '# TYPE vouch_batch_entries histogram', ...this.batches.lines('vouch_batch_entries'));
-    l.push('# HELP vouch_checkpoint_coverage_delay_ms Per entry: from durable (committed) to covered by a signed checkpoint.', '# TYPE vouch_checkpoint_coverage_delay_ms histogram', ...this.coverage.lines('vouch_checkpoint_coverage_delay_ms'));
+    for (const e of ['allow', 'deny']) l.push(`vouch_decisions_total{effect="${e}"} ${c.decisions.get(e) ?? 0}`);
+    l.push('# HELP vouch_decision_duration_ms Time from request to answer (signed receipt, or durable entry with wait "durable").', '# TYPE vouch_decision_duration_ms histogram', ...c.latency.lines('vouch_decision_duration_ms'));
+    l.push('# HELP vouch_batch_entries Entries per group-commit batch (one transaction; a signed checkpoint covers one or more).', '# TYPE vouch_batch_entries histogram', ...c.batches.lines('vouch_batch_entries'));
+    l.push('# HELP vouch_checkpoint_coverage_delay_ms Per entry: from durable (committed) to covered by a signed checkpoint.', '# TYPE vouch_checkpoint_coverage_delay_ms histogram', ...c.coverage.lines('vouch_checkpoint_coverage_delay_ms'));
     l.push('# HELP vouch_log_entries Entries in each tenant log.', '# TYPE vouch_log_entries gauge');
-    for (const [t, n] of this.logSize) l.push(`vouch_log_entries{tenant="${t}"} ${n}`);
+    for (const [t, n] of this.logSize) if (mine(t)) l.push(`vouch_log_entries{tenant="${t}"} ${n}`);
+    const audits = [...this.audits].filter(([t]) => mine(t));
     l.push('# HELP vouch_audit_entries_checked Entries whose bytes, leaf hash and tree nodes the background audit has checked.', '# TYPE vouch_audit_entries_checked gauge');
-    for (const [t, a] of this.audits) l.push(`vouch_audit_entries_checked{tenant="${t}"} ${a.checked}`);
+    for (const [t, a] of audits) l.push(`vouch_audit_entries_checked{tenant="${t}"} ${a.checked}`);
     l.push('# HELP vouch_audit_entries_total Entries the background audit checks (the signed tree size at start).', '# TYPE vouch_audit_entries_total gauge');
-    for (const [t, a] of this.audits) l.push(`vouch_audit_entries_total{tenant="${t}"} ${a.total}`);
+    for (const [t, a] of audits) l.push(`vouch_audit_entries_total{tenant="${t}"} ${a.total}`);
     l.push('# HELP vouch_audit_complete 1 once the background audit has checked every entry and found them consistent.', '# TYPE vouch_audit_complete gauge');
-    for (const [t, a] of this.audits) l.push(`vouch_audit_complete{tenant="${t}"} ${a.complete ? 1 : 0}`);
+    for (const [t, a] of audits) l.push(`vouch_audit_complete{tenant="${t}"} ${a.complete ? 1 : 0}`);
     l.push('# HELP vouch_audit_failed 1 if the background audit found a mismatch (signing stopped).', '# TYPE vouch_audit_failed gauge');
-    for (const [t, a] of this.audits) l.push(`vouch_audit_failed{tenant="${t}"} ${a.failed ? 1 : 0}`);
+    for (const [t, a] of audits) l.push(`vouch_audit_failed{tenant="${t}"} ${a.failed ? 1 : 0}`);
     l.push('# HELP vouch_checkpoint_published_size Tree size of the newest shutdown or idle checkpoint published.', '# TYPE vouch_checkpoint_published_size gauge');
-    for (const [t, n] of this.published) l.push(`vouch_checkpoint_published_size{tenant="${t}"} ${n}`);
+    for (const [t, n] of this.published) if (mine(t)) l.push(`vouch_checkpoint_published_size{tenant="${t}"} ${n}`);
     l.push('# HELP vouch_errors_total Errors answered, by code.', '# TYPE vouch_errors_total counter');
-    for (const [c, n] of this.errors) l.push(`vouch_errors_total{code="${c}"} ${n}`);
-    if (this.otlpFailures.size) {
+    for (const [code, n] of c.errors) l.push(`vouch_errors_total{code="${code}"} ${n}`);
+    if (view === 'all' && this.otlpFailures.size) {
       l.push('# HELP vouch_otlp_export_failures_total Spans and log records whose OTLP export failed, by signal.', '# TYPE vouch_otlp_export_failures_total counter');
       for (const [sig, n] of this.otlpFailures) l.push(`vouch_otlp_export_failures_total{signal="${sig}"} ${n}`);
     }
-    if (this.witnesses.size) {
-      const w = [...this.witnesses.values()];
+    const w = [...this.witnesses.values()].filter((x) => mine(x.tenant));
+    if (w.length) {
       const lbl = (x: { tenant: string; name: string }) => `tenant="${x.tenant}",witness="${x.name.replace(/["\\\n]/g, '_')}"`;
       l.push('# HELP vouch_witness_cosigned_size Tree size of the newest checkpoint each witness cosigned.', '# TYPE vouch_witness_cosigned_size gauge');
       for (const x of w) l.push(`vouch_witness_cosigned_size{${lbl(x)}} ${x.cosignedSize}`);

@@ -3,7 +3,7 @@
 import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import { activatePolicy, type Activated, loadPinnedPolicy, newestPolicyRecord, recordActivation } from '../decide/index.js';
-import { cedarVersion } from '../policy/index.js';
+import { assertRemotesAllowed, cedarVersion, remoteAllowListOf } from '../policy/index.js';
 import { parseCallerKeys } from '../receipt/index.js';
 import { ConfigError } from '../errors.js';
 import { createMemoryStateStores } from '../interceptors/builtin/index.js';
@@ -176,6 +176,9 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     throw e;
   }
   const dataDir = await opening;
+  // The interceptor servers a tenant's policy may name (posted, or pinned in its log): the start-up
+  // file's allow-list and its own remotes. The start-up file itself is the operator's (issue 35).
+  const remoteAllow = remoteAllowListOf(policy.resolved.config);
   // Witnessing (issue 18): cosignatures are collected on their own timer; decisions never wait for them.
   const witnessing: NodeWitnessing | undefined = witnessCfg && openNodeWitnessing({ data: opts.data, config: witnessCfg, logLine: opts.logLine, onStatus: (t, st) => metrics.witness(t, st.witness, st.logSize, st.cosignedSize, st.ok) });
   const lifecycle = createLogLifecycle({ data: opts.data, dataDir, metrics, logLine: opts.logLine, idleCheckpointMs: opts.idleCheckpointMs ?? 60_000 });
@@ -188,7 +191,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
         await t.ready;
         const raw = logPortOf(t.origin, t.store, t.appender);
         const port = witnessing ? witnessing.track(tenant, raw) : raw;
-        const pinned = await loadPinnedPolicy(t.store, state);
+        const pinned = await loadPinnedPolicy(t.store, state, 'connect', remoteAllow);
         if (pinned) tenantPolicy.set(tenant, pinned);
         await recordActivation(port, t.store, pinned ?? policy, systemClock.isoNow(), { by: 'start-up' });
         return port;
@@ -211,8 +214,9 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     },
   };
   const activateNow: PolicyAdmin['activate'] = async (tenant, resolved, by) => {
+    assertRemotesAllowed(resolved.config, remoteAllow, { posted: true }); // before anything, connections included
     await logs(tenant);
-    const next = await activatePolicy(resolved, { state, remote: 'connect' });
+    const next = await activatePolicy(resolved, { state, remote: 'connect', remoteAllow });
     try {
       const t = dataDir.log(tenant);
       await recordActivation(logPortOf(t.origin, t.store, t.appender), t.store, next, systemClock.isoNow(), { pinned: true, by });
@@ -239,13 +243,13 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     return run;
   };
   const keyAdmin: KeyAdmin = {
-    rotate: (time) => serial(async () => {
+    rotate: (time, by) => serial(async () => {
       for (const t of listTenants(opts.data)) await logs(t);
-      return dataDir.rotateKeys(time);
+      return dataDir.rotateKeys(time, by);
     }),
-    revoke: (tenant, keyId, after, time) => serial(async () => {
+    revoke: (tenant, keyId, after, time, by) => serial(async () => {
       await logs(tenant);
-      return dataDir.revokeKey(tenant, keyId, after, time);
+      return dataDir.revokeKey(tenant, keyId, after, time, by);
     }),
     history: async (tenant) => {
       await logs(tenant);
@@ -279,9 +283,10 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     allowOrigins,
     logLine: opts.logLine,
     health: () => lifecycle.health(),
-    // The checkpoint key (ML-DSA-65) signs invoke results too; its JWKS kid names it. JCS bytes hold
-    // no newline, so a signed result can never pass for a checkpoint note (which needs three lines).
-    signResult: async (bytes) => ({ alg: dataDir.signers[0].alg, keyId: dataDir.keys[0].keyId, signature: await dataDir.signers[0].sign(bytes) }),
+    // The checkpoint key (ML-DSA-65) signs invoke results too (its JWKS kid names it), but under the
+    // results' own FIPS 204 context: a result, whatever bytes a caller shaped, never verifies as a
+    // checkpoint or note (empty context), nor a checkpoint as a result (issue 35).
+    signResult: async (bytes, context) => ({ alg: 'ML-DSA-65', keyId: dataDir.keys[0].keyId, signature: await dataDir.signInContext(bytes, context) }),
     callerKeys: async (tenant) => (Object.hasOwn(callers, tenant) ? callers[tenant] : []),
     requireCallerSignature: opts.requireCallerSignature === true,
     observe: otel && ((e) => otel.observe(e)),

@@ -1,7 +1,8 @@
-// The key lifecycle over REST (issue 18), admin role: rotate the data directory's keys in a running
-// service (every tenant log gets its signed `key` entry and handover, as `vouch keys rotate`),
-// revoke a retired key of the caller's log after a size, and read the caller's log key history.
-// Portable: the work is behind the KeyAdmin port (Node: the data directory, node-server.ts).
+// The key lifecycle over REST (issue 18). Rotation acts on the whole data directory (one key set
+// signs every tenant log: each gets its signed `key` entry and handover, as `vouch keys rotate`),
+// so it needs the operator role, which no tenant token carries (issue 35); a tenant admin revokes
+// a retired key of its own log after a size and reads its own log's key history. Each `key` entry
+// records who (`by`). Portable: the work is behind the KeyAdmin port (Node: node-server.ts).
 import type { Hono } from 'hono';
 import { toBase64 } from '../canonical/index.js';
 import { ConfigError, InputError } from '../errors.js';
@@ -12,8 +13,8 @@ import { readJsonBody } from './body.js';
 import type { RestContext } from './routes-rest.js';
 
 export interface KeyAdmin {
-  rotate(time: string): Promise<{ logs: { tenant: string; seq: number; size: number }[]; keys: { alg: string; publicKey: string }[] }>;
-  revoke(tenant: string, keyId: string, after: number, time: string): Promise<{ key: HistoryKey; seq: number }>;
+  rotate(time: string, by: string): Promise<{ logs: { tenant: string; seq: number; size: number }[]; keys: { alg: string; publicKey: string }[] }>;
+  revoke(tenant: string, keyId: string, after: number, time: string, by: string): Promise<{ key: HistoryKey; seq: number }>;
   history(tenant: string): Promise<KeyHistory | undefined>;
 }
 
@@ -34,9 +35,10 @@ export function registerKeyRoutes(app: Hono<Env>, rc: RestContext): void {
     return c.json({ keys: h?.keys.map(keyJson) ?? [] });
   });
 
-  // Rotation is for the whole data directory (one key set signs every tenant log).
-  app.post('/v1/keys/rotate', withRole('admin'), async (c) => {
-    const r = await need().rotate(deps.clock.now().toISOString());
+  // Rotation is for the whole data directory (one key set signs every tenant log): the operator's,
+  // never a tenant admin's. The operator is answered with every log it rotated.
+  app.post('/v1/keys/rotate', withRole('operator'), async (c) => {
+    const r = await need().rotate(deps.clock.now().toISOString(), c.get('caller').principal);
     return c.json({ rotated: true, logs: r.logs, keys: r.keys });
   });
 
@@ -47,7 +49,8 @@ export function registerKeyRoutes(app: Hono<Env>, rc: RestContext): void {
     if (typeof keyId !== 'string' || !/^[0-9a-fA-F]{8}$/.test(keyId) || !Number.isSafeInteger(after) || (after as number) < 0) {
       throw new InputError('ERR_INPUT', 'body must be {"keyId": "<8 hex digits>", "after": <tree size>}', [{ path: '/keyId', message: '8 hex digits' }, { path: '/after', message: 'a non-negative integer' }]);
     }
-    const r = await need().revoke(c.get('caller').tenant, keyId, after as number, deps.clock.now().toISOString());
+    const caller = c.get('caller');
+    const r = await need().revoke(caller.tenant, keyId, after as number, deps.clock.now().toISOString(), caller.principal);
     return c.json({ revoked: true, key: keyJson(r.key), seq: r.seq });
   });
 }

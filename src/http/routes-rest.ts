@@ -56,7 +56,7 @@ export function registerRestRoutes(app: Hono<Env>, rc: RestContext): void {
       // A durable answer names where its receipt will be (GET /v1/entries/:seq): nothing here reads `signed`.
       followSigned: false,
     });
-    metrics.decision(outcome.effect, deps.clock.monotonic() - t0);
+    metrics.decision(caller.tenant, outcome.effect, deps.clock.monotonic() - t0);
     deps.observe?.({ tenant: caller.tenant, seq: outcome.appended.seq, leaf: outcome.appended.leaf, bytes: outcome.appended.bytes });
     if (!receipt) return c.json({ effect: outcome.effect, seq: outcome.appended.seq, chain: outcome.chain, finalPayload: outcome.finalPayload, wait: 'durable', durable: durableAnswer(outcome.appended) });
     return c.json({ effect: outcome.effect, seq: outcome.appended.seq, chain: outcome.chain, finalPayload: outcome.finalPayload, receipt });

@@ -36,12 +36,14 @@ export interface KeyHistory {
 
 const wire = (k: PublicKey) => ({ alg: k.alg, publicKey: toBase64(k.publicKey) });
 
-export function rotateEntryBody(time: string, previous: KeySet, next: KeySet): EntryBody {
-  return { type: 'key', time, action: 'rotate', previous: { name: previous.name, keys: previous.keys.map(wire) }, name: next.name, keys: next.keys.map(wire) };
+// `by` (who asked: a principal, `cli:<user>`) is a record for people, as in policy and erasure
+// entries; the fold below reads only the fields it names, so entries with and without it verify alike.
+export function rotateEntryBody(time: string, previous: KeySet, next: KeySet, by?: string): EntryBody {
+  return { type: 'key', time, action: 'rotate', previous: { name: previous.name, keys: previous.keys.map(wire) }, name: next.name, keys: next.keys.map(wire), ...(by !== undefined && { by }) };
 }
 
-export function revokeEntryBody(time: string, key: PublicKey, after: number): EntryBody {
-  return { type: 'key', time, action: 'revoke', key: wire(key), after };
+export function revokeEntryBody(time: string, key: PublicKey, after: number, by?: string): EntryBody {
+  return { type: 'key', time, action: 'revoke', key: wire(key), after, ...(by !== undefined && { by }) };
 }
 
 function readKey(v: unknown): PublicKey {
@@ -85,6 +87,7 @@ export class KeyHistoryFold {
       return f;
     };
     try {
+      if (e.by !== undefined && (typeof e.by !== 'string' || e.by === '')) return bad('by must be a non-empty string');
       if (e.action === 'rotate') {
         const prev = readSet((e.previous as { name?: unknown })?.name, (e.previous as { keys?: unknown })?.keys);
         const next = readSet(e.name, e.keys);

@@ -58,6 +58,11 @@ export interface VouchConfig {
   events?: string[];
   /** Traffic that no active authorization interceptor covers and that is allowed anyway (recorded). */
   uncovered?: UncoveredRule[];
+  /**
+   * The operator's: URL prefixes of the interceptor servers a policy posted at run time (or pinned
+   * in a tenant's log) may name (policy/remote-allow.ts). Read from the start-up file only.
+   */
+  remoteInterceptors?: { allow: string[] };
 }
 
 /** `uncovered[i]`: these events (or `*`), in this phase, may pass without an authorization interceptor. */

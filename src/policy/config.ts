@@ -7,8 +7,9 @@ import { Issues, pointer } from './_issues.js';
 import { parseDeclaration } from './config-declaration.js';
 import { checkHookedEvents, parseDeclaredEvents, parseUncovered } from './config-events.js';
 import type { InterceptorDeclaration, PolicyConfig, VouchConfig } from './config-types.js';
+import { allowEntryProblem } from './remote-allow.js';
 
-const TOP_KEYS = ['version', 'directions', 'timeouts', 'policies', 'interceptors', 'servers', 'drift', 'events', 'uncovered', 'tools'];
+const TOP_KEYS = ['version', 'directions', 'timeouts', 'policies', 'interceptors', 'servers', 'drift', 'events', 'uncovered', 'tools', 'remoteInterceptors'];
 const MAX_TIMEOUT_MS = 600_000;
 const POLICY_USERS = ['cedar-policy', 'discovery-filter'];
 
@@ -68,6 +69,17 @@ function parseServers(is: Issues, v: unknown): VouchConfig['servers'] {
   return { toolMap };
 }
 
+function parseRemoteInterceptors(is: Issues, v: unknown): VouchConfig['remoteInterceptors'] {
+  const o = is.obj(v, '/remoteInterceptors', ['allow']);
+  if (!o) return undefined;
+  const allow = is.strArray(o.allow, '/remoteInterceptors/allow');
+  allow?.forEach((u, i) => {
+    const problem = allowEntryProblem(u);
+    if (problem) is.add(pointer('/remoteInterceptors/allow', i), problem);
+  });
+  return allow && { allow };
+}
+
 function parseInterceptors(is: Issues, v: unknown): InterceptorDeclaration[] {
   if (!Array.isArray(v)) {
     is.add('/interceptors', 'must be an array of interceptor declarations');
@@ -112,6 +124,7 @@ export function parseConfig(input: unknown): VouchConfig {
   if (o.servers !== undefined) config.servers = parseServers(is, o.servers);
   if (o.drift !== undefined) config.drift = is.json(o.drift, '/drift') as Json;
   if (o.tools !== undefined) config.tools = is.json(o.tools, '/tools') as Json; // pins: mcp/tool-pins.ts
+  if (o.remoteInterceptors !== undefined) config.remoteInterceptors = parseRemoteInterceptors(is, o.remoteInterceptors);
   if (is.list.length > 0) {
     const lines = is.list.map((i) => `  ${i.path || '/'}: ${i.message}`).join('\n');
     throw new ConfigError('ERR_CONFIG', `invalid config (${is.list.length} problem${is.list.length === 1 ? '' : 's'}):\n${lines}`, is.list);

@@ -11,5 +11,6 @@ export { parseConfig } from './config.js';
 export { parseConfigText, formatOf, type ConfigFormat } from './config-text.js';
 export { resolveConfigDocument, buildResolvedDocument, type ResolvedConfig } from './config-resolve.js';
 export { isRemoteDeclaration } from './config-types.js';
+export { assertRemotesAllowed, remoteAllowListOf, remoteUrlAllowed, type RemoteAllowList } from './remote-allow.js';
 export { descriptorOverridesOf } from './config-declaration.js';
 export type { VouchConfig, InterceptorDeclaration, BuiltinDeclaration, RemoteDeclaration, DeclarationOverrides, PolicyConfig } from './config-types.js';

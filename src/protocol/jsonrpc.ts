@@ -27,6 +27,7 @@ const RPC_CODE: Partial<Record<ErrorCode, number>> = {
   ERR_CHAIN_TIMEOUT: JSONRPC.timeout,
   ERR_UNAUTHENTICATED: JSONRPC.unauthorized,
   ERR_FORBIDDEN: JSONRPC.unauthorized,
+  ERR_REMOTE_NOT_ALLOWED: JSONRPC.unauthorized,
   ERR_STORE: JSONRPC.unavailable,
   ERR_STORE_CLOSED: JSONRPC.unavailable,
   ERR_STORE_BEHIND: JSONRPC.unavailable,

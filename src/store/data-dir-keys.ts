@@ -124,7 +124,7 @@ export class DataDirKeys {
    * gets a `key` entry its current keys sign (the handover), then signs with the new keys; the
    * outgoing key files are kept in keys/history/.
    */
-  async rotate(logs: RotatableLog[], time: string): Promise<RotationResult> {
+  async rotate(logs: RotatableLog[], time: string, by?: string): Promise<RotationResult> {
     const outgoing = this.current.keys;
     const next = this.sets.find((s) => !same(s.keys, outgoing)) ?? (await signerSet(prepareNextKeys(this.dir, { ed25519: this.current.ed25519Seed !== undefined }), this.thread));
     if (!this.sets.includes(next)) this.sets.push(next);
@@ -134,7 +134,7 @@ export class DataDirKeys {
       const t = this.tenants.get(log.tenant);
       if (!t) throw new ConfigError('ERR_CONFIG', `log of tenant ${log.tenant} is not open`);
       if (same(t.history.current.keys, next.keys)) continue; // rotated before a restart
-      const body = rotateEntryBody(time, t.history.current, { name: log.origin, keys: next.keys });
+      const body = rotateEntryBody(time, t.history.current, { name: log.origin, keys: next.keys }, by);
       const a = await log.rotate(body, next, log.origin);
       done.push({ tenant: log.tenant, seq: a.seq, size: a.size });
     }
@@ -145,7 +145,7 @@ export class DataDirKeys {
   }
 
   /** `vouch keys revoke KEYID --after SIZE` for one log: KEYID is any id of the key (under the log's names or the JWKS kid). */
-  async revoke(log: RotatableLog, keyId: string, after: number, time: string): Promise<{ key: HistoryKey; seq: number }> {
+  async revoke(log: RotatableLog, keyId: string, after: number, time: string, by?: string): Promise<{ key: HistoryKey; seq: number }> {
     await log.ready;
     const t = this.tenants.get(log.tenant);
     if (!t) throw new ConfigError('ERR_CONFIG', `log of tenant ${log.tenant} is not open`);
@@ -154,7 +154,7 @@ export class DataDirKeys {
     if (!key) throw new ConfigError('ERR_CONFIG', `no key ${keyId} in the history of ${log.origin} (see \`vouch keys list\`)`);
     if (t.history.current.keys.some((k) => sameKey(k, key))) throw new ConfigError('ERR_CONFIG', `key ${keyId} still signs ${log.origin}: run \`vouch keys rotate\` first, then revoke it`);
     if (!Number.isSafeInteger(after) || after < 0) throw new ConfigError('ERR_CONFIG', '--after must be a tree size (a non-negative integer)');
-    const a = await log.append(revokeEntryBody(time, key, after));
+    const a = await log.append(revokeEntryBody(time, key, after, by));
     const now = tenantKeys(log.store, log.origin, this.current.keys, this.legacyName);
     this.tenants.set(log.tenant, now);
     // The key as the history now has it: its window carries revokedAfter.

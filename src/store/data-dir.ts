@@ -4,7 +4,7 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { toHex } from '../canonical/index.js';
-import { createEd25519Verifier, createMldsaVerifier, createVerifier, mldsaKeyFromSeed, noteKeyId, toJwks, type Jwks, type Signer } from '../crypto/index.js';
+import { createEd25519Verifier, createMldsaVerifier, createVerifier, mldsaKeyFromSeed, noteKeyId, signInContext, toJwks, type Jwks, type Signer } from '../crypto/index.js';
 import { createNodeEd25519Signer, createSignerFromSeed, generateSeed, nodeEd25519PublicKeyFromSeed, readKeyFile, writeKeyFile } from '../crypto/node.js';
 import { ConfigError, StoreError } from '../errors.js';
 import { Appender, assertTenant, commitKeyOf, isTenant, logOriginOf, formatVkey, noteSignerFor, noteVerifierFor, type BatchStats, type HistoryKey, type KeyHistory, type LogAppender, type NoteSigner, type NoteVerifier } from '../log/index.js';
@@ -58,11 +58,19 @@ export interface DataDir {
   vkeys(tenant?: string): string[];
   /** An open log's key history. */
   keyHistory(tenant: string): KeyHistory | undefined;
-  /** Rotate every log to new keys (a `key` entry each, signed by the outgoing keys); old key files kept in keys/history/. */
-  rotateKeys(time: string): Promise<RotationResult>;
-  /** Refuse a retired key's checkpoints of one log after `after` (a `key` revoke entry). */
-  revokeKey(tenant: string, keyId: string, after: number, time: string): Promise<{ key: HistoryKey; seq: number }>;
+  /**
+   * Rotate every log to new keys (a `key` entry each, signed by the outgoing keys); old key files
+   * kept in keys/history/. `by`: who asked (an operator's principal, `cli:<user>`), recorded in each entry.
+   */
+  rotateKeys(time: string, by?: string): Promise<RotationResult>;
+  /** Refuse a retired key's checkpoints of one log after `after` (a `key` revoke entry recording `by`). */
+  revokeKey(tenant: string, keyId: string, after: number, time: string, by?: string): Promise<{ key: HistoryKey; seq: number }>;
   originOf(tenant: string): string;
+  /**
+   * The current ML-DSA-65 key over `message` under a FIPS 204 context (crypto/context.ts): what
+   * the key signs besides notes. Never with the empty context: that one is the checkpoints'.
+   */
+  signInContext(message: Uint8Array, context: Uint8Array): Promise<Uint8Array>;
   /** Open (creating on first use) the tenant's log; the same object on every call. */
   log(tenant: string): TenantLog;
   /** Finish in-flight batches, close databases and the signing thread. */
@@ -189,15 +197,16 @@ export async function openDataDir(dir: string, opts: OpenOptions = {}): Promise<
       return keeper.current === initialSet ? verifiers : keeper.current.keys.map((k) => noteVerifierFor(keyName, createVerifier(k.alg, k.publicKey)));
     },
     originOf,
+    signInContext: (message, context) => signInContext(keeper.current.signers[0], message, context),
     jwks: (tenant) => keeper.jwks(unopened(tenant), tenant),
     vkeys: (tenant) => keeper.vkeys(unopened(tenant), tenant),
     keyHistory: (tenant) => keeper.tenants.get(tenant)?.history,
-    async rotateKeys(time) {
+    async rotateKeys(time, by) {
       const all = [...new Set([...listTenants(dir), ...logs.keys()])].map((t) => self.log(t));
-      return keeper.rotate(all.map(rotatable), time);
+      return keeper.rotate(all.map(rotatable), time, by);
     },
-    async revokeKey(tenant, keyId, after, time) {
-      return keeper.revoke(rotatable(self.log(tenant)), keyId, after, time);
+    async revokeKey(tenant, keyId, after, time, by) {
+      return keeper.revoke(rotatable(self.log(tenant)), keyId, after, time, by);
     },
     log(tenant: string): TenantLog {
       const open = logs.get(tenant);

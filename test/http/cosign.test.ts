@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalBytes, fromBase64, toBase64, utf8 } from '../../src/canonical/index.js';
-import { createEd25519Signer, createMldsaSigner, createVerifier, parseJwks, toJwks, type Signer } from '../../src/crypto/index.js';
+import { createEd25519Signer, createMldsaSigner, createVerifier, INVOKE_RESULT_CONTEXT, MLDSA65_SIGNATURE_BYTES, parseJwks, toJwks, verifyMldsa, type Signer } from '../../src/crypto/index.js';
+import { parseNote } from '../../src/log/index.js';
 import { formatCallerSignatureHeader, type CallerSignatureClaim } from '../../src/receipt/index.js';
 import { get, post, testServer } from './_server.js';
 
@@ -100,17 +101,37 @@ describe('co-signed requests on REST /v1/authorize', () => {
 });
 
 describe('signed interceptor/invoke results', () => {
-  it('signs the JCS of the result without durationMs and signature, with the key the JWKS publishes', async () => {
-    const r = await post(`${s.url}/mcp`, { jsonrpc: '2.0', id: 1, method: 'interceptor/invoke', params: { name: 'pii', event: 'tools/call', phase: 'request', payload, _meta: { 'io.vouch/sign': true } } });
+  const invoke = (p: unknown, id = 1) => post(`${s.url}/mcp`, { jsonrpc: '2.0', id, method: 'interceptor/invoke', params: { name: 'pii', event: 'tools/call', phase: 'request', payload: p, _meta: { 'io.vouch/sign': true } } });
+  const keyOf = async (kid: string) => parseJwks((await get(`${s.url}/.well-known/vouch/keys`)).json).find((k) => k.kid === kid)!;
+
+  it('signs the JCS of the result without durationMs and signature under its own ML-DSA context, with the key the JWKS publishes', async () => {
+    const r = await invoke(payload);
     const result = r.json.result;
-    expect(result.signature).toMatchObject({ alg: 'ML-DSA-65', keyId: s.keyId });
-    const key = parseJwks((await get(`${s.url}/.well-known/vouch/keys`)).json).find((k) => k.kid === result.signature.keyId)!;
+    expect(result.signature).toMatchObject({ alg: 'ML-DSA-65', keyId: s.keyId, context: 'vouch/interceptor-result/v1' });
+    const key = await keyOf(result.signature.keyId);
     const { signature, durationMs: _d, ...signed } = result;
-    const verifier = createVerifier(key.alg, key.publicKey);
-    expect(verifier.verify(canonicalBytes(signed), fromBase64(signature.value))).toBe(true);
-    expect(verifier.verify(canonicalBytes({ ...signed, modified: !signed.modified }), fromBase64(signature.value))).toBe(false);
+    expect(verifyMldsa(key.publicKey, canonicalBytes(signed), fromBase64(signature.value), INVOKE_RESULT_CONTEXT)).toBe(true);
+    expect(verifyMldsa(key.publicKey, canonicalBytes({ ...signed, modified: !signed.modified }), fromBase64(signature.value), INVOKE_RESULT_CONTEXT)).toBe(false);
     const unsigned = await post(`${s.url}/mcp`, { jsonrpc: '2.0', id: 2, method: 'interceptor/invoke', params: { name: 'pii', event: 'tools/call', phase: 'request', payload } });
     expect(unsigned.json.result.signature).toBeUndefined();
+  });
+
+  it("a caller shaping the signed bytes gets no signature a checkpoint verifier (empty context) accepts, and the log's checkpoints none under the result context", async () => {
+    // The hostile caller chooses the payload the result carries back (a note-like text included).
+    const r = await invoke({ name: 'echo', arguments: { text: 'vouch.local/default\n1\nAAAA\n' } });
+    const result = r.json.result;
+    const key = await keyOf(result.signature.keyId);
+    const { signature, durationMs: _d, ...signed } = result;
+    const sig = fromBase64(signature.value);
+    expect(verifyMldsa(key.publicKey, canonicalBytes(signed), sig, INVOKE_RESULT_CONTEXT)).toBe(true);
+    expect(createVerifier(key.alg, key.publicKey).verify(canonicalBytes(signed), sig)).toBe(false); // checkpoint and receipt verifiers
+    // ...and the other way: the newest checkpoint's ML-DSA line verifies as a note, never as a result.
+    const cp = (await get(`${s.url}/v1/checkpoint`)).json;
+    const note = parseNote(cp.checkpoint);
+    const line = note.signatures.find((x) => x.signature.length === MLDSA65_SIGNATURE_BYTES)!; // the same key files sign both
+    const text = utf8.encode(note.text);
+    expect(verifyMldsa(key.publicKey, text, line.signature)).toBe(true);
+    expect(verifyMldsa(key.publicKey, text, line.signature, INVOKE_RESULT_CONTEXT)).toBe(false);
   });
 });
 

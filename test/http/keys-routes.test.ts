@@ -1,5 +1,5 @@
-// Issue 18 §1 over REST, against a real `vouch serve` child with bearer tokens: an admin rotates the
-// keys with POST /v1/keys/rotate while the service runs, receipts from before and after the
+// Issue 18 §1 over REST, against a real `vouch serve` child with bearer tokens: the operator rotates
+// the keys with POST /v1/keys/rotate while the service runs (a tenant admin may not: issue 35), receipts from before and after the
 // rotation both verify with the key history the service publishes (JWKS and vkeys), `vouch log
 // verify` stays clean; POST /v1/keys/revoke turns the retired key's checkpoints after SIZE into
 // key-revoked verdicts; callers without the admin role get 403, bad bodies 400 ERR_INPUT.
@@ -20,6 +20,7 @@ let issuer: Awaited<ReturnType<typeof testIssuer>>;
 let admin: Record<string, string>;
 let auditor: Record<string, string>;
 let other: Record<string, string>;
+let operator: Record<string, string>;
 const bearer = (t: string) => ({ authorization: `Bearer ${t}` });
 
 /** The CLI as a child process, awaited (never spawnSync: a blocked event loop leaves dead keep-alive sockets in fetch's pool). */
@@ -66,19 +67,20 @@ beforeAll(async () => {
   admin = bearer(await issuer.token({ sub: 'ops', tenant: 'acme', roles: ['admin', 'enforce', 'audit'] }));
   auditor = bearer(await issuer.token({ sub: 'aud', tenant: 'acme', roles: ['enforce', 'audit'] }));
   other = bearer(await issuer.token({ sub: 'bob', tenant: 'globex', roles: ['enforce', 'audit'] }));
+  operator = bearer(await issuer.token({ sub: 'ops', tenant: 'ops', roles: ['operator'] }));
   s = await startServe(['--port', '0', '--data', data, '--auth', auth, '--checkpoint-idle', '0'], { timeoutMs: 120_000 });
   await decide('one');
   await decide('two');
   before = await decide('three');
   otherBefore = await decide('another tenant', other);
-  rotated = await post(`${s.url}/v1/keys/rotate`, '', admin);
+  rotated = await post(`${s.url}/v1/keys/rotate`, '', operator);
   after = await decide('after the rotation');
 }, 180_000);
 afterAll(async () => {
   await s?.stop();
 });
 
-describe('POST /v1/keys/rotate (admin)', () => {
+describe('POST /v1/keys/rotate (operator)', () => {
   it('rotates the running service: a key entry in every tenant log, signed into it by a checkpoint of the outgoing keys', async () => {
     expect(rotated.status, JSON.stringify(rotated.json)).toBe(200);
     expect(rotated.json.rotated).toBe(true);
@@ -87,9 +89,9 @@ describe('POST /v1/keys/rotate (admin)', () => {
       { tenant: 'globex', seq: otherBefore.seq + 1, size: otherBefore.seq + 2 },
     ]);
     expect(rotated.json.keys.map((k: { alg: string }) => k.alg).sort()).toEqual(['Ed25519', 'ML-DSA-65']);
-    // The entry is a `key` entry of the log.
+    // The entry is a `key` entry of the log, naming who rotated.
     const e = await get(`${s.url}/v1/entries/${before.seq + 1}`, admin);
-    expect(e.json.entry.type).toBe('key');
+    expect(e.json.entry).toMatchObject({ type: 'key', action: 'rotate', by: 'ops' });
     // The receipt after the rotation is signed by the new keys, under the log's origin as key name.
     const signer = /^\u2014 (\S+) /m.exec(after.receipt.checkpoint)![1];
     expect(signer).toBe(ORIGIN);
@@ -204,7 +206,11 @@ describe('the key routes refuse', () => {
       const anon = method === 'GET' ? await get(`${s.url}${path}`) : await post(`${s.url}${path}`, body);
       expect(anon.status, path).toBe(401);
     }
-    // Nothing was rotated by the refused call: the log still has the one rotation.
+    // Rotation is the operator's: the tenant's admin is refused too.
+    const byAdmin = await post(`${s.url}/v1/keys/rotate`, '', admin);
+    expect(byAdmin.status).toBe(403);
+    expect(byAdmin.json.error.code).toBe('ERR_FORBIDDEN');
+    // Nothing was rotated by the refused calls: the log still has the one rotation.
     expect((await get(`${s.url}/v1/keys`, admin)).json.keys).toHaveLength(4);
   });
 

@@ -10,6 +10,7 @@ import { tenantKeysForVerify } from '../../store/tenant-keys.js';
 import { intOption, parse } from '../args.js';
 import { EXIT, UsageError, type Io } from '../io.js';
 import { TENANT_OPTION } from './_audit-open.js';
+import { cliUser } from './_cli-user.js';
 
 export const help = `vouch keys rotate [--data DIR] [--json]
 vouch keys revoke KEYID --after SIZE [--tenant T] [--data DIR] [--json]
@@ -41,7 +42,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
   try {
     const time = new Date().toISOString();
     if (sub === 'rotate') {
-      const r = await dataDir.rotateKeys(time);
+      const r = await dataDir.rotateKeys(time, cliUser());
       if (values.json) io.out(JSON.stringify({ rotated: true, ...r }));
       else {
         for (const l of r.logs) io.out(`rotated ${l.tenant}: key entry #${l.seq}, handover checkpoint of size ${l.size} signed by the outgoing keys`);
@@ -50,7 +51,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
       return EXIT.ok;
     }
     const after = intOption(values.after, 'after')!;
-    const r = await dataDir.revokeKey(values.tenant!, positionals[0], after, time);
+    const r = await dataDir.revokeKey(values.tenant!, positionals[0], after, time, cliUser());
     if (values.json) io.out(JSON.stringify({ revoked: true, keyId: r.key.keyId, alg: r.key.alg, after, seq: r.seq }));
     else io.out(`revoked ${r.key.name}+${r.key.keyId} (${r.key.alg}) for checkpoints after size ${after} (key entry #${r.seq})`);
     return EXIT.ok;

@@ -1,6 +1,5 @@
 // vouch policy activate | status | unpin: policy versions by digest on a stopped data directory.
 // A running service takes a new policy through POST /v1/policy instead (no restart).
-import { userInfo } from 'node:os';
 import { activatePolicy, recordActivation, newestPolicyRecord, recordUnpin } from '../../decide/index.js';
 import { createMemoryStateStores } from '../../interceptors/builtin/index.js';
 import { ConfigError } from '../../errors.js';
@@ -10,6 +9,7 @@ import { parse } from '../args.js';
 import { EXIT, UsageError, type Io } from '../io.js';
 import { openLogForWriting, openLogReadOnly, TENANT_OPTION } from './_audit-open.js';
 import { describeActivation, policyHistory, policyInForce, short } from './_policy-history.js';
+import { cliUser } from './_cli-user.js';
 
 export const help = `vouch policy activate FILE [--data DIR] [--tenant T] [--json]
 vouch policy activate FILE --url URL [--json]     (a running service; token from $VOUCH_TOKEN)
@@ -94,15 +94,6 @@ async function unpin(argv: string[], io: Io): Promise<number> {
     return EXIT.ok;
   } finally {
     await dataDir.close();
-  }
-}
-
-/** Who runs a CLI activation, as recorded in the entry: the local account (not authenticated: whoever holds the data directory). */
-function cliUser(): string {
-  try {
-    return `cli:${userInfo().username}`;
-  } catch {
-    return 'cli';
   }
 }
 

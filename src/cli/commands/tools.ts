@@ -1,11 +1,11 @@
 // vouch tools approve | list: pinned tool definitions of a gateway's data directory (mcp/tool-pins.ts).
 // Approval is a signed `pin` entry in the log: the next gateway start shows the tool again.
-import { userInfo } from 'node:os';
 import { isDigest } from '../../canonical/index.js';
 import { readPins, ToolPins } from '../../mcp/tool-pins.js';
 import { parse } from '../args.js';
 import { EXIT, UsageError, type Io } from '../io.js';
 import { openLogForWriting, openLogReadOnly, TENANT_OPTION } from './_audit-open.js';
+import { cliUser } from './_cli-user.js';
 
 export const help = `vouch tools approve SERVER TOOL DIGEST [--data DIR] [--tenant T] [--json]
 vouch tools list [--data DIR] [--tenant T] [--json]
@@ -62,13 +62,5 @@ function list(argv: string[], io: Io): number {
     return EXIT.ok;
   } finally {
     store.close();
-  }
-}
-
-function cliUser(): string {
-  try {
-    return `cli:${userInfo().username}`;
-  } catch {
-    return 'cli';
   }
 }
