@@ -9,6 +9,7 @@ import { ConfigError } from '../errors.js';
 import { createMemoryStateStores } from '../interceptors/builtin/index.js';
 import { defaultConfigPath, loadConfigFile } from '../policy/load-config.js';
 import { logPortOf, type LogPort } from '../store/log-port.js';
+import { signedPrefix } from '../store/signed-prefix.js';
 import { initDataDir, listTenants, logPath, openDataDir, openSqliteStore, readKeySeeds, type DataDir } from '../store/node.js';
 import { bytesEqual, utf8 } from '../canonical/index.js';
 import { noteKeyId } from '../crypto/index.js';
@@ -63,10 +64,11 @@ export function validatedPolicySets(data: string): Set<string> {
     let store: ReturnType<typeof openSqliteStore> | undefined;
     try {
       store = openSqliteStore(logPath(data, tenant), { readonly: true });
-      const rec = newestPolicyRecord(store);
-      const engines = rec?.engines as { cedar?: unknown } | undefined;
       const cp = store.latestCheckpoint();
-      if (rec && engines?.cedar === cedarVersion && cp && signedByUs(cp.note)) out.add(rec.policySet);
+      // What that signed checkpoint covers, never entries after it (anyone can add those: issue 35).
+      const rec = cp && signedByUs(cp.note) ? newestPolicyRecord(signedPrefix(store, cp.size)) : undefined;
+      const engines = rec?.engines as { cedar?: unknown } | undefined;
+      if (rec && engines?.cedar === cedarVersion) out.add(rec.policySet);
     } catch {
       /* no evidence */
     } finally {

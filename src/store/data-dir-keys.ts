@@ -6,7 +6,7 @@ import { toHex } from '../canonical/index.js';
 import { noteKeyId, toJwks, type Jwks, type PublicKeyEntry, type Signer } from '../crypto/index.js';
 import { createNodeEd25519Signer, createSignerFromSeed } from '../crypto/node.js';
 import { ConfigError } from '../errors.js';
-import { formatVkey, noteSignerFor, revokeEntryBody, rotateEntryBody, sameKey, type Appended, type EntryBody, type HistoryKey, type KeyWindow, type NoteSigner, type PublicKey } from '../log/index.js';
+import { commitKeyOf, formatVkey, noteSignerFor, revokeEntryBody, rotateEntryBody, sameKey, type Appended, type EntryBody, type HistoryKey, type KeyWindow, type NoteSigner, type PublicKey } from '../log/index.js';
 import { prepareNextKeys, retireKeyFiles, rotationPending, type KeySeeds } from './key-rotation.js';
 import type { LogStore } from './port.js';
 import { tenantKeys, type TenantKeys } from './tenant-keys.js';
@@ -74,7 +74,7 @@ export class DataDirKeys {
   /** A tenant log's checked history and the signers of its current keys; throws when it cannot be trusted. */
   forTenant(tenant: string, store: LogStore, origin: string): { keys: TenantKeys; set: SignerSet; signers: NoteSigner[] } {
     // Key entries after the newest checkpoint count only while a rotation is finished (its own entry may be there).
-    const keys = tenantKeys(store, origin, this.current.keys, this.legacyName, { requireFiles: !this.resuming, tail: this.resuming });
+    const keys = tenantKeys(store, origin, this.current.keys, this.legacyName, { requireFiles: !this.resuming, tail: this.resuming, commitKeys: this.sets.map((k) => commitKeyOf(k.mldsaSeed)) });
     const set = this.sets.find((s) => same(s.keys, keys.history.current.keys));
     if (!set) throw new ConfigError('ERR_CONFIG', `log of tenant ${tenant}: no key file holds the keys its history says sign now`);
     this.tenants.set(tenant, keys);

@@ -4,7 +4,7 @@
 // The key name of a log made since issue 18 is its origin (tlog-checkpoint: SHOULD match).
 import { toHex } from '../canonical/index.js';
 import { StoreError } from '../errors.js';
-import { checkHandovers, committedRows, historyVerifiers, readKeyHistory, sameKey, type KeyHistory, type NoteVerifier, type PublicKey } from '../log/index.js';
+import { checkHandovers, checkSignedTree, committedRows, historyVerifiers, readKeyHistory, sameKey, type KeyHistory, type NoteVerifier, type PublicKey } from '../log/index.js';
 import type { LogStore } from './port.js';
 
 /** meta key: the note key name a log's first keys sign under (set when the log is made). */
@@ -58,11 +58,16 @@ function refuse(why: string): StoreError {
 }
 
 /** The log's history, checked; throws ERR_STORE_INCONSISTENT saying why when it cannot be trusted. */
-export function tenantKeys(store: LogStore, origin: string, files: PublicKey[], legacy: string, opts: { requireFiles?: boolean; tail?: boolean } = {}): TenantKeys {
+export function tenantKeys(store: LogStore, origin: string, files: PublicKey[], legacy: string, opts: { requireFiles?: boolean; tail?: boolean; commitKeys?: Uint8Array[] } = {}): TenantKeys {
   const genesis = { name: genesisName(store, origin, legacy), keys: files };
   const entries = signedKeyEntries(store, opts.tail === true);
   const { history, problems } = readKeyHistory(genesis, entries);
   if (problems.length) throw refuse(problems.map((p) => p.message).join('; '));
+  // The rows were counted against the heads of the newest checkpoint's entry: that checkpoint must
+  // verify with the keys they give, and a tail they came from carry this service's commit tag, before
+  // anyone (the published key set included) takes this history (issue 35). O(log n), as at start-up.
+  const opened = checkSignedTree(store, origin, historyVerifiers(history), opts.tail ? opts.commitKeys : undefined);
+  if (opts.tail === true && opened.range.size > opened.signed && !opened.tailTagged) throw refuse(`key entries after the newest signed checkpoint (size ${opened.signed}) count only with a commit tag, and no commit key was given`);
   const cur = history.current.keys;
   if (opts.requireFiles !== false && !(cur.length === files.length && cur.every((k) => files.some((f) => sameKey(k, f))))) {
     const ids = (ks: PublicKey[]) => ks.map((k) => `${k.alg} ${toHex(k.publicKey).slice(0, 16)}…`).join(', ');
@@ -74,28 +79,40 @@ export function tenantKeys(store: LogStore, origin: string, files: PublicKey[], 
 }
 
 /**
- * For `vouch log verify`: the history as the log's entries give it, whatever its problems, and
- * every problem as a finding (unchained entries, unproven handovers, key files that are not the
- * current keys) instead of a refusal.
+ * For `vouch log verify`, the published key set of a log this process did not open, bundles and
+ * `vouch keys list`: the history as the log's entries give it, whatever its problems, and every
+ * problem as a finding (unchained entries, unproven handovers, key files that are not the current
+ * keys, an index that hides a key entry) instead of a refusal. Only what a verified signature
+ * covers counts (issue 35): the newest checkpoint note must verify with the history's keys and the
+ * stored tree reproduce it (the start-up check), or that is a problem; entries after it count only
+ * with `commitKeys` whose commit tag verifies (an unfinished rotation), never on their own word.
  */
-export function tenantKeysForVerify(store: LogStore, origin: string, files: PublicKey[], legacy: string, opts: { tail?: boolean } = {}): { keys: TenantKeys; problems: { seq?: number; message: string }[] } {
+export function tenantKeysForVerify(store: LogStore, origin: string, files: PublicKey[], legacy: string, opts: { tail?: boolean; commitKeys?: Uint8Array[] } = {}): { keys: TenantKeys; problems: { seq?: number; message: string }[] } {
   const genesis = { name: genesisName(store, origin, legacy), keys: files };
   const out: { seq?: number; message: string }[] = [];
-  let entries: { seq: number; bytes: Uint8Array }[];
-  try {
-    entries = signedKeyEntries(store, opts.tail !== false);
-  } catch (e) {
-    // The index lies (or the log was altered): report it, and read the history by a scan instead.
-    out.push({ message: (e as Error).message });
-    const size = opts.tail !== false ? store.size() : Math.min(store.size(), store.latestCheckpoint()?.size ?? 0);
+  const read = (tail: boolean): { seq: number; bytes: Uint8Array }[] => {
     try {
-      entries = committedRows(store, 'key', undefined, size);
-    } catch (again) {
-      out.push({ message: (again as Error).message });
-      entries = [];
+      return signedKeyEntries(store, tail);
+    } catch (e) {
+      // The index lies (or the log was altered): report it, and read the history by a scan instead.
+      out.push({ message: (e as Error).message });
+      const size = tail ? store.size() : Math.min(store.size(), store.latestCheckpoint()?.size ?? 0);
+      try {
+        return committedRows(store, 'key', undefined, size);
+      } catch (again) {
+        out.push({ message: (again as Error).message });
+        return [];
+      }
     }
+  };
+  let { history, problems } = readKeyHistory(genesis, read(false));
+  const tailKeys = opts.tail !== false && opts.commitKeys?.length ? opts.commitKeys : undefined;
+  try {
+    const opened = checkSignedTree(store, origin, historyVerifiers(history), tailKeys);
+    if (opened.tailTagged && opened.range.size > opened.signed) ({ history, problems } = readKeyHistory(genesis, read(true)));
+  } catch (e) {
+    out.push({ message: `the log's signed state cannot be trusted: ${(e as Error).message}` });
   }
-  const { history, problems } = readKeyHistory(genesis, entries);
   out.push(...problems.map((p) => ({ seq: p.seq, message: p.message })));
   const cur = history.current.keys;
   if (!(cur.length === files.length && cur.every((k) => files.some((f) => sameKey(k, f))))) {

@@ -59,10 +59,13 @@ export function resetWitnessedLog(opts: ResetOptions): ResetResult {
   try {
     state.reset(log.origin, { size: cp.size, root: cp.root, note: opts.checkpoint }, (current) => {
       previous = current && { size: current.size, root: toHex(current.root), status: statusOf(current) };
-      if (current && previous!.status === 'signed in full' && !opts.force && !(current.size === cp.size && previous!.root === toHex(cp.root))) {
+      // Only a record shown not to be signed in full is replaced without --force: one kept before witnesses
+      // kept notes cannot be told from a genuine one, and a genuine one rolled back lets a cut log be cosigned.
+      const provenPoisoned = previous!.status.startsWith('not signed in full');
+      if (current && !provenPoisoned && !opts.force && !(current.size === cp.size && previous!.root === toHex(cp.root))) {
         throw new InputError(
           'ERR_INPUT',
-          `the record of ${log.origin} (size ${current.size}) is a checkpoint the log's keys sign in full, not a poisoned one: replacing it would let this witness cosign a log cut back or forked. ` +
+          `the record of ${log.origin} (size ${current.size}) is ${previous!.status === 'signed in full' ? "a checkpoint the log's keys sign in full, not a poisoned one" : 'not known to be poisoned (' + previous!.status + ')'}: replacing it would let this witness cosign a log cut back or forked. ` +
             'If the log was restored from a backup on purpose, give --force (the reset is recorded either way)',
         );
       }

@@ -69,7 +69,11 @@ describe('vouch witness reset-log', () => {
     expect(otherLog.err).toMatch(/error ERR_INPUT: the checkpoint is of log "vouch\.local\/other"/);
     // The genuine checkpoint (as GET /v1/checkpoint answers it) replaces the record.
     const cp = await genuine3.checkpoint();
-    const ok = await s.reset('--to-checkpoint', s.file('cp.json', JSON.stringify({ origin: ORIGIN, size: 3, checkpoint: cp })), '--reason', 'poisoned by an Ed25519-only checkpoint, issue 35');
+    // A record kept before witnesses kept notes cannot be told from a genuine one: it is replaced only with --force.
+    const unforced = await s.reset('--to-checkpoint', s.file('cp.json', JSON.stringify({ origin: ORIGIN, size: 3, checkpoint: cp })));
+    expect(unforced.code).toBe(3);
+    expect(unforced.err).toMatch(/not known to be poisoned \(unchecked.*--force/);
+    const ok = await s.reset('--to-checkpoint', s.file('cp.json', JSON.stringify({ origin: ORIGIN, size: 3, checkpoint: cp })), '--force', '--reason', 'poisoned by an Ed25519-only checkpoint, issue 35');
     expect(ok.code, ok.err).toBe(0);
     expect(ok.out).toMatch(/reset vouch\.local\/acme: size 3 root .* \(unchecked .*\) -> size 3 root/);
 
@@ -78,7 +82,7 @@ describe('vouch witness reset-log', () => {
       expect(state.record(ORIGIN)).toMatchObject({ size: 3, note: cp });
       expect(toHex(state.record(ORIGIN)!.root)).toBe(rootOf(cp));
       const [ev] = state.events(ORIGIN);
-      expect(ev).toMatchObject({ kind: 'reset', detail: { from: { size: 3, root: toHex(s.forged.root()) }, to: { size: 3, root: rootOf(cp) }, forced: false, reason: expect.stringMatching(/issue 35/), by: expect.stringMatching(/^cli:/) } });
+      expect(ev).toMatchObject({ kind: 'reset', detail: { from: { size: 3, root: toHex(s.forged.root()) }, to: { size: 3, root: rootOf(cp) }, forced: true, reason: expect.stringMatching(/issue 35/), by: expect.stringMatching(/^cli:/) } });
       // The genuine log is cosigned again from there.
       const genuine5 = genuine3.add('d', 'e');
       expect(addCheckpoint(formatAddCheckpoint({ oldSize: 3, proof: genuine5.proof(3), checkpoint: await genuine5.checkpoint() }), { ...w, state }).status).toBe(200);

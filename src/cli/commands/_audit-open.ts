@@ -5,9 +5,9 @@ import { bytesEqual, toHex } from '../../canonical/index.js';
 import { noteKeyId, toJwks, type Jwks, type PublicKeyEntry } from '../../crypto/index.js';
 import { formatVkey } from '../../log/index.js';
 import { tenantKeysForVerify } from '../../store/tenant-keys.js';
-import { ConfigError } from '../../errors.js';
+import { ConfigError, StoreError } from '../../errors.js';
 import { logOriginOf } from '../../log/index.js';
-import type { LogStore } from '../../store/index.js';
+import { signedPrefix, type LogStore } from '../../store/index.js';
 import { loadKeys, logPath, openDataDir, openSqliteStore, DEFAULT_KEY_NAME, type DataDir, type TenantLog } from '../../store/node.js';
 import { UsageError } from '../io.js';
 
@@ -17,6 +17,26 @@ export function openLogReadOnly(dir: string, tenant: string): LogStore {
   const path = logPath(dir, tenant);
   if (!existsSync(path)) throw new UsageError(`no log for tenant ${tenant} in ${dir}`);
   return openSqliteStore(path, { readonly: true });
+}
+
+/**
+ * A tenant's log read-only, as far as a verified signature covers it (issue 35): the newest
+ * checkpoint note must verify with the log's key history and the stored tree reproduce it, or this
+ * refuses (ERR_STORE_INCONSISTENT, naming why); entries after it (unsigned: anyone who can write
+ * the file can add some) are left out, so state read from it (the policy in force, pins) is what
+ * the signed log commits to. For the read-only commands that report state: policy status, tools list.
+ */
+export function openVerifiedReadOnly(dir: string, tenant: string, keyName: string): LogStore {
+  const store = openLogReadOnly(dir, tenant);
+  try {
+    const origin = originOf(store, tenant, keyName);
+    const { problems } = tenantKeysForVerify(store, origin, loadKeys(dir, keyName).keys, keyName, { tail: false });
+    if (problems.length) throw new StoreError('ERR_STORE_INCONSISTENT', `the log of tenant ${tenant} cannot be trusted (\`vouch log verify\` says more): ${problems.map((p) => p.message).join('; ')}`);
+    return signedPrefix(store, store.latestCheckpoint()?.size ?? 0);
+  } catch (e) {
+    store.close();
+    throw e;
+  }
 }
 
 export function openDbReadOnly(file: string): LogStore {

@@ -56,7 +56,7 @@ function verify(argv: string[], io: Io): number {
     try {
       const origin = store.meta('origin') ?? `${values['key-name']}/${t}`;
       // Key history (issue 18): each checkpoint is checked with the keys of its time.
-      const { keys, problems } = tenantKeysForVerify(store, origin, files, values['key-name']!);
+      const { keys, problems } = tenantKeysForVerify(store, origin, files, values['key-name']!, { commitKeys });
       const used = new Map<string, UsedKey>();
       const checks = [...ruleChecks(store), keyHistoryCheck({ name: keys.history.keys[0]?.name ?? keys.name, keys: keys.history.keys.filter((k) => k.window.from === 0) }, keys.history)];
       const report = verifyLog(store, { origin, verifiers: keys.verifiers, checks, hashLeaf: nodeHashLeaf, commitKeys, onSigned: (sigs) => countKeys(used, sigs) });

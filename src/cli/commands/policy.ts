@@ -7,7 +7,7 @@ import { loadConfigFile } from '../../policy/load-config.js';
 import { logPortOf } from '../../store/log-port.js';
 import { parse } from '../args.js';
 import { EXIT, UsageError, type Io } from '../io.js';
-import { openLogForWriting, openLogReadOnly, TENANT_OPTION } from './_audit-open.js';
+import { openLogForWriting, openVerifiedReadOnly, TENANT_OPTION } from './_audit-open.js';
 import { describeActivation, policyHistory, policyInForce, short } from './_policy-history.js';
 import { cliUser } from './_cli-user.js';
 
@@ -66,7 +66,7 @@ async function activate(argv: string[], io: Io): Promise<number> {
 function status(argv: string[], io: Io): number {
   const { values } = parse(argv, TENANT_OPTION);
   if (values.help) return io.out(help), EXIT.ok;
-  const store = openLogReadOnly(values.data!, values.tenant!);
+  const store = openVerifiedReadOnly(values.data!, values.tenant!, values['key-name']!);
   try {
     // The newest policy entry, checked against the signed tree: the record, not a pointer.
     const rec = newestPolicyRecord(store);
@@ -100,7 +100,7 @@ async function unpin(argv: string[], io: Io): Promise<number> {
 function history(argv: string[], io: Io): number {
   const { values } = parse(argv, TENANT_OPTION);
   if (values.help) return io.out(help), EXIT.ok;
-  const store = openLogReadOnly(values.data!, values.tenant!);
+  const store = openVerifiedReadOnly(values.data!, values.tenant!, values['key-name']!);
   try {
     const list = policyHistory(store);
     const current = policyInForce(store); // the newest, checked against the signed tree

@@ -4,7 +4,7 @@ import { isDigest } from '../../canonical/index.js';
 import { readPins, ToolPins } from '../../mcp/tool-pins.js';
 import { parse } from '../args.js';
 import { EXIT, UsageError, type Io } from '../io.js';
-import { openLogForWriting, openLogReadOnly, TENANT_OPTION } from './_audit-open.js';
+import { openLogForWriting, openVerifiedReadOnly, TENANT_OPTION } from './_audit-open.js';
 import { cliUser } from './_cli-user.js';
 
 export const help = `vouch tools approve SERVER TOOL DIGEST [--data DIR] [--tenant T] [--json]
@@ -53,7 +53,7 @@ async function approve(argv: string[], io: Io): Promise<number> {
 function list(argv: string[], io: Io): number {
   const { values } = parse(argv, TENANT_OPTION);
   if (values.help) return io.out(help), EXIT.ok;
-  const store = openLogReadOnly(values.data!, values.tenant!);
+  const store = openVerifiedReadOnly(values.data!, values.tenant!, values['key-name']!);
   try {
     const rows = [...readPins(store)].map(([key, p]) => ({ tool: key, pinned: p.pinned, pending: p.pending ?? null, seq: p.seq }));
     if (values.json) io.out(JSON.stringify(rows));
