@@ -13,11 +13,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { main } from '../../src/cli/main.js';
 import { startServer } from '../../src/http/node-server.js';
 import { openGateway, type GatewayRuntime } from '../../src/mcp/gateway-node.js';
 import { logPath } from '../../src/store/node.js';
-import { captureIo } from '../audit/_generate.js';
+import { runVouch } from '../helpers/cli.js';
 import { get, post } from '../http/_server.js';
 import { entriesOf, makeWorkspace, vouch as vouchBin } from '../mcp/_gateway.js';
 import { hideFromIndex } from './_file-attacker.js';
@@ -25,17 +24,7 @@ import { hideFromIndex } from './_file-attacker.js';
 const TENANT = 'default';
 const authorize = (url: string, name: string) => post(`${url}/v1/authorize`, { event: 'tools/call', phase: 'request', payload: { name, arguments: {} } });
 
-async function vouch(...argv: string[]): Promise<{ code: number; out: string; json: any }> {
-  const c = captureIo();
-  const code = await main(argv, c.io);
-  let json: any;
-  try {
-    json = JSON.parse(c.text());
-  } catch {
-    json = undefined;
-  }
-  return { code, out: c.text() + c.errText(), json };
-}
+const vouch = runVouch;
 
 describe('policy: the newest activation hidden from entries_policy', () => {
   let data: string;

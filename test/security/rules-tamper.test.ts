@@ -9,14 +9,13 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { activatePolicy, decide } from '../../src/decide/index.js';
 import { canonicalBytes, canonicalText, fromBase64, utf8 } from '../../src/canonical/index.js';
-import { main } from '../../src/cli/main.js';
 import { startServer } from '../../src/http/node-server.js';
 import { createMemoryStateStores } from '../../src/interceptors/builtin/index.js';
 import { loadConfigFile } from '../../src/policy/load-config.js';
 import { logPortOf } from '../../src/store/log-port.js';
 import { logPath, openDataDir, openSqliteStore } from '../../src/store/node.js';
 import { signNextWithKeys } from './_forge.js';
-import { captureIo } from '../audit/_generate.js';
+import { runVouch } from '../helpers/cli.js';
 import { post } from '../http/_server.js';
 
 const TENANT = 'default';
@@ -26,17 +25,7 @@ let permitAll: Awaited<ReturnType<typeof loadConfigFile>>;
 const authorize = (url: string, name: string) => post(`${url}/v1/authorize`, { event: 'tools/call', phase: 'request', payload: { name, arguments: {} } });
 const entryOf = (r: { json: any }) => JSON.parse(utf8.decode(fromBase64(r.json.receipt.entry)));
 
-async function vouch(...argv: string[]): Promise<{ code: number; out: string; json: any }> {
-  const c = captureIo();
-  const code = await main(argv, c.io);
-  let json: any;
-  try {
-    json = JSON.parse(c.text());
-  } catch {
-    json = undefined;
-  }
-  return { code, out: c.text() + c.errText(), json };
-}
+const vouch = runVouch;
 
 beforeAll(async () => {
   const dir = mkdtempSync(join(tmpdir(), 'vouch-rules-'));

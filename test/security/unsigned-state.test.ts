@@ -8,10 +8,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
 import { startServer } from '../../src/http/node-server.js';
 import { logPath } from '../../src/store/node.js';
-import { captureIo } from '../audit/_generate.js';
+import { runVouch } from '../helpers/cli.js';
 import { get, post } from '../http/_server.js';
 import { hideFromIndex } from '../security/_file-attacker.js';
 import { appendWithHeads } from './_forge-checkpoint.js';
@@ -19,17 +18,7 @@ import { appendWithHeads } from './_forge-checkpoint.js';
 const TENANT = 'default';
 const authorize = (url: string, name: string) => post(`${url}/v1/authorize`, { event: 'tools/call', phase: 'request', payload: { name, arguments: {} } });
 
-async function vouch(...argv: string[]): Promise<{ code: number; out: string; json: any }> {
-  const c = captureIo();
-  const code = await main(argv, c.io);
-  let json: any;
-  try {
-    json = JSON.parse(c.text());
-  } catch {
-    json = undefined;
-  }
-  return { code, out: c.text() + c.errText(), json };
-}
+const vouch = runVouch;
 
 /** A log with a rotation and a revocation of the old ML-DSA-65 key after size 1. */
 async function revokedLog(): Promise<{ data: string; rotateSeq: number; revokeSeq: number }> {
