@@ -910,7 +910,7 @@ return errors === 0;
 validate9.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const v10_secret_redactor = validate10;
-const schema10 = {"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"kinds":{"type":"array","minItems":1,"items":{"enum":["aws_access_key","aws_secret_key","github_pat","github_oauth","github_app","github_refresh","stripe_secret_live","stripe_restricted_live","slack_bot","slack_user","slack_app","slack_refresh","google_api_key","jwt","private_key"]}}},"additionalProperties":false};
+const schema10 = {"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"kinds":{"type":"array","minItems":1,"items":{"enum":["aws_access_key","aws_secret_key","github_pat","github_oauth","github_app","github_refresh","stripe_secret_live","stripe_restricted_live","slack_bot","slack_user","slack_app","slack_refresh","google_api_key","jwt","private_key","url_credentials"]}}},"additionalProperties":false};
 
 function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -951,7 +951,7 @@ errors++;
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
-if(!(((((((((((((((data1 === "aws_access_key") || (data1 === "aws_secret_key")) || (data1 === "github_pat")) || (data1 === "github_oauth")) || (data1 === "github_app")) || (data1 === "github_refresh")) || (data1 === "stripe_secret_live")) || (data1 === "stripe_restricted_live")) || (data1 === "slack_bot")) || (data1 === "slack_user")) || (data1 === "slack_app")) || (data1 === "slack_refresh")) || (data1 === "google_api_key")) || (data1 === "jwt")) || (data1 === "private_key"))){
+if(!((((((((((((((((data1 === "aws_access_key") || (data1 === "aws_secret_key")) || (data1 === "github_pat")) || (data1 === "github_oauth")) || (data1 === "github_app")) || (data1 === "github_refresh")) || (data1 === "stripe_secret_live")) || (data1 === "stripe_restricted_live")) || (data1 === "slack_bot")) || (data1 === "slack_user")) || (data1 === "slack_app")) || (data1 === "slack_refresh")) || (data1 === "google_api_key")) || (data1 === "jwt")) || (data1 === "private_key")) || (data1 === "url_credentials"))){
 const err2 = {instancePath:instancePath+"/kinds/" + i0,schemaPath:"#/properties/kinds/items/enum",keyword:"enum",params:{allowedValues: schema10.properties.kinds.items.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err2];
@@ -991,7 +991,7 @@ return errors === 0;
 validate10.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const v11_secretless_redactor = validate11;
-const schema11 = {"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"kinds":{"type":"array","minItems":1,"items":{"enum":["aws_access_key","aws_secret_key","github_pat","github_oauth","github_app","github_refresh","stripe_secret_live","stripe_restricted_live","slack_bot","slack_user","slack_app","slack_refresh","google_api_key","jwt","private_key"]}}},"additionalProperties":false};
+const schema11 = {"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"kinds":{"type":"array","minItems":1,"items":{"enum":["aws_access_key","aws_secret_key","github_pat","github_oauth","github_app","github_refresh","stripe_secret_live","stripe_restricted_live","slack_bot","slack_user","slack_app","slack_refresh","google_api_key","jwt","private_key","url_credentials"]}}},"additionalProperties":false};
 
 function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1032,7 +1032,7 @@ errors++;
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
-if(!(((((((((((((((data1 === "aws_access_key") || (data1 === "aws_secret_key")) || (data1 === "github_pat")) || (data1 === "github_oauth")) || (data1 === "github_app")) || (data1 === "github_refresh")) || (data1 === "stripe_secret_live")) || (data1 === "stripe_restricted_live")) || (data1 === "slack_bot")) || (data1 === "slack_user")) || (data1 === "slack_app")) || (data1 === "slack_refresh")) || (data1 === "google_api_key")) || (data1 === "jwt")) || (data1 === "private_key"))){
+if(!((((((((((((((((data1 === "aws_access_key") || (data1 === "aws_secret_key")) || (data1 === "github_pat")) || (data1 === "github_oauth")) || (data1 === "github_app")) || (data1 === "github_refresh")) || (data1 === "stripe_secret_live")) || (data1 === "stripe_restricted_live")) || (data1 === "slack_bot")) || (data1 === "slack_user")) || (data1 === "slack_app")) || (data1 === "slack_refresh")) || (data1 === "google_api_key")) || (data1 === "jwt")) || (data1 === "private_key")) || (data1 === "url_credentials"))){
 const err2 = {instancePath:instancePath+"/kinds/" + i0,schemaPath:"#/properties/kinds/items/enum",keyword:"enum",params:{allowedValues: schema11.properties.kinds.items.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err2];
