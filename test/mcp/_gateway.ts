@@ -83,6 +83,7 @@ export async function startKit(upstreamCmd: (ws: Workspace) => string, ws = make
   const gateway = await rt.start(up, { upstream });
   const { client, calls } = makeClient();
   await client.connect(down);
+  let closed = false;
   return {
     ws,
     rt,
@@ -92,6 +93,8 @@ export async function startKit(upstreamCmd: (ws: Workspace) => string, ws = make
     calls,
     lines,
     async close() {
+      if (closed) return; // a test may close early (then afterAll closes again)
+      closed = true;
       await client.close().catch(() => undefined);
       try {
         await expectReplaysClean(rt);
