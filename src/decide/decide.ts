@@ -179,7 +179,8 @@ export async function decide(req: DecisionRequest, deps: DecideDeps): Promise<An
       decision: decisionRecord(chain, intentDigest === undefined ? undefined : new Map([[chain.finalPayload, intentDigest]])) as DecisionCore['decision'],
       state,
     },
-    req.extra,
+    // Extras quote the caller too (a caller-signature claim's key id, even one no key matches).
+    req.extra && recordedJson(req.extra),
   );
   const durable = req.wait === 'durable' && deps.log.appendDurable ? await deps.log.appendDurable(body, attachments, req.followSigned === false ? { follow: false } : undefined) : undefined;
   const appended = durable ? { seq: durable.seq, bytes: durable.bytes, leaf: durable.leaf } : await deps.log.append(body, attachments);

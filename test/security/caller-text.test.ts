@@ -92,6 +92,15 @@ describe('credentials in free-form caller text never reach a signed field or tel
     for (const x of receipts) expect(leaks(JSON.stringify(x))).toEqual([]);
   });
 
+  it('a caller signature claiming a key id no key has: the id is recorded redacted', async () => {
+    const r = await post(`${s.url}/v1/authorize`, { event: 'prompts/get', phase: 'request', payload: { name: 'summarize' }, _meta: { 'io.vouch/caller-signature': { alg: 'Ed25519', keyId: `key-${PAT36}`, signature: 'AAAA' } } });
+    expect(r.status).toBe(200);
+    expect(r.json.effect).toBe('deny'); // a signature no key verifies is a recorded deny
+    const e = entryOf(r.json.receipt);
+    expect(e.callerSignature.keyId).toBe('key-[SECRET_REDACTED:github_pat]');
+    expect(leaks(JSON.stringify(r.json.receipt))).toEqual([]);
+  });
+
   it('an execution report: session, trace and drifted argument keys are recorded redacted', async () => {
     const a = await post(`${s.url}/v1/authorize`, { event: 'prompts/get', phase: 'request', payload: { name: 'summarize', arguments: { a: '1' } }, context: { sessionId: 's1' } });
     expect(a.json.effect).toBe('allow');
