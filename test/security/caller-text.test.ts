@@ -151,9 +151,12 @@ describe('the labels themselves', () => {
   it('recordedLabel is bounded and idempotent', () => {
     const long = `${'a'.repeat(300)}${PAT36}`;
     const once = recordedLabel(long);
-    expect(Array.from(once).length).toBe(256);
+    expect(Array.from(once).length).toBe(257); // 256 and the ellipsis
     expect(recordedLabel(once)).toBe(once);
     expect(recordedLabel(`${PAT36}${'b'.repeat(300)}`).startsWith('[SECRET_REDACTED:github_pat]')).toBe(true);
-    expect(recordedLabel('a\u0000b\u200bc\u2066d')).toBe('abcd');
+    // Format characters go; control characters stay (readers escape them), and hide no credential.
+    expect(recordedLabel('a\u0000b\u200bc\u2066d')).toBe('a\u0000bcd');
+    expect(recordedLabel(`x\u0000${PAT36}`)).toBe('x[SECRET_REDACTED:github_pat]');
+    expect(recordedLabel(`g\u0007hp_${PAT36.slice(4)}`)).toBe('[SECRET_REDACTED:github_pat]');
   });
 });

@@ -6,26 +6,30 @@ import { findSecrets } from './_patterns.js';
 import { redactPayload, type Invisible } from './_redact.js';
 import { secretPlaceholder } from './secret-redactor.js';
 
-/** Labels (server, session, trace, on-behalf-of) longer than this are cut and end in an ellipsis. */
+/** Labels (server, session, trace, on-behalf-of) longer than this (in code points) are cut and end in an ellipsis. */
 export const MAX_LABEL_CHARS = 256;
 
-// Unicode format characters (zero-width, bidi overrides) and control characters: invisible in a
-// console row or a trace UI, so a label could show one thing and be another.
-const INVISIBLE: Invisible = { test: /[\p{Cf}\p{Cc}]/u, all: /[\p{Cf}\p{Cc}]/gu };
+// What a credential may hide behind: Unicode format characters (zero-width, bidi overrides) and
+// control characters. Detection looks through both (_redact.ts findHidden); format characters are
+// then dropped, being invisible in a console row or a trace UI (a label could show one thing and be
+// another). Control characters stay: readers escape them (receipt/entry-summary.ts).
+const HIDING: Invisible = { test: /[\p{Cf}\p{Cc}]/u, all: /[\p{Cf}\p{Cc}]/gu };
+const FORMAT = /\p{Cf}/u;
+const FORMAT_ALL = /\p{Cf}/gu;
 
 const SECRETS = { find: (text: string) => findSecrets(text), placeholder: (h: { kind: Parameters<typeof secretPlaceholder>[0] }) => secretPlaceholder(h.kind) };
 
 /**
- * A label as an entry records it: no invisible characters, every credential the secret-redactor
- * knows replaced by its placeholder, then at most `max` code points (the last an ellipsis).
- * Redaction comes first: a cut must not shorten a credential below what its detector matches.
+ * A label as an entry records it: every credential the secret-redactor knows replaced by its
+ * placeholder, no format character, then at most `max` code points and an ellipsis. Redaction
+ * comes first: a cut must not shorten a credential below what its detector matches.
  */
 export function recordedLabel(text: string, max = MAX_LABEL_CHARS): string {
-  const found = redactPayload(text, SECRETS, INVISIBLE).payload as string;
-  const redacted = INVISIBLE.test.test(found) ? found.replace(INVISIBLE.all, '') : found;
+  const found = redactPayload(text, SECRETS, HIDING).payload as string;
+  const redacted = FORMAT.test(found) ? found.replace(FORMAT_ALL, '') : found;
   if (redacted.length <= max) return redacted;
   const cps = Array.from(redacted);
-  return cps.length <= max ? redacted : cps.slice(0, max - 1).join('') + '\u2026';
+  return cps.length <= max ? redacted : cps.slice(0, max).join('') + '\u2026';
 }
 
 /** An optional label: undefined stays undefined. */
@@ -39,5 +43,5 @@ export function recordedLabelOf(text: string | undefined, max = MAX_LABEL_CHARS)
  * there is none, so the common case costs one walk and no copy.
  */
 export function recordedJson<T>(value: T): T {
-  return redactPayload(value, SECRETS, INVISIBLE).payload as T;
+  return redactPayload(value, SECRETS, HIDING).payload as T;
 }
