@@ -23,6 +23,9 @@ export default defineConfig({
     emptyOutDir: true,
     target: 'es2022',
     modulePreload: false,
+    // One stylesheet file (assets/style.css): an iife build would otherwise inject the CSS from
+    // script as a <style>, which the console's CSP (no inline style) refuses.
+    cssCodeSplit: false,
     chunkSizeWarningLimit: 2048,
     rollupOptions: { output: { format: 'iife', entryFileNames: 'assets/console.js', assetFileNames: 'assets/[name][extname]' } },
   },

@@ -256,5 +256,5 @@ const describe = (e: Record<string, string>): string =>
 /** The target decide() would record for this re-run (see interceptors/target-of.ts). */
 function replayedTarget(f: DecisionFacts, input: unknown, rerun: { effect: 'allow' | 'deny'; chain: ChainResult }, policy: ActivePolicy): string | undefined {
   const mutators = mutatorsOf(planOf(policy, f.only, f.event, f.phase).running, f.event, f.phase);
-  return decisionTarget({ event: f.event, effect: rerun.effect, input, finalPayload: rerun.chain.finalPayload, chain: rerun.chain, mutators });
+  return decisionTarget({ event: f.event, phase: f.phase, effect: rerun.effect, input, finalPayload: rerun.chain.finalPayload, chain: rerun.chain, mutators });
 }

@@ -133,7 +133,8 @@ function stateNeeded(candidate: ActivePolicy, f: DecisionFacts): string[] {
 }
 
 function flipOf(f: DecisionFacts, payload: unknown, rerun: Rerun, explained: Pick<Flip, 'before' | 'after'>): Flip {
-  const res = resourceOf(f.event, payload, f.context.server);
+  // A response names no resource of its own (interceptors/target-of.ts): only a request's is shown.
+  const res = f.phase === 'request' ? resourceOf(f.event, payload, f.context.server) : { ok: false as const };
   const to = rerun.effect;
   const at = rerun.chain.abortedAt;
   return {

@@ -3,11 +3,12 @@
 // a deny. No allow is returned before its entry is durable (fsync'd), and by default before its
 // checkpoint is signed (wait "signed"); the append resolves or throws, and then there is no allow.
 import { withRead } from '../lazy-property.js';
-import { canonicalBytes, digestBytes, type Digest } from '../canonical/index.js';
+import { canonicalBytes, digestBytes, utf8, type Digest } from '../canonical/index.js';
 import { codeOf, publicMessage } from '../errors.js';
 import { decisionOf, executeChain, type ChainContext, type ChainOptions } from '../interceptors/chain.js';
 import { assertKnownEvent } from '../protocol/index.js';
 import { selectInterceptors, type UncoveredRule } from '../interceptors/list.js';
+import { recordedJson, recordedLabel } from '../interceptors/builtin/recorded-text.js';
 import { serverOf } from '../interceptors/server-of.js';
 import { decisionTarget } from '../interceptors/target-of.js';
 import type { ChainResult, Direction, Interceptor, Json, Phase } from '../interceptors/types.js';
@@ -103,7 +104,9 @@ export async function decide(req: DecisionRequest, deps: DecideDeps): Promise<An
   // An event name outside the protocol, the SEPs and the config is bad input, never a decision.
   assertKnownEvent(req.event, policy.events);
   // Which server the message belongs to: the caller's word first, else the tool map (recorded).
-  if (req.context.server === undefined) req = { ...req, context: { ...req.context, server: serverOf({ event: req.event, payload: req.payload, toolMap: policy.toolMap }) } };
+  // Whatever the caller wrote in the context is signed into the entry, handed to interceptors and
+  // exported as telemetry: each such field is a recorded label from here on, live and in replay.
+  req = { ...req, context: recordedContext(req, policy) };
   const plan = planOf(policy, req.only, req.event, req.phase, req.context.protocolVersion);
   const interceptors = plan.running;
   let ran: string[] = [];
@@ -124,7 +127,12 @@ export async function decide(req: DecisionRequest, deps: DecideDeps): Promise<An
   else if (inputBytes) {
     ran = plan.hooked;
     try {
-      const run = await executeChain(interceptors, { event: req.event, phase: req.phase, payload: req.payload }, req.context, { ...policy.options, clock: deps.clock });
+      // The chain decides on the payload as the log keeps it (canonical JSON, keys sorted), which is
+      // what replay reads back: a built-in that walks keys in order (one message per field, keys
+      // redacted alike numbered in turn) then answers the same live and in replay, whatever order
+      // the peer sent the keys in.
+      const stored = JSON.parse(utf8.decode(inputBytes)) as unknown;
+      const run = await executeChain(interceptors, { event: req.event, phase: req.phase, payload: stored }, req.context, { ...policy.options, clock: deps.clock });
       chain = run.result;
       state = run.state;
     } catch (e) {
@@ -132,7 +140,8 @@ export async function decide(req: DecisionRequest, deps: DecideDeps): Promise<An
     }
   }
   chain = chain!;
-  state = { ...state, ...guarded };
+  // Guards record what they found (drift paths, key ids, reasons): no credential in the entry.
+  state = { ...state, ...recordedJson(guarded) };
   const effect = decisionOf(chain);
   const attachments: Attachment[] = [];
   const inputDigest = inputBytes && digestBytes(inputBytes);
@@ -161,7 +170,7 @@ export async function decide(req: DecisionRequest, deps: DecideDeps): Promise<An
       server: ctx.server,
       protocolVersion: ctx.protocolVersion,
       // The tool, prompt or resource the call is about (never its arguments): see target-of.ts.
-      target: decisionTarget({ event: req.event, effect, input: req.payload, finalPayload: chain.finalPayload, chain, mutators: mutatorsOf(interceptors, req.event, req.phase) }),
+      target: decisionTarget({ event: req.event, phase: req.phase, effect, input: req.payload, finalPayload: chain.finalPayload, chain, mutators: mutatorsOf(interceptors, req.event, req.phase) }),
       only: req.only,
       ran,
       policy: { chain: policy.chainDigest, policySet: policy.policyDigest, engines: policy.engines },
@@ -170,7 +179,8 @@ export async function decide(req: DecisionRequest, deps: DecideDeps): Promise<An
       decision: decisionRecord(chain, intentDigest === undefined ? undefined : new Map([[chain.finalPayload, intentDigest]])) as DecisionCore['decision'],
       state,
     },
-    req.extra,
+    // Extras quote the caller too (a caller-signature claim's key id, even one no key matches).
+    req.extra && recordedJson(req.extra),
   );
   const durable = req.wait === 'durable' && deps.log.appendDurable ? await deps.log.appendDurable(body, attachments, req.followSigned === false ? { follow: false } : undefined) : undefined;
   const appended = durable ? { seq: durable.seq, bytes: durable.bytes, leaf: durable.leaf } : await deps.log.append(body, attachments);
@@ -187,6 +197,20 @@ export async function decide(req: DecisionRequest, deps: DecideDeps): Promise<An
     if (!signed) (signed = durable.signed.then(buildReceipt)).catch(() => undefined);
     return signed;
   });
+}
+
+/**
+ * The context as recorded: the server (the caller's, else serverOf), session, trace and
+ * on-behalf-of ids as recorded labels (no credential, no invisible character, bounded). The
+ * principal, tenant and roles come from the verified token, not from the caller's text.
+ */
+function recordedContext(req: DecisionRequest, policy: ActivePolicy): ChainContext {
+  const ctx = req.context;
+  const out: ChainContext = { ...ctx, server: ctx.server !== undefined ? recordedLabel(ctx.server) : serverOf({ event: req.event, phase: req.phase, payload: req.payload, toolMap: policy.toolMap }) };
+  if (ctx.sessionId !== undefined) out.sessionId = recordedLabel(ctx.sessionId);
+  if (ctx.traceId !== undefined) out.traceId = recordedLabel(ctx.traceId);
+  if (ctx.onBehalfOf !== undefined) out.onBehalfOf = recordedLabel(ctx.onBehalfOf);
+  return out;
 }
 
 async function runCommitHooks(all: Interceptor[], req: DecisionRequest, finalPayload: unknown, direction: Direction, deps: DecideDeps): Promise<void> {

@@ -2,6 +2,7 @@
 // pure functions of (policy, request) that decide() and replay (audit/_rerun.ts) share.
 import { digestJson, MAX_DEPTH, type Digest } from '../canonical/index.js';
 import { decisionOf } from '../interceptors/chain.js';
+import { recordedJson } from '../interceptors/builtin/recorded-text.js';
 import { compatibleInterceptors, coverageOf, runningInterceptors, selectInterceptors } from '../interceptors/list.js';
 import type { ChainResult, Direction, Interceptor, Json, Phase } from '../interceptors/types.js';
 import type { ActivePolicy } from './decide.js';
@@ -37,8 +38,10 @@ export function decisionRecord(chain: ChainResult, known?: ReadonlyMap<unknown, 
     if (mutation) out.payloadDigest = digestOf(x.payload);
     results[i] = out;
   }
-  const rec: Record<string, Json> = { effect: decisionOf(chain), status: chain.status, summary: plainJson(chain.validationSummary)!, results };
-  if (chain.abortedAt) rec.abortedAt = plainJson(chain.abortedAt)!;
+  // Messages, reasons and info quote what they judged (a tool name, a path, a key): the entry is
+  // signed for ever and exported as telemetry, so no credential stays in them (recorded-text.ts).
+  const rec: Record<string, Json> = { effect: decisionOf(chain), status: chain.status, summary: plainJson(chain.validationSummary)!, results: recordedJson(results) };
+  if (chain.abortedAt) rec.abortedAt = recordedJson(plainJson(chain.abortedAt)!);
   return rec;
 }
 

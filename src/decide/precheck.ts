@@ -5,6 +5,7 @@
 import { canonicalBytes, digestBytes } from '../canonical/index.js';
 import type { PublicKeyEntry } from '../crypto/index.js';
 import type { Guard } from './guards.js';
+import { elicitationAnswerGuard } from './elicitation-answer.js';
 import { InputError } from '../errors.js';
 import type { Json, Phase } from '../interceptors/types.js';
 import type { Attachment } from '../log/index.js';
@@ -130,4 +131,6 @@ async function checkExecution(req: PrecheckRequest, deps: PrecheckDeps, out: Pre
     }
   }
   out.guards.push({ name: 'execution', record, deny });
+  // An elicitation's answer, linked to its request: only the fields the request asked for (as the gateway checks).
+  if (req.event === 'elicitation/create' && auth.ok && auth.intentAvailable) out.guards.push(elicitationAnswerGuard(auth.intent, req.payload));
 }

@@ -2,6 +2,7 @@
 // that authorized it, with the drift between the two. An execution that no allowed decision
 // covers is recorded all the same, flagged `unauthorized`: evidence is never dropped.
 import { canonicalBytes, digestBytes, type Digest } from '../canonical/index.js';
+import { recordedJson, recordedLabelOf } from '../interceptors/builtin/recorded-text.js';
 import type { Json } from '../interceptors/types.js';
 import type { Appended, Attachment, Durable, EntryBody } from '../log/index.js';
 import { executionEntryBody, type ExecutionFields, type ExecutionFlag } from '../entries/index.js';
@@ -92,7 +93,9 @@ export async function recordExecution(input: ExecutionInput, wait: ExecutionWait
   return go(undefined);
 }
 
-async function record(input: ExecutionInput, auth: Authorization, executedBytes: Uint8Array, executedDigest: Digest, earlier: number | undefined, wait: ExecutionWait): Promise<ExecutionOutcome | DurableExecution> {
+async function record(reported: ExecutionInput, auth: Authorization, executedBytes: Uint8Array, executedDigest: Digest, earlier: number | undefined, wait: ExecutionWait): Promise<ExecutionOutcome | DurableExecution> {
+  // The reporter's ids are recorded labels, as a decision's are (decide.ts): compared and signed alike.
+  const input = { ...reported, session: recordedLabelOf(reported.session), trace: recordedLabelOf(reported.trace), onBehalfOf: recordedLabelOf(reported.onBehalfOf), event: recordedLabelOf(reported.event) };
   const flags: ExecutionFlag[] = [];
   const why: Partial<Record<ExecutionFlag, string>> = {};
   const flag = (f: ExecutionFlag, reason: string) => (flags.push(f), (why[f] = reason));
@@ -129,7 +132,8 @@ async function record(input: ExecutionInput, auth: Authorization, executedBytes:
     // An unauthorized execution keeps the seq it claimed and why it did not count, for the auditor.
     claimed: auth.ok ? undefined : { authorization: input.authorization, reason: auth.reason },
   };
-  const body = executionEntryBody(fields);
+  // Drift paths are the executed payload's keys, reasons quote the caller's seq and ids: no credential stays in them.
+  const body = executionEntryBody({ ...fields, drift: recordedJson(fields.drift), why: recordedJson(fields.why), claimed: recordedJson(fields.claimed) });
   const attachments = [{ digest: executedDigest, bytes: executedBytes }];
   if (wait === 'durable' && input.log.appendDurable) {
     const durable = await input.log.appendDurable(body as EntryBody, attachments);

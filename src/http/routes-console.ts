@@ -5,6 +5,7 @@ import type { Hono } from 'hono';
 import { utf8 } from '../canonical/index.js';
 import { InputError, StoreError } from '../errors.js';
 import type { LogPort } from '../store/log-port.js';
+import { consoleHeaders } from './console-headers.js';
 import { answersAuthorization, chartOf, matchesFilter, parseRowFilter, rowOf, withExecutions, type ConsoleRow } from './_console-rows.js';
 import type { Env } from './app.js';
 import type { RestContext } from './routes-rest.js';
@@ -70,6 +71,9 @@ async function readAsset(path: string): Promise<Uint8Array | undefined> {
 export function registerConsoleRoutes(app: Hono<Env>, rc: RestContext): void {
   const { deps, withRole } = rc;
   const caches = new Map<string, RowCache>();
+  // CSP, no framing, no sniffing: on every answer of these routes, errors and redirects included.
+  const headers = consoleHeaders();
+  for (const path of ['/v1/entries', '/audit', '/audit/*']) app.use(path, headers);
 
   app.get('/v1/entries', withRole('audit'), async (c) => {
     const filter = parseRowFilter((n) => c.req.query(n));

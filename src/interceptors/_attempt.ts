@@ -6,6 +6,7 @@ import { withRead } from '../lazy-property.js';
 import { isThenable } from '../maybe-promise.js';
 import type { BaseContext } from './_context.js';
 import { cloneJson, describeError, isPlainObject } from './_json.js';
+import { recordedJson } from './builtin/recorded-text.js';
 import { resultOf } from './_outcome.js';
 import type { Interceptor, InterceptorResult, Json } from './types.js';
 
@@ -132,10 +133,16 @@ function perform(ic: Interceptor, payload: unknown, ctx: BaseContext, signal: ()
   }
   phase.preparing = true;
   const failedPrepare = (e: unknown): Json => failureMarker(`prepare failed: ${describeError(e)}`, false);
-  // What prepare returned, as recorded state: a copy, or the failure marker if it is not JSON.
+  // What prepare returned, as recorded state: a copy, or the failure marker if it is not JSON. No
+  // credential in it (it is signed into the entry: an upstream's listed schema, say), and its keys
+  // in canonical order: replay hands run() the state read back from the entry's canonical bytes,
+  // and run() must see exactly that live too.
   const stateOf = (p: unknown): Json => {
     try {
-      return p === undefined ? null : cloneJson(p);
+      if (p === undefined) return null;
+      const copy = cloneJson(p, '', true);
+      const recorded = recordedJson(copy);
+      return recorded === copy ? copy : cloneJson(recorded, '', true);
     } catch (e) {
       return failedPrepare(e);
     }

@@ -4,14 +4,25 @@
 import { escapePointer, isPlainObject, MAX_DEPTH, setMember } from '../canonical/index.js';
 import type { Json } from './types.js';
 
-/** A fresh deep copy of a JSON value; throws a plain Error naming the first bad spot. */
-export function cloneJson(value: unknown, path = ''): Json {
+/**
+ * A fresh deep copy of a JSON value; throws a plain Error naming the first bad spot. With
+ * `sortKeys`, members are inserted in canonical (RFC 8785) order: the copy iterates as the value
+ * read back from its canonical bytes does.
+ */
+export function cloneJson(value: unknown, path = '', sortKeys = false): Json {
   const trail: (string | number)[] = [];
   // The path is built only for the message: a copy of every payload per interceptor step must not
   // build a string per key (measured).
   const bad = (why: string): never => {
     const at = path + trail.map((t) => `/${typeof t === 'number' ? t : escapePointer(t)}`).join('');
     throw new Error(`not JSON at ${at || '/'}: ${why}`);
+  };
+  const member = (out: Record<string, Json>, from: Record<string, unknown>, k: string): void => {
+    const x = from[k];
+    if (x === undefined) return; // as JSON.stringify does
+    trail.push(k);
+    setMember(out, k, copy(x)); // "__proto__" too, as an own member
+    trail.pop();
   };
   const copy = (v: unknown): Json => {
     if (trail.length > MAX_DEPTH) return bad(`nesting deeper than ${MAX_DEPTH}`);
@@ -35,14 +46,8 @@ export function cloneJson(value: unknown, path = ''): Json {
         const proto = Object.getPrototypeOf(v);
         if (proto !== Object.prototype && proto !== null) return bad('not a plain object');
         const out: Record<string, Json> = {};
-        for (const k in v as Record<string, unknown>) {
-          if (!Object.hasOwn(v, k)) continue;
-          const x = (v as Record<string, unknown>)[k];
-          if (x === undefined) continue; // as JSON.stringify does
-          trail.push(k);
-          setMember(out, k, copy(x)); // "__proto__" too, as an own member
-          trail.pop();
-        }
+        if (sortKeys) for (const k of Object.keys(v).sort()) member(out, v as Record<string, unknown>, k);
+        else for (const k in v as Record<string, unknown>) if (Object.hasOwn(v, k)) member(out, v as Record<string, unknown>, k);
         return out;
       }
       default:

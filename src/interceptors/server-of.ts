@@ -1,6 +1,10 @@
 // Which MCP server (trust boundary) a message belongs to. The gateway knows its upstream; a
 // host can say so in `_meta["io.vouch/server"]`; otherwise tool names of the reference MCP
 // servers, then the resource URI, give a best guess. Pure: same inputs, same answer (replay).
+// The answer is signed into the entry and exported as telemetry: a name the operator configured is
+// kept as it is, any other (caller or payload text) is a recorded label (builtin/recorded-text.ts).
+import { recordedLabel } from './builtin/recorded-text.js';
+import type { Phase } from './types.js';
 
 export const UNKNOWN_SERVER = 'unknown';
 export const SERVER_META_KEY = 'io.vouch/server';
@@ -46,6 +50,8 @@ export interface ServerOfArgs {
   meta?: Record<string, unknown>;
   toolName?: string;
   event: string;
+  /** A response names no server of its own: a `name` or `uri` in it is the answer's content, not its target. */
+  phase?: Phase;
   payload?: unknown;
   toolMap?: Record<string, string>;
 }
@@ -57,16 +63,17 @@ export interface ServerOfArgs {
 export function serverOf(args: ServerOfArgs): string {
   if (nonEmpty(args.upstream)) return args.upstream;
   const declared = args.meta?.[SERVER_META_KEY];
-  if (nonEmpty(declared)) return declared;
-  const tool = args.toolName ?? (args.event === 'tools/call' ? field(args.payload, 'name') : undefined);
+  if (nonEmpty(declared)) return recordedLabel(declared);
+  const fromPayload = args.phase !== 'response';
+  const tool = args.toolName ?? (args.event === 'tools/call' && fromPayload ? field(args.payload, 'name') : undefined);
   if (nonEmpty(tool)) {
     if (args.toolMap && Object.hasOwn(args.toolMap, tool)) return args.toolMap[tool];
-    return Object.hasOwn(DEFAULT_TOOL_SERVERS, tool) ? DEFAULT_TOOL_SERVERS[tool] : tool;
+    return Object.hasOwn(DEFAULT_TOOL_SERVERS, tool) ? DEFAULT_TOOL_SERVERS[tool] : recordedLabel(tool);
   }
-  const uri = args.event.startsWith('resources/') ? field(args.payload, 'uri') : undefined;
+  const uri = args.event.startsWith('resources/') && fromPayload ? field(args.payload, 'uri') : undefined;
   if (nonEmpty(uri)) {
     const server = serverOfUri(uri);
-    if (server) return server;
+    if (server) return recordedLabel(server);
   }
   return UNKNOWN_SERVER;
 }

@@ -1,6 +1,9 @@
 // The target of a decision, as a name a person reads: the tool or prompt name, the resource URI.
-// Names are not secrets, arguments are: only these fields are ever taken, never arguments. Pure,
+// Names are not secrets, arguments are: only these fields are ever taken, never arguments, and
+// each as a recorded label (no credential, no invisible character: builtin/recorded-text.ts). Pure,
 // so replay recomputes the same target from the same payload (audit/replay.ts checks it).
+import { recordedLabel } from './builtin/recorded-text.js';
+import type { Phase } from './types.js';
 
 /** Longer names are cut (by code point) and end in an ellipsis: an entry field stays small. */
 export const MAX_TARGET_CHARS = 512;
@@ -17,13 +20,19 @@ function paramsOf(payload: unknown): Record<string, unknown> | undefined {
 }
 
 function bounded(s: unknown): string | undefined {
-  if (typeof s !== 'string' || s.length === 0) return undefined;
-  const cps = Array.from(s);
-  return cps.length <= MAX_TARGET_CHARS ? s : cps.slice(0, MAX_TARGET_CHARS).join('') + '\u2026';
+  if (typeof s !== 'string') return undefined;
+  const label = recordedLabel(s, MAX_TARGET_CHARS);
+  return label.length === 0 ? undefined : label;
 }
 
-/** The target named by one payload of `event`, or undefined (other events, or no such field). */
-export function targetOf(event: string, payload: unknown): string | undefined {
+/**
+ * The target named by one payload of `event`, or undefined (other events, or no such field). A
+ * response names none: its `name`, `uri` or `params` are the answer's content, which the far side
+ * (or a caller asking about a response) chooses, so a request-shaped answer cannot put a tool's name
+ * on an allow. The request decision it answers (`authorization`) names the target.
+ */
+export function targetOf(event: string, payload: unknown, phase: Phase = 'request'): string | undefined {
+  if (phase !== 'request') return undefined;
   const p = paramsOf(payload);
   if (!p) return undefined;
   if (BY_NAME.has(event)) return bounded(p.name);
@@ -42,13 +51,13 @@ interface ChainTrace {
  * the call ran and left the name as it was: a redactor that did not run (the call was refused
  * before it) might have hidden part of it, so then nothing is recorded.
  */
-export function decisionTarget(a: { event: string; effect: 'allow' | 'deny'; input: unknown; finalPayload: unknown; chain: ChainTrace; mutators: readonly string[] }): string | undefined {
-  if (a.effect === 'allow') return targetOf(a.event, a.finalPayload);
-  const t = targetOf(a.event, a.input);
+export function decisionTarget(a: { event: string; phase: Phase; effect: 'allow' | 'deny'; input: unknown; finalPayload: unknown; chain: ChainTrace; mutators: readonly string[] }): string | undefined {
+  if (a.effect === 'allow') return targetOf(a.event, a.finalPayload, a.phase);
+  const t = targetOf(a.event, a.input, a.phase);
   if (t === undefined) return undefined;
   for (const m of a.mutators) {
     const r = a.chain.results.find((x) => x.interceptor === m && x.type === 'mutation');
-    if (!r || !('payload' in r) || targetOf(a.event, r.payload) !== t) return undefined;
+    if (!r || !('payload' in r) || targetOf(a.event, r.payload, a.phase) !== t) return undefined;
   }
   return t;
 }

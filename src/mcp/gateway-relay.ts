@@ -5,7 +5,7 @@
 // upstream's initialize answer are decided in gateway-notify.ts.
 import { digestJson } from '../canonical/index.js';
 import type { Clock } from '../clock.js';
-import { decide, type ActivePolicy, type DecisionOutcome, type DecisionRequest, type DurableOutcome, type Guard, type Wait } from '../decide/index.js';
+import { decide, elicitationAnswerGuard, type ActivePolicy, type DecisionOutcome, type DecisionRequest, type DurableOutcome, type Guard, type Wait } from '../decide/index.js';
 import { computeDrift, DEFAULT_DRIFT_RULES, driftRecord, recordExecution, type DriftRules, type DurableExecution, type ExecutionLog, type ExecutionOutcome } from '../execution/index.js';
 import { JSONRPC, traceparentOf } from '../protocol/index.js';
 import { deniedError, errorRecord, GatewayError, peerError, unrecordedError } from './gateway-errors.js';
@@ -126,7 +126,9 @@ export async function relayRequest(s: RelaySession, flow: Flow, method: string, 
   await s.notificationQueues?.[toUpstream ? 'client-to-server' : 'server-to-client'];
   // A listing shows only tools whose definitions match their pins (the hidden ones are recorded as a guard).
   const listed = s.pins && !toUpstream && method === 'tools/list' ? await pinFilter(s.pins, result) : undefined;
-  const guards = [...(driftGuard(s, request, intent, wire) ?? []), ...(listed?.guards ?? [])];
+  // An elicitation's answer may carry only the fields its authorized request asked for.
+  const answered = method === 'elicitation/create' ? [elicitationAnswerGuard(intent, result)] : [];
+  const guards = [...(driftGuard(s, request, intent, wire) ?? []), ...(listed?.guards ?? []), ...answered];
   const response = await decideRelayed(s, policy, { event: method, phase: 'response', payload: listed?.result ?? result, context: ctxOf(), extra: { flow, authorization: request.appended.seq, ...traced }, guards: guards.length ? guards : undefined });
   // The execution entry is appended after the response decision (the answer's own evidence),
   // so the answer waits for one signed batch after the peer answered, not two.

@@ -2,6 +2,7 @@
 // definition is pinned the first time it is seen (or from config); a definition that later differs is
 // hidden from tools/list and its calls are denied until its new digest is approved. Every first
 // sight, change and approval is a signed `pin` entry: pin state is derived from those entries only.
+import { recordedLabel } from '../interceptors/builtin/recorded-text.js';
 import { digestJson, isDigest, parseJson, utf8, type Digest } from '../canonical/index.js';
 import type { Guard } from '../decide/index.js';
 import { ConfigError, InputError } from '../errors.js';
@@ -110,8 +111,9 @@ export class ToolPins {
     return new Map([...this.state].filter(([k]) => k.startsWith(`${this.server}/`)));
   }
 
+  /** Pins are kept by the tool's name as a pin entry records it (a recorded label: no credential an upstream put in a name). */
   get(tool: string): PinState | undefined {
-    return this.state.get(`${this.server}/${tool}`);
+    return this.state.get(`${this.server}/${recordedLabel(tool)}`);
   }
 
   private serial<T>(fn: () => Promise<T>): Promise<T> {
@@ -121,8 +123,9 @@ export class ToolPins {
   }
 
   private async record(f: Omit<PinFact, 'server'>): Promise<void> {
-    const { seq } = await this.log.append(pinEntryBody({ ...f, server: this.server }, this.now()));
-    applyPinEntry(this.state, { type: 'pin', server: this.server, ...f }, seq);
+    const fact = { ...f, tool: recordedLabel(f.tool), server: this.server };
+    const { seq } = await this.log.append(pinEntryBody(fact, this.now()));
+    applyPinEntry(this.state, { type: 'pin', ...fact }, seq);
   }
 
   /** Config pins: recorded (`configured`) when the log does not already pin that digest. */
@@ -169,7 +172,8 @@ export class ToolPins {
   }
 }
 
-export function changedReason(server: string, tool: string, pinned: Digest, current: Digest): string {
+export function changedReason(server: string, name: string, pinned: Digest, current: Digest): string {
+  const tool = recordedLabel(name);
   return `tool ${server}/${tool} changed its definition: pinned ${pinned}, now ${current}; approve it with \`vouch tools approve ${server} ${tool} ${current}\``;
 }
 
@@ -217,11 +221,11 @@ export class SessionPins {
       this.stale = false;
     }
     const current = this.current.get(name);
-    if (!current) return { name: PIN_GUARD, record: { tool: name }, deny: `tool ${this.pins.server}/${name} is not in the server's tools/list: it has no pinned definition` };
+    if (!current) return { name: PIN_GUARD, record: { tool: name }, deny: `tool ${this.pins.server}/${recordedLabel(name)} is not in the server's tools/list: it has no pinned definition` };
     // Judged against the pin now (an approval made since the listing counts).
     const pinned = this.pins.get(name)?.pinned;
     const record: Record<string, Json> = { tool: name, pinned: pinned ?? null, current };
     if (pinned === current) return { name: PIN_GUARD, record };
-    return { name: PIN_GUARD, record, deny: pinned ? changedReason(this.pins.server, name, pinned, current) : `tool ${this.pins.server}/${name} has no pin` };
+    return { name: PIN_GUARD, record, deny: pinned ? changedReason(this.pins.server, name, pinned, current) : `tool ${this.pins.server}/${recordedLabel(name)} has no pin` };
   }
 }

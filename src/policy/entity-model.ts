@@ -3,7 +3,7 @@
 // Server) with attribute `name` (`uri` for Resource), context {arguments, server, sessionId,
 // time, roles, tenant}, plus one request per path-like argument with `context.path` (wherever it
 // sits: nested, in arrays). See fixtures/config/README.md.
-import type { Json } from '../canonical/index.js';
+import { setMember, type Json } from '../canonical/index.js';
 import type { AuthzRequest, EntityRef } from './types.js';
 
 /** The facts about the caller and session that go into every request (a subset of InterceptorContext). */
@@ -61,13 +61,88 @@ export function resourceOf(event: string, payload: unknown, server: string | und
   }
 }
 
-/** The arguments a policy sees as context.arguments: params.arguments for calls, the params otherwise. */
-export function argumentsOf(event: string, payload: unknown): Json {
-  if (event === 'tools/call' || event === 'prompts/get') {
-    const a = field(payload, 'arguments');
-    return (a ?? {}) as Json;
+/** Events whose arguments are a call's named arguments: `params.arguments`, an object or absent. */
+const CALL_EVENTS: ReadonlySet<string> = new Set(['tools/call', 'prompts/get']);
+
+/**
+ * The arguments a policy sees as context.arguments: params.arguments for calls (which must be an
+ * object, or absent: no arguments), the params otherwise; every key normalized (normalizeKeys).
+ * Or why there are none a policy can judge, which the caller turns into a deny.
+ */
+export function argumentsOf(event: string, payload: unknown): { ok: true; args: Json } | { ok: false; reason: string } {
+  let args: unknown = payload ?? {};
+  if (CALL_EVENTS.has(event)) {
+    const given = field(payload, 'arguments');
+    args = given === undefined ? {} : given;
+    // `"arguments": "/etc/passwd"` names no argument a policy can look for: not judged as none.
+    if (!isRecord(args)) return { ok: false, reason: `arguments of ${event} are ${args === null ? 'null' : Array.isArray(args) ? 'an array' : typeof args}, not an object` };
   }
-  return (payload ?? {}) as Json;
+  return normalizeKeys(args);
+}
+
+// Characters that change a key's bytes but not how it reads: Unicode format characters (zero-width,
+// soft hyphen, bidi controls) and control characters. Keys are also put in NFKC, so a fullwidth or
+// ligature spelling reads as its plain letters.
+const INVISIBLE_IN_KEY = /[\p{Cf}\p{Cc}]/gu;
+const PLAIN_KEY = /^[\x20-\x7e]*$/;
+
+/** A key as a policy reads it; ASCII keys (nearly all) are returned as they are. */
+export function normalizeKey(key: string): string {
+  return PLAIN_KEY.test(key) ? key : key.replace(INVISIBLE_IN_KEY, '').normalize('NFKC');
+}
+
+/**
+ * Every object key of `value`, at any depth, as a policy reads it (normalizeKey), so that
+ * `pa\u200bth` is judged as the `path` it reads as. Two keys of one object that read alike are
+ * refused, never merged: which one the far side would take cannot be told. The same value back
+ * when no key changes.
+ */
+export function normalizeKeys(value: unknown): { ok: true; args: Json } | { ok: false; reason: string } {
+  let bad: string | undefined;
+  // The path to the current value, for the message only (no array per key on every decision).
+  const trail: (string | number)[] = [];
+  const pointer = () => `/${trail.map((p) => String(p).replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`;
+  const walk = (v: unknown): unknown => {
+    if (bad !== undefined || v === null || typeof v !== 'object') return v;
+    if (Array.isArray(v)) {
+      let out: unknown[] | undefined;
+      for (let i = 0; i < v.length; i++) {
+        trail.push(i);
+        const x = walk(v[i]);
+        trail.pop();
+        if (x !== v[i]) (out ??= v.slice())[i] = x;
+      }
+      return out ?? v;
+    }
+    const rec = v as Record<string, unknown>;
+    const keys = Object.keys(rec);
+    const values: unknown[] = new Array(keys.length);
+    let keyChanged = false;
+    let valueChanged = false;
+    for (let i = 0; i < keys.length; i++) {
+      trail.push(keys[i]);
+      values[i] = walk(rec[keys[i]]);
+      trail.pop();
+      if (values[i] !== rec[keys[i]]) valueChanged = true;
+      if (!keyChanged && normalizeKey(keys[i]) !== keys[i]) keyChanged = true;
+    }
+    if (!keyChanged && !valueChanged) return v;
+    const out: Record<string, unknown> = {};
+    const from = new Map<string, string>();
+    for (let i = 0; i < keys.length; i++) {
+      const k = keyChanged ? normalizeKey(keys[i]) : keys[i];
+      const other = from.get(k);
+      if (other !== undefined) {
+        bad ??= `argument keys ${JSON.stringify(other)} and ${JSON.stringify(keys[i])} at ${pointer()} read alike (${JSON.stringify(k)})`;
+        return v;
+      }
+      from.set(k, keys[i]);
+      setMember(out, k, values[i]);
+    }
+    return out;
+  };
+  const out = walk(value);
+  return bad !== undefined ? { ok: false, reason: bad } : { ok: true, args: out as Json };
 }
 
 /** The events whose arguments are searched for path-like values (each judged as `context.path`). */

@@ -19,7 +19,8 @@ import { testKeys } from '../helpers/keys.js';
 
 const T = '2026-11-30T12:00:00Z';
 const ORIGIN = 'golden.vouch/acme';
-const CONFIG = new URL('../../fixtures/config/vouch.example.yaml', import.meta.url).pathname;
+// The example config as the golden log was written under it (the example itself moves on).
+const CONFIG = new URL('./fixtures/golden-config.yaml', import.meta.url).pathname;
 
 export async function goldenEntries(): Promise<string[]> {
   const store = openSqliteStore(join(mkdtempSync(join(tmpdir(), 'vouch-golden-')), 'log.db'));

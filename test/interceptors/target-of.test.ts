@@ -16,7 +16,7 @@ describe('targetOf', () => {
   });
 
   it('a deny keeps the input name only when every hooked mutator ran and kept it', () => {
-    const base = { event: 'tools/call', effect: 'deny' as const, input: { name: 'a' }, finalPayload: { name: 'a' } };
+    const base = { event: 'tools/call', phase: 'request' as const, effect: 'deny' as const, input: { name: 'a' }, finalPayload: { name: 'a' } };
     expect(decisionTarget({ ...base, chain: { results: [] }, mutators: [] })).toBe('a');
     expect(decisionTarget({ ...base, chain: { results: [{ interceptor: 'm', type: 'mutation', payload: { name: 'a' } }] }, mutators: ['m'] })).toBe('a');
     expect(decisionTarget({ ...base, chain: { results: [{ interceptor: 'm', type: 'mutation', payload: { name: 'b' } }] }, mutators: ['m'] })).toBeUndefined();

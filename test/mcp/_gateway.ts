@@ -10,6 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { CreateMessageRequestSchema, ElicitRequestSchema, type CreateMessageRequest, type ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
+import { replayLog } from '../../src/audit/index.js';
 import { decodeEntry, type Entry } from '../../src/log/index.js';
 import { openGateway, type GatewayRuntime } from '../../src/mcp/gateway-node.js';
 import type { Gateway } from '../../src/mcp/gateway.js';
@@ -82,6 +83,7 @@ export async function startKit(upstreamCmd: (ws: Workspace) => string, ws = make
   const gateway = await rt.start(up, { upstream });
   const { client, calls } = makeClient();
   await client.connect(down);
+  let closed = false;
   return {
     ws,
     rt,
@@ -91,10 +93,43 @@ export async function startKit(upstreamCmd: (ws: Workspace) => string, ws = make
     calls,
     lines,
     async close() {
+      if (closed) return; // a test may close early (then afterAll closes again)
+      closed = true;
       await client.close().catch(() => undefined);
-      await rt.close();
+      try {
+        await expectReplaysClean(rt);
+      } finally {
+        await rt.close();
+      }
     },
   };
+}
+
+/**
+ * Replays every decision of the runtime's log from the log alone (issue 35 item 3): every
+ * gateway test ends here (Kit.close, or its afterAll), so any built-in whose output is not a
+ * pure function of what the entry records shows up as a mismatch in the test that made it.
+ */
+export async function expectReplaysClean(rt: GatewayRuntime): Promise<void> {
+  const log = rt.log;
+  const report = await replayLog({
+    entries: (from, to) => log.entries(from, to),
+    size: () => log.size(),
+    payload: (d) => log.payload(d),
+    document: async (d) => (await log.document(d))?.bytes,
+  });
+  const bad = report.results.filter((r) => r.status === 'mismatch' || (r.status === 'unreplayable' && r.reason !== 'payload erased' && r.reason !== 'input rejected'));
+  if (bad.length > 0 || report.findings.length > 0) throw new Error(`the gateway log does not replay clean: ${JSON.stringify({ bad, findings: report.findings })}`);
+}
+
+/** A runtime's close for an afterAll: its log replays clean first (expectReplaysClean), then it closes either way. */
+export async function closeReplayed(rt: GatewayRuntime | undefined): Promise<void> {
+  if (!rt) return;
+  try {
+    await expectReplaysClean(rt);
+  } finally {
+    await rt.close();
+  }
 }
 
 /** Offline verification with the data dir's public keys (its JWKS, as a verifier would get it). */

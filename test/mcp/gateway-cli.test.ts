@@ -110,6 +110,10 @@ describe('vouch gateway (CLI process over stdio)', () => {
     const r = vouch(['log', 'verify', '--data', ws.data]);
     expect(r.stdout).toContain('log verify: clean');
     expect(r.status).toBe(0);
+    // And every decision replays to match in a fresh process (issue 35: no false mismatch).
+    const replayed = vouch(['replay', '--data', ws.data]);
+    expect(replayed.status, replayed.stdout + replayed.stderr).toBe(0);
+    expect(replayed.stdout).toMatch(/ 0 mismatch/);
     const tail = vouch(['log', 'tail', '--data', ws.data, '-n', '50', '--json']);
     const types = tail.stdout.trim().split('\n').map((l) => JSON.parse(l).type);
     expect(types).toEqual(expect.arrayContaining(['policy', 'decision', 'execution']));

@@ -8,7 +8,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { listenGateway, type Listening } from '../../src/mcp/gateway-http.js';
 import { openGateway, type GatewayRuntime } from '../../src/mcp/gateway-node.js';
-import { EVERYTHING, everythingCmd, makeClient, makeWorkspace, textOf, verifyWithJwks } from './_gateway.js';
+import { EVERYTHING, everythingCmd, makeClient, makeWorkspace, textOf, verifyWithJwks, closeReplayed } from './_gateway.js';
 
 let rt: GatewayRuntime;
 let listening: Listening;
@@ -20,7 +20,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await listening?.close();
-  await rt?.close();
+  await closeReplayed(rt);
 });
 
 async function connect() {
@@ -105,7 +105,7 @@ describe('gateway to an upstream over Streamable HTTP (--upstream-url)', () => {
     urlRt = await openGateway({ data: ws.data, config: ws.config, upstream: { url: `http://127.0.0.1:${port}/mcp` }, serverName: 'everything', thread: false });
   });
   afterAll(async () => {
-    await urlRt?.close();
+    await closeReplayed(urlRt);
     child?.kill();
   });
 

@@ -10,7 +10,7 @@ import { openGateway, type GatewayRuntime } from '../../src/mcp/gateway-node.js'
 import { gateNotification } from '../../src/mcp/gateway-notify.js';
 import { relayRequest, type Peer, type RelaySession } from '../../src/mcp/gateway-relay.js';
 import { DEFAULT_DRIFT_RULES } from '../../src/execution/index.js';
-import { entriesOf, executionOf, makeWorkspace, type Workspace } from './_gateway.js';
+import { entriesOf, executionOf, makeWorkspace, type Workspace, closeReplayed } from './_gateway.js';
 
 let rt: GatewayRuntime;
 let ws: Workspace;
@@ -20,7 +20,7 @@ beforeAll(async () => {
   rt = await openGateway({ data: ws.data, config: ws.config, upstream: { command: 'never-started' }, serverName: 'filesystem', thread: false });
 });
 afterAll(async () => {
-  await rt?.close();
+  await closeReplayed(rt);
 });
 
 function session(over: Partial<RelaySession> = {}): RelaySession {

@@ -7,7 +7,7 @@ import { fromBase64, toHex } from '../../src/canonical/index.js';
 import { hashLeaf } from '../../src/log/index.js';
 import { openGateway, type GatewayRuntime } from '../../src/mcp/gateway-node.js';
 import { relayRequest, type RelaySession } from '../../src/mcp/gateway-relay.js';
-import { makeWorkspace, type Workspace } from './_gateway.js';
+import { makeWorkspace, type Workspace, closeReplayed } from './_gateway.js';
 
 let rt: GatewayRuntime;
 let ws: Workspace;
@@ -17,7 +17,7 @@ beforeAll(async () => {
   rt = await openGateway({ data: ws.data, config: ws.config, upstream: { command: 'never-started' }, serverName: 'filesystem', thread: false });
 });
 afterAll(async () => {
-  await rt?.close();
+  await closeReplayed(rt);
 });
 
 const session = (): RelaySession => ({ policy: rt.policies.clientToServer, serverPolicy: rt.policies.serverToClient, log: rt.log, clock: systemClock, tenant: 'default', principal: 'local-operator', roles: [], server: 'filesystem', sessionId: 's-w', timeoutMs: 1000, wait: 'durable' });

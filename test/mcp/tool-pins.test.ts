@@ -76,6 +76,23 @@ describe('pin state from the log', () => {
     expect((await new ToolPins('srv', log.appender, again, T).observe([echo('Rug pulled.')]))[0].deny).toBeUndefined();
   });
 
+  it('a hostile upstream naming a tool with a credential gets no credential into a pin entry or a deny (issue 35)', async () => {
+    const { log } = await openLog();
+    const pat = ['ghp', '_', 'Zq9'.repeat(12)].join('');
+    const named = (description: string) => ({ ...echo(description), name: `run-${pat}` });
+    const pins = new ToolPins('srv', log.appender, readPins(log.store), T);
+    await pins.observe([named('v1')]);
+    const [changed] = await pins.observe([named('v2')]);
+    expect(changed.deny).toContain('run-[SECRET_REDACTED:github_pat]');
+    expect(changed.deny).not.toContain(pat);
+    const bytes = [...log.store.entries(0, log.store.size())].map((e) => new TextDecoder().decode(e.bytes));
+    expect(bytes.length).toBe(2);
+    for (const b of bytes) expect(b).not.toContain(pat);
+    // Still one pin, found by the name the upstream lists, after a reopen too.
+    expect(pins.get(`run-${pat}`)?.pending).toBe(toolDigest(named('v2')));
+    expect(new ToolPins('srv', log.appender, readPins(log.store), T).get(`run-${pat}`)?.pinned).toBe(toolDigest(named('v1')));
+  });
+
   it('reads pin entries through the partial index, and only pin entries count', async () => {
     const { data, log } = await openLog();
     // A decision-like entry that merely mentions "type":"pin" in a string is not a pin.

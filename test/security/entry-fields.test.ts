@@ -10,7 +10,7 @@ import { decide, type ActivePolicy } from '../../src/decide/index.js';
 import { decisionEntryBody } from '../../src/entries/index.js';
 import { openGateway, type GatewayRuntime } from '../../src/mcp/gateway-node.js';
 import { relayRequest, type Peer } from '../../src/mcp/gateway-relay.js';
-import { entriesOf, makeWorkspace } from '../mcp/_gateway.js';
+import { entriesOf, makeWorkspace, closeReplayed } from '../mcp/_gateway.js';
 import { get, post, testServer } from '../http/_server.js';
 
 const FORGED = {
@@ -81,7 +81,7 @@ describe('the gateway relay: forged keys in the relayed message', () => {
     rt = await openGateway({ data: ws.data, config: ws.config, upstream: { command: 'never-started' }, serverName: 'filesystem', thread: false });
   });
   afterAll(async () => {
-    await rt?.close();
+    await closeReplayed(rt);
   });
 
   it('tools/call with forged _meta keys and params: both decisions keep their own core fields', async () => {

@@ -17,7 +17,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { openGateway, type GatewayRuntime } from '../../src/mcp/gateway-node.js';
 import type { Entry } from '../../src/log/index.js';
-import { entriesOf, everythingCmd, filesystemCmd, makeClient, makeWorkspace, startKit, textOf, type Kit } from '../mcp/_gateway.js';
+import { entriesOf, everythingCmd, filesystemCmd, makeClient, makeWorkspace, startKit, textOf, type Kit, closeReplayed } from '../mcp/_gateway.js';
 import { AWS_KEY_ID, GITHUB_PAT, JWT } from '../interceptors/builtin/_secrets.js';
 
 const CARD = '4111 1111 1111 1111';
@@ -95,7 +95,7 @@ describe('gateway, both directions, against a hostile upstream', () => {
   });
   afterAll(async () => {
     await client?.close().catch(() => undefined);
-    await rt?.close();
+    await closeReplayed(rt);
   });
 
   const entries = async (event: string): Promise<Entry[]> => (await entriesOf(rt)).filter((e) => e.type === 'decision' && e.event === event);

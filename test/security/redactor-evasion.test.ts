@@ -41,6 +41,10 @@ describe('redactors against evasion', () => {
     expect(out).toEqual({ a: 'key [SECRET_REDACTED:aws_access_key]', b: 'card [CARD_REDACTED]', c: 'mail [EMAIL_REDACTED]', d: '[SECRET_REDACTED:github_pat]' });
     // A plain hit does not hide a split one beside it.
     expect(both({ e: `${S.AWS_KEY_ID} and ${zw(S.STRIPE)}` })).toEqual({ e: '[SECRET_REDACTED:aws_access_key] and [SECRET_REDACTED:stripe_secret_live]' });
+    // A zero-width character where a boundary belongs (issue 35): `x\u200bghp_...` reads as `x ghp_...`.
+    expect(both({ f: `token\u200b${S.GITHUB_PAT}`, g: `x\u2060${S.STRIPE}`, [`k\u200b${S.AWS_KEY_ID}`]: 1 })).toEqual({ f: 'token[SECRET_REDACTED:github_pat]', g: 'x[SECRET_REDACTED:stripe_secret_live]', 'k[SECRET_REDACTED:aws_access_key]': 1 });
+    // Credentials in a URL's userinfo (issue 35).
+    expect(redactSecrets({ u: `see https://admin:${S.AWS_SECRET.slice(0, 12)}@db.example.test/x` }, SECRETS).payload).toEqual({ u: 'see https://[SECRET_REDACTED:url_credentials]@db.example.test/x' });
     // Text without anything to redact keeps its zero-width characters (no needless change).
     const plain = { a: 'zero\u200bwidth joiner' };
     expect(redactPii(plain, PII)).toEqual({ modified: false, payload: plain, info: { redactions: 0 } });

@@ -14,7 +14,7 @@ import { openGateway, type GatewayRuntime } from '../../src/mcp/gateway-node.js'
 import { listenGateway } from '../../src/mcp/gateway-http.js';
 import { TOOLS_APPROVE_PATH } from '../../src/mcp/tool-pins-route.js';
 import { toolDigest } from '../../src/mcp/tool-pins.js';
-import { entriesOf, makeWorkspace, textOf, vouch, type Workspace } from '../mcp/_gateway.js';
+import { entriesOf, makeWorkspace, textOf, vouch, type Workspace, closeReplayed } from '../mcp/_gateway.js';
 import { logPath } from '../../src/store/node.js';
 import { forgeEntry } from './_file-attacker.js';
 
@@ -43,7 +43,7 @@ async function session(ws: Workspace, server: McpServer): Promise<Session> {
   const [down, up] = InMemoryTransport.createLinkedPair();
   await rt.start(up, { upstream: sUp });
   const client = new Client({ name: 'pin-test', version: '1.0.0' });
-  const s: Session = { rt, client, changed: 0, close: async () => (await client.close().catch(() => undefined), await rt.close()) };
+  const s: Session = { rt, client, changed: 0, close: async () => (await client.close().catch(() => undefined), await closeReplayed(rt)) };
   client.setNotificationHandler(ToolListChangedNotificationSchema, async () => void s.changed++);
   await client.connect(down);
   return s;

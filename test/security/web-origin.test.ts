@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listenGateway } from '../../src/mcp/gateway-http.js';
 import { openGateway } from '../../src/mcp/gateway-node.js';
 import { BIN } from '../reliability/_service.js';
-import { makeWorkspace, everythingCmd } from '../mcp/_gateway.js';
+import { makeWorkspace, everythingCmd, closeReplayed } from '../mcp/_gateway.js';
 import { launchBrowser } from '../web/_browser.js';
 import { get, post, testIssuer, testServer } from '../http/_server.js';
 
@@ -235,7 +235,7 @@ describe("the gateway's HTTP listener", () => {
       expect(rt.sessions().length).toBe(1);
     } finally {
       await listening.close();
-      await rt.close();
+      await closeReplayed(rt);
     }
   }, 60_000);
 });

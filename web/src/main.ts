@@ -1,6 +1,9 @@
 // The audit console's entry: the status bar (key id, latest checkpoint), the token field, the
 // filtered decisions table with its chart, the opened decision, key and policy history, range
 // replay, and the offline bundle check. Opened from a file, only the bundle check is live.
+// The styles are a file of their own (not a <style> in index.html): the console's
+// Content-Security-Policy allows no inline style or script (src/http/console-headers.ts).
+import './console.css';
 import { getToken, isOffline, setToken } from './api.js';
 import { renderBundlePanel } from './bundle-panel.js';
 import { renderDecision } from './decision-view.js';

@@ -50,5 +50,5 @@ export const BUILTIN_CONFIG_SCHEMAS: Readonly<Record<string, Schema>> = Object.f
   'audit-observer': noOptions(),
   'cedar-policy': noOptions(),
   'discovery-filter': noOptions(),
-  'schema-guard': objectSchema({ unknownTool: { enum: [...UNKNOWN_HANDLING] } }),
+  'schema-guard': objectSchema({ unknownTool: { enum: [...UNKNOWN_HANDLING] }, closedTools: { ...nonEmptyStrings, description: 'tools that must be listed and whose arguments must all be declared in their inputSchema' } }),
 });

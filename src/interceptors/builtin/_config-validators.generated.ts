@@ -855,7 +855,7 @@ return errors === 0;
 validate8.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const v9_schema_guard = validate9;
-const schema9 = {"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"unknownTool":{"enum":["allow","warning","error"]}},"additionalProperties":false};
+const schema9 = {"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"unknownTool":{"enum":["allow","warning","error"]},"closedTools":{"type":"array","items":{"type":"string","minLength":1},"description":"tools that must be listed and whose arguments must all be declared in their inputSchema"}},"additionalProperties":false};
 
 function validate9(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -869,7 +869,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
-if(!(key0 === "unknownTool")){
+if(!((key0 === "unknownTool") || (key0 === "closedTools"))){
 const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err0];
@@ -893,14 +893,55 @@ vErrors.push(err1);
 errors++;
 }
 }
-}
-else {
-const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.closedTools !== undefined){
+let data1 = data.closedTools;
+if(Array.isArray(data1)){
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+let data2 = data1[i0];
+if(typeof data2 === "string"){
+if(func0(data2) < 1){
+const err2 = {instancePath:instancePath+"/closedTools/" + i0,schemaPath:"#/properties/closedTools/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err2];
 }
 else {
 vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/closedTools/" + i0,schemaPath:"#/properties/closedTools/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/closedTools",schemaPath:"#/properties/closedTools/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
 }
 errors++;
 }
@@ -910,7 +951,7 @@ return errors === 0;
 validate9.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const v10_secret_redactor = validate10;
-const schema10 = {"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"kinds":{"type":"array","minItems":1,"items":{"enum":["aws_access_key","aws_secret_key","github_pat","github_oauth","github_app","github_refresh","stripe_secret_live","stripe_restricted_live","slack_bot","slack_user","slack_app","slack_refresh","google_api_key","jwt","private_key"]}}},"additionalProperties":false};
+const schema10 = {"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"kinds":{"type":"array","minItems":1,"items":{"enum":["aws_access_key","aws_secret_key","github_pat","github_oauth","github_app","github_refresh","stripe_secret_live","stripe_restricted_live","slack_bot","slack_user","slack_app","slack_refresh","google_api_key","jwt","private_key","url_credentials"]}}},"additionalProperties":false};
 
 function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -951,7 +992,7 @@ errors++;
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
-if(!(((((((((((((((data1 === "aws_access_key") || (data1 === "aws_secret_key")) || (data1 === "github_pat")) || (data1 === "github_oauth")) || (data1 === "github_app")) || (data1 === "github_refresh")) || (data1 === "stripe_secret_live")) || (data1 === "stripe_restricted_live")) || (data1 === "slack_bot")) || (data1 === "slack_user")) || (data1 === "slack_app")) || (data1 === "slack_refresh")) || (data1 === "google_api_key")) || (data1 === "jwt")) || (data1 === "private_key"))){
+if(!((((((((((((((((data1 === "aws_access_key") || (data1 === "aws_secret_key")) || (data1 === "github_pat")) || (data1 === "github_oauth")) || (data1 === "github_app")) || (data1 === "github_refresh")) || (data1 === "stripe_secret_live")) || (data1 === "stripe_restricted_live")) || (data1 === "slack_bot")) || (data1 === "slack_user")) || (data1 === "slack_app")) || (data1 === "slack_refresh")) || (data1 === "google_api_key")) || (data1 === "jwt")) || (data1 === "private_key")) || (data1 === "url_credentials"))){
 const err2 = {instancePath:instancePath+"/kinds/" + i0,schemaPath:"#/properties/kinds/items/enum",keyword:"enum",params:{allowedValues: schema10.properties.kinds.items.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err2];
@@ -991,7 +1032,7 @@ return errors === 0;
 validate10.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const v11_secretless_redactor = validate11;
-const schema11 = {"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"kinds":{"type":"array","minItems":1,"items":{"enum":["aws_access_key","aws_secret_key","github_pat","github_oauth","github_app","github_refresh","stripe_secret_live","stripe_restricted_live","slack_bot","slack_user","slack_app","slack_refresh","google_api_key","jwt","private_key"]}}},"additionalProperties":false};
+const schema11 = {"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"kinds":{"type":"array","minItems":1,"items":{"enum":["aws_access_key","aws_secret_key","github_pat","github_oauth","github_app","github_refresh","stripe_secret_live","stripe_restricted_live","slack_bot","slack_user","slack_app","slack_refresh","google_api_key","jwt","private_key","url_credentials"]}}},"additionalProperties":false};
 
 function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1032,7 +1073,7 @@ errors++;
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
-if(!(((((((((((((((data1 === "aws_access_key") || (data1 === "aws_secret_key")) || (data1 === "github_pat")) || (data1 === "github_oauth")) || (data1 === "github_app")) || (data1 === "github_refresh")) || (data1 === "stripe_secret_live")) || (data1 === "stripe_restricted_live")) || (data1 === "slack_bot")) || (data1 === "slack_user")) || (data1 === "slack_app")) || (data1 === "slack_refresh")) || (data1 === "google_api_key")) || (data1 === "jwt")) || (data1 === "private_key"))){
+if(!((((((((((((((((data1 === "aws_access_key") || (data1 === "aws_secret_key")) || (data1 === "github_pat")) || (data1 === "github_oauth")) || (data1 === "github_app")) || (data1 === "github_refresh")) || (data1 === "stripe_secret_live")) || (data1 === "stripe_restricted_live")) || (data1 === "slack_bot")) || (data1 === "slack_user")) || (data1 === "slack_app")) || (data1 === "slack_refresh")) || (data1 === "google_api_key")) || (data1 === "jwt")) || (data1 === "private_key")) || (data1 === "url_credentials"))){
 const err2 = {instancePath:instancePath+"/kinds/" + i0,schemaPath:"#/properties/kinds/items/enum",keyword:"enum",params:{allowedValues: schema11.properties.kinds.items.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err2];

@@ -15,6 +15,8 @@ export interface Detector<K extends string> {
   re: RegExp;
   /** Extra check on the hit's value (checksum, structure); false drops the candidate. */
   check?: (value: string) => boolean;
+  /** Not global: something every match contains (its literal prefix). A text without it is not searched with `re`. */
+  hint?: RegExp;
 }
 
 export const SECRET_KINDS = [
@@ -33,6 +35,7 @@ export const SECRET_KINDS = [
   'google_api_key',
   'jwt',
   'private_key',
+  'url_credentials',
 ] as const;
 export type SecretKind = (typeof SECRET_KINDS)[number];
 
@@ -44,38 +47,50 @@ const SECRET_DETECTORS: Detector<SecretKind>[] = [
   // loses its base64 lines. `\\n` covers keys embedded as escaped JSON (service-account files).
   {
     kind: 'private_key',
+    hint: /-----BEGIN /,
     re: /-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----(?:[\s\S]*?-----END \1-----|(?:\s|\\n)*[A-Za-z0-9+/=]{16,}(?:(?:\s|\\n)+[A-Za-z0-9+/=]{16,})*)/g,
   },
   // AWS access key ids: long-term (AKIA) and temporary (ASIA).
-  { kind: 'aws_access_key', re: /(?<![A-Z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Z0-9])/g },
+  { kind: 'aws_access_key', hint: /AKIA|ASIA/, re: /(?<![A-Z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Z0-9])/g },
   // AWS secret keys have no prefix: only recognised next to their name (config files, env, JSON).
   {
     kind: 'aws_secret_key',
+    hint: /secret/i,
     re: /(?:aws[_ -]?secret[_ -]?(?:access[_ -]?)?key|secret[_ -]?access[_ -]?key)(?:\\?["'])?\s*(?::|=>?)\s*(?:\\?["'])?(?<v>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])/gi,
   },
-  { kind: 'github_pat', re: new RegExp(`${B}(?:ghp_[A-Za-z0-9]{20,255}|github_pat_[A-Za-z0-9_]{22,255})`, 'g') },
-  { kind: 'github_oauth', re: new RegExp(`${B}gho_[A-Za-z0-9]{20,255}`, 'g') },
-  { kind: 'github_app', re: new RegExp(`${B}gh[us]_[A-Za-z0-9]{20,255}`, 'g') },
-  { kind: 'github_refresh', re: new RegExp(`${B}ghr_[A-Za-z0-9]{20,255}`, 'g') },
-  { kind: 'stripe_secret_live', re: new RegExp(`${B}sk_live_[A-Za-z0-9]{16,247}`, 'g') },
-  { kind: 'stripe_restricted_live', re: new RegExp(`${B}rk_live_[A-Za-z0-9]{16,247}`, 'g') },
-  { kind: 'slack_bot', re: new RegExp(`${B}xoxb-[0-9A-Za-z-]{10,250}`, 'g') },
-  { kind: 'slack_user', re: new RegExp(`${B}xoxp-[0-9A-Za-z-]{10,250}`, 'g') },
-  { kind: 'slack_app', re: new RegExp(`${B}(?:xoxa-[0-9A-Za-z-]{10,250}|xapp-[0-9A-Za-z-]{10,250})`, 'g') },
-  { kind: 'slack_refresh', re: new RegExp(`${B}xoxr-[0-9A-Za-z-]{10,250}`, 'g') },
-  { kind: 'google_api_key', re: /(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])/g },
+  { kind: 'github_pat', hint: /ghp_|github_pat_/, re: new RegExp(`${B}(?:ghp_[A-Za-z0-9]{20,255}|github_pat_[A-Za-z0-9_]{22,255})`, 'g') },
+  { kind: 'github_oauth', hint: /gho_/, re: new RegExp(`${B}gho_[A-Za-z0-9]{20,255}`, 'g') },
+  { kind: 'github_app', hint: /gh[us]_/, re: new RegExp(`${B}gh[us]_[A-Za-z0-9]{20,255}`, 'g') },
+  { kind: 'github_refresh', hint: /ghr_/, re: new RegExp(`${B}ghr_[A-Za-z0-9]{20,255}`, 'g') },
+  { kind: 'stripe_secret_live', hint: /sk_live_/, re: new RegExp(`${B}sk_live_[A-Za-z0-9]{16,247}`, 'g') },
+  { kind: 'stripe_restricted_live', hint: /rk_live_/, re: new RegExp(`${B}rk_live_[A-Za-z0-9]{16,247}`, 'g') },
+  { kind: 'slack_bot', hint: /xoxb-/, re: new RegExp(`${B}xoxb-[0-9A-Za-z-]{10,250}`, 'g') },
+  { kind: 'slack_user', hint: /xoxp-/, re: new RegExp(`${B}xoxp-[0-9A-Za-z-]{10,250}`, 'g') },
+  { kind: 'slack_app', hint: /xoxa-|xapp-/, re: new RegExp(`${B}(?:xoxa-[0-9A-Za-z-]{10,250}|xapp-[0-9A-Za-z-]{10,250})`, 'g') },
+  { kind: 'slack_refresh', hint: /xoxr-/, re: new RegExp(`${B}xoxr-[0-9A-Za-z-]{10,250}`, 'g') },
+  // A password in a URL's userinfo (`scheme://user:password@host`, RFC 3986 3.2.1 deprecates it
+  // for this reason): user and password both go, the scheme and host stay.
+  { kind: 'url_credentials', hint: /:\/\//, re: /(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*:\/\/(?<v>[^\s/?#@:"'<>\\]*:[^\s/?#@"'<>\\]+)(?=@)/g },
+  { kind: 'google_api_key', hint: /AIza/, re: /(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])/g },
   // JWS compact form: header.payload.signature. The header is base64url JSON with an `alg`; it
   // starts `eyJ` only when it begins `{"`, so `{ "alg"` (`eyAi`), `{\n` (`ewo`) and others are tried too:
   // any three base64url segments whose first decodes to a JSON object with a string `alg`.
   {
     kind: 'jwt',
+    hint: /\.[A-Za-z0-9_-]{2,}\./,
     re: /(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]*/g,
     check: hasJsonHeader,
   },
 ];
 
+// Every detector's hint in one test (case-insensitive: never stricter than a hint). Nearly every
+// text holds no secret, and searching each with every pattern was most of a redaction's time (and
+// every decision record is searched: recorded-text.ts).
+const ANY_SECRET_HINT = new RegExp(SECRET_DETECTORS.map((d) => d.hint!.source).join('|'), 'i');
+
 /** Every secret in `text`, non-overlapping, in position order. */
 export function findSecrets(text: string, kinds?: ReadonlySet<SecretKind>): Hit<SecretKind>[] {
+  if (!ANY_SECRET_HINT.test(text)) return [];
   const detectors = kinds ? SECRET_DETECTORS.filter((d) => kinds.has(d.kind)) : SECRET_DETECTORS;
   return resolveOverlaps(runDetectors(text, detectors), (a, b) => b.end - b.start - (a.end - a.start));
 }
@@ -83,6 +98,7 @@ export function findSecrets(text: string, kinds?: ReadonlySet<SecretKind>): Hit<
 export function runDetectors<K extends string>(text: string, detectors: readonly Detector<K>[]): Hit<K>[] {
   const hits: Hit<K>[] = [];
   for (const d of detectors) {
+    if (d.hint && !d.hint.test(text)) continue;
     for (const m of allMatches(text, d.re)) {
       const v = m.groups?.v ?? m[0];
       const end = m.index + m[0].length;

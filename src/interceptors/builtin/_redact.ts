@@ -1,13 +1,48 @@
 // The redactors' walk over a payload: every string value, every object key, and integers that
 // are card or phone numbers sent as JSON numbers. Zero-width characters hidden inside a value
-// do not split a match: detection runs on the text without them (and a redacted text loses them).
-import type { Hit } from './_patterns.js';
+// neither split a match nor hide its start: detection runs on the text without them and on the
+// text where each stands as a space (and a redacted text loses them).
+import { resolveOverlaps, type Hit } from './_patterns.js';
 
 type Rec = Record<string, unknown>;
+
+/** Which invisible characters a redaction looks through: one test pattern and the same, global. */
+export interface Invisible {
+  test: RegExp;
+  all: RegExp;
+}
 
 /** Invisible format characters an attacker can put inside a value to break a pattern. */
 const ZERO_WIDTH = /[\u00AD\u180E\u200B-\u200F\u2060-\u2064\uFEFF]/;
 const ZERO_WIDTH_ALL = new RegExp(ZERO_WIDTH.source, 'g');
+export const ZERO_WIDTH_CHARS: Invisible = { test: ZERO_WIDTH, all: ZERO_WIDTH_ALL };
+
+/**
+ * The hits of `s`, in the text without its invisible characters (`base`), or undefined when there
+ * are none. An invisible character may split a match (`gh\u200bp_...`: found in the text without
+ * it) or stand where a boundary belongs (`x\u200bghp_...`: found where each counts as a space):
+ * both are looked for, and the longer of two overlapping hits wins.
+ */
+export function findHidden<K extends string>(s: string, r: Pick<TextRedactor<K>, 'find'>, invisible: Invisible = ZERO_WIDTH_CHARS): { base: string; hits: Hit<K>[] } | undefined {
+  if (!invisible.test.test(s)) {
+    const hits = r.find(s);
+    return hits.length === 0 ? undefined : { base: s, hits };
+  }
+  const base = s.replace(invisible.all, '');
+  const spaced = s.replace(invisible.all, (m) => ' '.repeat(m.length));
+  // toBase[i]: the position in `base` of position i of `s` (and of `spaced`, the same length).
+  const toBase = new Uint32Array(s.length + 1);
+  let from = 0;
+  let to = 0;
+  for (const m of s.matchAll(invisible.all)) {
+    for (; from < m.index; from++) toBase[from] = to++;
+    for (; from < m.index + m[0].length; from++) toBase[from] = to; // an invisible one: where the next visible one lands
+  }
+  for (; from <= s.length; from++) toBase[from] = to++;
+  const split = r.find(spaced).map((h) => ({ ...h, start: toBase[h.start], end: toBase[h.end], value: base.slice(toBase[h.start], toBase[h.end]) }));
+  const hits = resolveOverlaps([...r.find(base), ...split.filter((h) => h.end > h.start)], (a, b) => b.end - b.start - (a.end - a.start));
+  return hits.length === 0 ? undefined : { base, hits };
+}
 
 export interface TextRedactor<K extends string> {
   find(text: string): Hit<K>[];
@@ -23,7 +58,7 @@ export interface Redacted<K extends string> {
 }
 
 /** Pure: `payload` with every hit replaced; unchanged subtrees keep their identity. */
-export function redactPayload<K extends string>(payload: unknown, r: TextRedactor<K>): Redacted<K> {
+export function redactPayload<K extends string>(payload: unknown, r: TextRedactor<K>, invisible: Invisible = ZERO_WIDTH_CHARS): Redacted<K> {
   const byKind: Partial<Record<K, number>> = {};
   let total = 0;
   const count = (kind: K) => {
@@ -31,19 +66,16 @@ export function redactPayload<K extends string>(payload: unknown, r: TextRedacto
     total += 1;
   };
   const text = (s: string): string => {
-    // With zero-width characters present, detection runs on the text without them (a plain hit
-    // must not hide a split one next to it); the redacted text loses them.
-    const base = ZERO_WIDTH.test(s) ? s.replace(ZERO_WIDTH_ALL, '') : s;
-    const hits = r.find(base);
-    if (hits.length === 0) return s;
-    for (const h of hits) count(h.kind);
+    const found = findHidden(s, r, invisible);
+    if (found === undefined) return s;
+    for (const h of found.hits) count(h.kind);
     let out = '';
     let at = 0;
-    for (const h of hits) {
-      out += base.slice(at, h.start) + r.placeholder(h);
+    for (const h of found.hits) {
+      out += found.base.slice(at, h.start) + r.placeholder(h);
       at = h.end;
     }
-    return out + base.slice(at);
+    return out + found.base.slice(at);
   };
   const map = (v: unknown, key: string | undefined): unknown => {
     if (typeof v === 'string') return text(v);
@@ -59,20 +91,28 @@ export function redactPayload<K extends string>(payload: unknown, r: TextRedacto
     }
     if (v !== null && typeof v === 'object') {
       const rec = v as Rec;
-      const used = new Set<string>();
-      let changed = false;
-      const entries = Object.keys(rec).map((k) => {
+      const keys = Object.keys(rec);
+      // Built only from the first key or value that changes: a payload with nothing to redact is
+      // walked without a copy (every decision record is walked too: recorded-text.ts).
+      let entries: (readonly [string, unknown])[] | undefined;
+      let used: Set<string> | undefined;
+      for (let i = 0; i < keys.length; i++) {
+        const k = keys[i];
         const value = map(rec[k], k);
         const redacted = text(k);
+        if (entries === undefined) {
+          if (redacted === k && value === rec[k]) continue;
+          entries = keys.slice(0, i).map((p) => [p, rec[p]] as const);
+          used = new Set(keys.slice(0, i));
+        }
         let nk = redacted;
         // Two keys redacted alike must not overwrite each other (nor an existing key): number the later ones.
-        for (let n = 2; nk !== k && (used.has(nk) || Object.hasOwn(rec, nk)); n++) nk = `${redacted}#${n}`;
-        used.add(nk);
-        if (nk !== k || value !== rec[k]) changed = true;
-        return [nk, value] as const;
-      });
+        for (let n = 2; nk !== k && (used!.has(nk) || Object.hasOwn(rec, nk)); n++) nk = `${redacted}#${n}`;
+        used!.add(nk);
+        entries.push([nk, value]);
+      }
       // fromEntries defines own properties, so a "__proto__" key stays a plain key.
-      return changed ? Object.fromEntries(entries) : v;
+      return entries ? Object.fromEntries(entries) : v;
     }
     return v;
   };

@@ -22,7 +22,10 @@ function deny(why: string, info: Record<string, unknown>): ValidationOutcome {
 export function authorizeMessage(policySet: PolicySet, payload: unknown, ctx: Omit<InterceptorContext, 'signal' | 'state'>): ValidationOutcome {
   const resource = resourceOf(ctx.event, payload, ctx.server);
   if (!resource.ok) return deny(`(${resource.reason})`, { reasons: [] });
-  const args = argumentsOf(ctx.event, payload);
+  // Argument keys as they read (zero-width and look-alike spellings normalized), once, for every request below.
+  const normalized = argumentsOf(ctx.event, payload);
+  if (!normalized.ok) return deny(`(${normalized.reason})`, { reasons: [] });
+  const args = normalized.args;
   const found = PATH_CHECKED_EVENTS.has(ctx.event) ? pathArgumentsOf(args) : { ok: true as const, paths: [] };
   if (!found.ok) return deny(`(${found.reason})`, { reasons: [] });
   const reasons = new Set<string>();

@@ -23,8 +23,8 @@ function remember<V>(memo: Map<string, V>, key: string, value: V): void {
 }
 
 /** The server a request goes to: as resolved by the caller, else from the payload (pure). */
-export function targetOf(payload: unknown, ctx: Pick<InterceptorContext, 'server' | 'event'>): string {
-  return ctx.server ?? serverOf({ event: ctx.event, payload });
+export function targetOf(payload: unknown, ctx: Pick<InterceptorContext, 'server' | 'event' | 'phase'>): string {
+  return ctx.server ?? serverOf({ event: ctx.event, phase: ctx.phase, payload });
 }
 
 /** Taint is per session; a missing session id falls back to the trace, then one default session. */

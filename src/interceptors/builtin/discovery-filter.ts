@@ -41,8 +41,8 @@ export function filterListing(policySet: PolicySet, payload: unknown, ctx: Omit<
       continue;
     }
     const resource = { type: map.type, id };
-    const args: Json = map.action === 'resources/read' ? argumentsOf(map.action, { uri: id }) : {};
-    const req = buildAuthzRequest(map.action, resource, args, ctx);
+    const args = map.action === 'resources/read' ? argumentsOf(map.action, { uri: id }) : { ok: true as const, args: {} };
+    const req = args.ok ? buildAuthzRequest(map.action, resource, args.args, ctx) : undefined;
     if (req && policySet.authorize(req).decision === 'allow') kept.push(item);
     else hidden.push(id);
   }

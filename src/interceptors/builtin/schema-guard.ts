@@ -1,8 +1,12 @@
 // schema-guard: tools/call arguments checked against the tool's inputSchema as last listed
 // (DESIGN 3). prepare() looks the schema up (live) and records it as state, so run() and replay
 // are pure; an unknown tool is a warning by default (configurable: allow | warning | error).
+// `closedTools` (the file tools, say) admit exactly what their schema declares: they must have been
+// listed, and an argument their inputSchema's `properties` do not name is an error, whatever the
+// server's schema says of additional properties (a path under another name is still a path).
 import { UNKNOWN_SERVER } from '../server-of.js';
-import type { Interceptor, Json, Severity, ValidationOutcome } from '../types.js';
+import { escapePointer } from '../../canonical/index.js';
+import type { Interceptor, Json, Message, Severity, ValidationOutcome } from '../types.js';
 import { buildDescriptor, ConfigReader } from './_content-config.js';
 import { compileSchema } from './_json-schema.js';
 import { whenAnswered, type BuiltinFactory, type ToolSchemaCache } from './types.js';
@@ -17,16 +21,19 @@ const isRec = (v: unknown): v is Rec => typeof v === 'object' && v !== null && !
 
 export interface SchemaGuardConfig {
   unknownTool: UnknownToolHandling;
+  /** Tools whose arguments must be exactly what their inputSchema declares (and which must be listed). */
+  closedTools?: readonly string[];
 }
 
 export function parseSchemaGuardConfig(name: string, config: Json | undefined): SchemaGuardConfig {
-  const r = new ConfigReader(name, config, ['unknownTool']);
+  const r = new ConfigReader(name, config, ['unknownTool', 'closedTools']);
   const v = isRec(config) ? config.unknownTool : undefined;
   if (v !== undefined && !UNKNOWN_HANDLING.includes(v as UnknownToolHandling)) {
     r.issues.push({ path: '/config/unknownTool', message: `must be one of: ${UNKNOWN_HANDLING.join(', ')}` });
   }
+  const closed = r.strings('closedTools');
   r.done();
-  return { unknownTool: (v as UnknownToolHandling | undefined) ?? 'warning' };
+  return { unknownTool: (v as UnknownToolHandling | undefined) ?? 'warning', closedTools: closed ?? [] };
 }
 
 /** The call params, whether the payload is the params or a whole JSON-RPC request. */
@@ -49,19 +56,37 @@ export function checkArguments(payload: unknown, state: Json | undefined, cfg: S
   const call = callOf(payload);
   if (call.name === undefined) return flag('error', 'tools/call without a tool name', {});
   const recorded = isRec(state) && state.tool === call.name && 'inputSchema' in state ? (state.inputSchema as Json) : undefined;
+  // A closed tool is judged only against a schema it was listed with: unknown or unusable, an error.
+  const closed = cfg.closedTools?.includes(call.name) ?? false;
+  const unknown: UnknownToolHandling = closed ? 'error' : cfg.unknownTool;
   if (recorded === undefined) {
-    if (cfg.unknownTool === 'allow') return { valid: true, info: { tool: call.name, schema: 'unknown' } };
-    return flag(cfg.unknownTool, `no inputSchema known for tool "${call.name}" (not listed yet)`, { tool: call.name, schema: 'unknown' });
+    if (unknown === 'allow') return { valid: true, info: { tool: call.name, schema: 'unknown' } };
+    return flag(unknown, `no inputSchema known for tool "${call.name}" (not listed yet)`, { tool: call.name, schema: 'unknown' });
   }
   const compiled = compileSchema(recorded);
   if ('error' in compiled) {
-    const sev = cfg.unknownTool === 'allow' ? 'warning' : cfg.unknownTool;
+    const sev = unknown === 'allow' ? 'warning' : unknown;
     return flag(sev, `inputSchema of tool "${call.name}" does not compile: ${compiled.error}`, { tool: call.name, schema: 'invalid' });
   }
-  const errors = compiled.validate(call.args, `${call.base}/arguments`);
+  const errors = [...(closed ? undeclaredArguments(recorded, call.args, `${call.base}/arguments`) : []), ...compiled.validate(call.args, `${call.base}/arguments`)];
   if (errors.length === 0) return { valid: true, info: { tool: call.name } };
   const messages = errors.slice(0, MAX_MESSAGES);
   return { valid: false, severity: 'error', messages, info: { tool: call.name, errors: errors.length } };
+}
+
+/**
+ * A closed tool's arguments: an object whose every key its inputSchema's `properties` name, as
+ * written (the key a server reads). The same wording as a schema's `additionalProperties: false`.
+ */
+function undeclaredArguments(schema: Json, args: unknown, base: string): Message[] {
+  if (!isRec(args)) return [{ message: `${base} must be object`, severity: 'error', path: base }];
+  const declared = isRec(schema) && isRec(schema.properties) ? schema.properties : {};
+  return Object.keys(args)
+    .filter((k) => !Object.hasOwn(declared, k))
+    .map((k) => {
+      const path = `${base}/${escapePointer(k)}`;
+      return { message: `${path} must NOT have additional properties`, severity: 'error' as const, path };
+    });
 }
 
 export const createSchemaGuard: BuiltinFactory = ({ name, config, declaration, deps }): Interceptor => {

@@ -33,6 +33,9 @@ const echo = (text: string) => ({ name: 'echo', arguments: { text } });
 
 /** Read `.env` from the filesystem server in `session`: the response carries the secret. */
 async function readSecret(t: TenantApp, session: string) {
+  // The example closes the file tools (schema-guard closedTools): the server lists read_file first.
+  const listed = await t.post('/v1/authorize', { event: 'tools/list', phase: 'response', payload: { tools: [{ name: 'read_file', inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } }] }, context: { sessionId: session, server: 'filesystem' } });
+  expect(listed.json.effect, JSON.stringify(listed.json)).toBe('allow');
   const req = await authorize(t, session, 'filesystem', 'request', { name: 'read_file', arguments: { path: '/tmp/allowed/.env' } });
   expect(req.json.effect, JSON.stringify(req.json)).toBe('allow');
   const res = await authorize(t, session, 'filesystem', 'response', { content: [{ type: 'text', text: `STRIPE_KEY=${STRIPE}` }] });

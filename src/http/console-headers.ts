@@ -1,0 +1,33 @@
+// The audit console's response headers (its page, its assets, GET /v1/entries): the page loads
+// script, style and data from this origin only, runs no inline script or style and no HTML sink
+// (Trusted Types), no other site may frame it, and no answer is sniffed into another type. The
+// page builds its DOM from text nodes (web/src/dom.ts); this is the second layer under that.
+import type { MiddlewareHandler } from 'hono';
+import { secureHeaders } from 'hono/secure-headers';
+
+/** The console's Content-Security-Policy directives (hono's names), exported for the tests. */
+export const CONSOLE_CSP = {
+  defaultSrc: ["'none'"],
+  scriptSrc: ["'self'"],
+  styleSrc: ["'self'"],
+  imgSrc: ["'self'"],
+  connectSrc: ["'self'"],
+  baseUri: ["'none'"],
+  formAction: ["'none'"],
+  objectSrc: ["'none'"],
+  frameAncestors: ["'none'"],
+  requireTrustedTypesFor: ["'script'"],
+  trustedTypes: ["'none'"],
+};
+
+/** One middleware for every console route. HSTS is left to whatever terminates TLS in front. */
+export function consoleHeaders(): MiddlewareHandler {
+  return secureHeaders({
+    contentSecurityPolicy: CONSOLE_CSP,
+    xFrameOptions: 'DENY',
+    xContentTypeOptions: 'nosniff',
+    referrerPolicy: 'no-referrer',
+    crossOriginResourcePolicy: 'same-origin',
+    strictTransportSecurity: false,
+  });
+}

@@ -1,0 +1,47 @@
+// What free-form text from a caller or an upstream may become once it is signed into the log (which
+// cannot erase it) or exported as telemetry: invisible format characters dropped, credentials
+// replaced by the secret-redactor's own placeholders (its detectors, not a second set of patterns),
+// length bounded. Pure and idempotent, so replay derives the same text from the same input.
+import { findSecrets } from './_patterns.js';
+import { redactPayload, type Invisible } from './_redact.js';
+import { secretPlaceholder } from './secret-redactor.js';
+
+/** Labels (server, session, trace, on-behalf-of) longer than this (in code points) are cut and end in an ellipsis. */
+export const MAX_LABEL_CHARS = 256;
+
+// What a credential may hide behind: Unicode format characters (zero-width, bidi overrides) and
+// control characters. Detection looks through both (_redact.ts findHidden); format characters are
+// then dropped, being invisible in a console row or a trace UI (a label could show one thing and be
+// another). Control characters stay: readers escape them (receipt/entry-summary.ts).
+const HIDING: Invisible = { test: /[\p{Cf}\p{Cc}]/u, all: /[\p{Cf}\p{Cc}]/gu };
+const FORMAT = /\p{Cf}/u;
+const FORMAT_ALL = /\p{Cf}/gu;
+
+const SECRETS = { find: (text: string) => findSecrets(text), placeholder: (h: { kind: Parameters<typeof secretPlaceholder>[0] }) => secretPlaceholder(h.kind) };
+
+/**
+ * A label as an entry records it: every credential the secret-redactor knows replaced by its
+ * placeholder, no format character, then at most `max` code points and an ellipsis. Redaction
+ * comes first: a cut must not shorten a credential below what its detector matches.
+ */
+export function recordedLabel(text: string, max = MAX_LABEL_CHARS): string {
+  const found = redactPayload(text, SECRETS, HIDING).payload as string;
+  const redacted = FORMAT.test(found) ? found.replace(FORMAT_ALL, '') : found;
+  if (redacted.length <= max) return redacted;
+  const cps = Array.from(redacted);
+  return cps.length <= max ? redacted : cps.slice(0, max).join('') + '\u2026';
+}
+
+/** An optional label: undefined stays undefined. */
+export function recordedLabelOf(text: string | undefined, max = MAX_LABEL_CHARS): string | undefined {
+  return text === undefined ? undefined : recordedLabel(text, max);
+}
+
+/**
+ * A JSON value as an entry records it (a decision's messages and reasons, recorded guard state):
+ * every credential in a string or a key replaced by its placeholder. The same value back when
+ * there is none, so the common case costs one walk and no copy.
+ */
+export function recordedJson<T>(value: T): T {
+  return redactPayload(value, SECRETS, HIDING).payload as T;
+}
