@@ -102,9 +102,9 @@ describe('log thread', () => {
     db.prepare('UPDATE entries SET leaf = ? WHERE seq = 1').run(Buffer.alloc(32, 1));
     db.close();
     const dd = await openDataDir(dir, { thread: true, logThread: true });
-    const t = dd.log('default');
-    await expect(t.ready).rejects.toMatchObject({ code: 'ERR_STORE_INCONSISTENT' });
-    await expect(t.appender.append(body(2))).rejects.toMatchObject({ code: 'ERR_STORE_INCONSISTENT' });
+    // Refused before the thread opens it: the key history is taken only under a verified checkpoint
+    // (issue 35), and that check finds the rewritten leaf. Every later open says why again.
+    for (let i = 0; i < 2; i++) expect(() => dd.log('default')).toThrow(expect.objectContaining({ code: 'ERR_STORE_INCONSISTENT', message: expect.stringContaining('stored leaf hash of newest entry 1') }));
     await dd.close();
   });
 
