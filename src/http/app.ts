@@ -1,5 +1,6 @@
 // createApp(deps): the one Hono app behind both entries (Node and Workers). Routes are thin:
 // authenticate, check the role, parse, call the core, map errors through http/errors.ts.
+import { apiHeaders } from './console-headers.js';
 import { Hono, type Context } from 'hono';
 import { AccessError, codeOf, publicMessage } from '../errors.js';
 import { DEV_CALLER, requireRole } from './auth.js';
@@ -61,6 +62,8 @@ export function createApp(deps: AppDeps, metrics = new Metrics()): VouchApp {
     if (!caller.roles.includes(role)) missingRole.set(c.req.raw, role);
     requireRole(caller, role);
   };
+  // Every answer: no sniffing, no framing, nothing to run (the console's own routes set their CSP).
+  app.use('*', apiHeaders());
   // RFC 9728 metadata: public, read-only and token-free, so any origin may read it (before the web guard).
   for (const path of deps.protectedResource?.paths ?? []) {
     const doc = metadataDocument(deps.protectedResource!);

@@ -31,3 +31,28 @@ export function consoleHeaders(): MiddlewareHandler {
     strictTransportSecurity: false,
   });
 }
+
+/** Every other answer (JSON, text): nothing to run or frame, and never sniffed as HTML. */
+const API_HEADERS: [string, string][] = [
+  ['content-security-policy', "default-src 'none'; frame-ancestors 'none'"],
+  ['x-content-type-options', 'nosniff'],
+  ['x-frame-options', 'DENY'],
+];
+
+/**
+ * On every route (the console page reads /v1/entries/:seq, /v1/payloads/:digest, /v1/checkpoint
+ * and /v1/replay, and a payload is caller-written text): headers the console routes set stay, the
+ * others get the API's. Set after the handler, so no route can forget them.
+ */
+export function apiHeaders(): MiddlewareHandler {
+  return async (c, next) => {
+    await next();
+    for (const [name, value] of API_HEADERS) {
+      try {
+        if (!c.res.headers.has(name)) c.res.headers.set(name, value);
+      } catch {
+        // an immutable Response (a proxied one): its headers are its origin's
+      }
+    }
+  };
+}
