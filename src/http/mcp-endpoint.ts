@@ -123,7 +123,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
  * Whether the SDK's era classifier could send this request anywhere but the 2025 way: a 2026
  * version header, or an envelope claim in the body (or in any batch element). Everything else it
  * classifies as 2025 traffic (or a malformed batch the 2025 way answers too), so 2025 clients
- * never pay for the classifier or the v2 modules. test/http/mcp-2026-era.test.ts holds the two equal.
+ * never pay for the classifier or the v2 modules. test/http/mcp-2026-sdk.test.ts holds the two to agree.
  */
 export function mayBeModern(req: Request, body: unknown): boolean {
   const v = req.headers.get('mcp-protocol-version');
