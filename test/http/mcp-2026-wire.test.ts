@@ -67,12 +67,15 @@ describe('POST /mcp 2026-07-28 on the wire', () => {
       expect(r.json.error.message).toContain('initialize');
     });
 
-    it('a malformed envelope is -32602 (HTTP 400), nothing written', async () => {
+    it('a malformed envelope, or a 2026 version header without one, is -32602 (HTTP 400), nothing written', async () => {
       const before = await logSize();
       const { [META.caps]: _c, ...noCaps } = ENVELOPE;
       const r = await send({ ...modern(3, 'interceptor/executeChain', chain('echo')), params: { ...chain('echo'), _meta: noCaps } }, h26('interceptor/executeChain'));
       expect(r.status).toBe(400);
       expect(r.json.error.code).toBe(-32602);
+      const bare = await send(legacy(3, 'interceptor/executeChain', chain('echo')), h26('interceptor/executeChain'));
+      expect(bare.status).toBe(400);
+      expect(bare.json.error.code).toBe(-32602);
       expect(await logSize()).toBe(before);
     });
   });
@@ -101,6 +104,17 @@ describe('POST /mcp 2026-07-28 on the wire', () => {
       expect(r.json.error.code).toBe(-32020);
       expect(await logSize()).toBe(before + 1);
       expect(await entry(before)).toMatchObject({ decision: { effect: 'deny' }, ran: [], protocolVersion: '2025-11-25' });
+    });
+
+    it('a refused executeChain whose params ask for no decision either is answered -32020, nothing written', async () => {
+      const before = await logSize();
+      for (const params of [{ phase: 'request', payload: {} }, chain('echo', { event: 'no/such-event' }), chain('echo', { interceptors: ['nope'] })]) {
+        const r = await send(modern(14, 'interceptor/executeChain', params), h26('interceptors/list'));
+        expect(r.status).toBe(400);
+        expect(r.json.error).toMatchObject({ code: -32020, data: { code: 'ERR_HEADER_MISMATCH' } });
+        expect(r.json.error.data['io.vouch/seq']).toBeUndefined();
+      }
+      expect(await logSize()).toBe(before);
     });
 
     it('no decision asked, nothing written: list and invoke with a disagreeing header', async () => {
@@ -213,6 +227,14 @@ describe('POST /mcp 2026-07-28 on the wire', () => {
       const r2 = await send({ ...modern(29, 'interceptor/executeChain', chain('echo')), params: { ...chain('echo'), _meta: anonymous } }, h26('interceptor/executeChain'));
       expect(entryOfReceipt(r2.json.result._meta['io.vouch/receipt']).clientInfo).toBeUndefined();
     });
+  });
+
+  it('every decision made here, refusals included, replays to the same outcome from the log (protocolVersion an input, clientInfo not)', async () => {
+    const r = await fetch(`${server.url}/v1/replay`, { method: 'POST', headers: JSON_HEADERS, body: '{}' });
+    const report = (await r.json()) as Any;
+    expect(report.match).toBeGreaterThan(10);
+    expect(report.mismatch).toBe(0);
+    expect(report.findings).toEqual([]);
   });
 
   describe('the lean path and the SDK v2 transport answer 2026 alike', () => {
