@@ -1,6 +1,7 @@
 // The SEP-2624 interceptor server over the MCP SDK: interceptors/list, interceptor/invoke and
-// interceptor/executeChain. Every executeChain is a decision: logged, signed, and answered with
-// its receipt in _meta["io.vouch/receipt"]. Transport-agnostic: the HTTP layer connects it.
+// interceptor/executeChain, whose handlers (runList, runInvoke, runExecuteChain) every era's
+// server shares (mcp-modern.ts for 2026-07-28). Every executeChain is a decision: logged, signed,
+// and answered with its receipt in _meta["io.vouch/receipt"]. Transport-agnostic: the HTTP layer connects it.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
