@@ -13,6 +13,9 @@ export type ErrorCode =
   | 'ERR_UNKNOWN_INTERCEPTOR'
   | 'ERR_UNKNOWN_EVENT'
   | 'ERR_UNKNOWN_METHOD'
+  // MCP 2026-07-28 on HTTP: a header that disagrees with the body, a protocol version not served
+  | 'ERR_HEADER_MISMATCH'
+  | 'ERR_UNSUPPORTED_PROTOCOL_VERSION'
   // a bundle past its caps (sizes, lines, files, ratio), or holding what bundles never hold (links, devices)
   | 'ERR_BUNDLE_LIMIT'
   | 'ERR_BUNDLE_FILE'

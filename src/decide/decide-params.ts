@@ -8,7 +8,8 @@ import { decide, type ActivePolicy, type AnyOutcome, type DecisionOutcome, type 
 import type { LogWriter } from '../log/index.js';
 import type { DecisionExtras } from '../entries/index.js';
 import { AccessError, InputError, VouchError } from '../errors.js';
-import { assertKnownEvent, traceparentOf } from '../protocol/index.js';
+import { assertKnownEvent, traceparentOf, type ClaimedClient } from '../protocol/index.js';
+import type { Guard } from './guards.js';
 import type { Precheck, PrecheckRequest } from './precheck.js';
 import type { Json } from '../interceptors/types.js';
 import type { Receipt } from '../receipt/index.js';
@@ -31,8 +32,12 @@ export interface DecideParamsDeps {
   precheck?(req: PrecheckRequest): Promise<Precheck>;
   /** REST carries the caller's signature in a header. */
   callerSignatureHeader?: string;
-  /** The session's MCP protocol version (the MCP-Protocol-Version header on /mcp), recorded in the entry. */
+  /** The request's MCP protocol version (/mcp: the 2026 envelope's, or the MCP-Protocol-Version header), recorded in the entry. */
   protocolVersion?: string;
+  /** The MCP client as it names itself (2026 `_meta` clientInfo): recorded, never decided on, never identity. */
+  clientInfo?: ClaimedClient;
+  /** What the adapter refused before the chain (HTTP headers that disagree with the body): a guard that denies, recorded. */
+  guards?: Guard[];
   /** What the answer waits for (decide.ts): the signed receipt (default) or only durability. */
   wait?: Wait;
   /** With wait "durable": false when nothing will read the outcome's `signed` (decide.ts followSigned). */
@@ -70,6 +75,7 @@ export async function decideParams(p: ExecuteChainParams, who: Asker, deps: Deci
   const delegateFor = onBehalfOf(p.context, who);
   const extra: DecisionExtras = { caller: who.principal };
   if (p.timeoutMs !== undefined) extra.timeoutMs = p.timeoutMs;
+  if (deps.clientInfo !== undefined) extra.clientInfo = deps.clientInfo;
   // W3C trace context (_meta.traceparent; the HTTP header is copied there by the transport):
   // recorded, so an exporter continues the caller's trace and replay sees the same traceId.
   const tp = traceparentOf(p.meta);
@@ -98,7 +104,7 @@ export async function decideParams(p: ExecuteChainParams, who: Asker, deps: Deci
         ...(deps.protocolVersion !== undefined && { protocolVersion: deps.protocolVersion }),
       },
       extra,
-      guards: pre?.guards,
+      guards: deps.guards ? [...deps.guards, ...(pre?.guards ?? [])] : pre?.guards,
       attachments: pre?.attachments,
       wait: deps.wait,
       ...(deps.followSigned === false && { followSigned: false }),

@@ -4,7 +4,7 @@
 import { isDigest, type Digest, type Json } from '../canonical/index.js';
 import { VouchError } from '../errors.js';
 import type { Entry, EntryBody } from '../log/index.js';
-import type { Direction, Phase } from '../protocol/index.js';
+import type { ClaimedClient, Direction, Phase } from '../protocol/index.js';
 import { checkerFor, isRecord, type Rec, type FieldSpec } from './_check.js';
 
 /** What decide() knows of the call: the entry's core fields. */
@@ -54,13 +54,18 @@ export interface DecisionExtras {
   executed?: { digest: Digest };
   /** The gateway's direction of the relayed message. */
   flow?: string;
+  /**
+   * The MCP client software as it names itself (2026-07-28 `_meta` clientInfo): name and version,
+   * bounded. Self-reported: shown to an auditor, never an input to the decision, never identity.
+   */
+  clientInfo?: ClaimedClient;
 }
 
 export type DecisionEntry = DecisionCore & DecisionExtras & { type: 'decision'; v: 1; log: string; seq: number; prev: string };
 
 /** Every field a decision entry may hold, core and extra (the JSON Schema in docs/ is tested against these lists). */
 export const DECISION_CORE_FIELDS: FieldSpec<DecisionCore> = { time: 'required', tenant: 'optional', principal: 'optional', onBehalfOf: 'optional', roles: 'optional', event: 'required', phase: 'required', direction: 'optional', session: 'optional', trace: 'optional', server: 'optional', protocolVersion: 'optional', target: 'optional', only: 'optional', ran: 'optional', policy: 'required', input: 'required', intent: 'required', decision: 'required', state: 'required' };
-export const DECISION_EXTRA_FIELDS: FieldSpec<DecisionExtras> = { caller: 'optional', timeoutMs: 'optional', traceparent: 'optional', callerSignature: 'optional', callerKey: 'optional', authorization: 'optional', executed: 'optional', flow: 'optional' };
+export const DECISION_EXTRA_FIELDS: FieldSpec<DecisionExtras> = { caller: 'optional', timeoutMs: 'optional', traceparent: 'optional', callerSignature: 'optional', callerKey: 'optional', authorization: 'optional', executed: 'optional', flow: 'optional', clientInfo: 'optional' };
 
 /**
  * The body decide() appends. An extra that is not a declared extra field (a core field, a header
@@ -99,6 +104,8 @@ export function readDecisionEntry(e: Entry): DecisionEntry {
   if (e.timeoutMs !== undefined && !(Number.isSafeInteger(e.timeoutMs) && (e.timeoutMs as number) > 0)) c.bad('/timeoutMs', 'must be a positive integer');
   c.seqOrNull('authorization', true);
   c.digestRef('executed', { optional: true });
+  const ci = e.clientInfo;
+  if (ci !== undefined && !(isRecord(ci) && Object.keys(ci).length === 2 && typeof ci.name === 'string' && typeof ci.version === 'string')) c.bad('/clientInfo', 'must be {name, version}, both strings');
   c.done('decision');
   // Entries written before `state` was always recorded read as an empty state.
   return (e.state === undefined ? { ...e, state: {} } : e) as unknown as DecisionEntry;

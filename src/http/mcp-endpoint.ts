@@ -1,16 +1,23 @@
 // POST /mcp: MCP over Streamable HTTP (stateless, JSON responses) into the SDK's interceptor
-// server, two ways, one answer. A plain request for one of the interceptor methods goes to one
-// long-lived SDK Server over an in-process transport, carrying its caller in authInfo; anything
-// else (initialize, ping, notifications, batches, unusual headers, messages the SDK would refuse)
-// goes through the SDK's WebStandardStreamableHTTPServerTransport with a Server made for that
-// request. Measured: building a Server and a transport per request was about a third of the event
-// loop's time per decision. A plain executeChain, the decision itself, skips the shared Server's
+// server, both eras on one endpoint (issue 36). First, on every request, the HTTP headers that
+// mirror the body must agree with it (mcp-refusal.ts). A request that may be 2026-07-28 (its
+// `_meta` envelope or its version header says so) goes to mcp-modern.ts, loaded with the first
+// such request; the SDK v2 classifier sends 2025-era traffic back here, unchanged. On 2025, two
+// ways, one answer: a plain request for one of the interceptor methods goes to one long-lived SDK
+// Server over an in-process transport, carrying its caller in authInfo; anything else
+// (initialize, ping, notifications, batches, unusual headers, messages the SDK would refuse) goes
+// through the SDK's WebStandardStreamableHTTPServerTransport with a Server made for that request.
+// Measured: building a Server and a transport per request was about a third of the event loop's
+// time per decision. A plain executeChain, the decision itself, skips the shared Server's
 // machinery too (leanExecuteChain). test/http/mcp-endpoint.test.ts holds every way to the same bytes.
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
+import { envelopeClaimOf, isModernProtocolVersion, mcpHeaderMismatch } from '../protocol/index.js';
+import type { ModernMcp } from './mcp-modern.js';
+import { refuseHeaderMismatch } from './mcp-refusal.js';
 import { createInterceptorServer, protocolVersionOfHeader, runExecuteChain, SESSION_KEY, sessionFromAuthInfo, type InterceptorSession } from './mcp-server.js';
 
 const SHARED_METHODS: ReadonlySet<string> = new Set(['interceptors/list', 'interceptor/invoke', 'interceptor/executeChain']);
@@ -94,7 +101,7 @@ export function withHeaderTraceparent(req: Request, body: unknown): unknown {
  */
 async function leanExecuteChain(req: JSONRPCRequest, session: InterceptorSession, version: string | null): Promise<JSONRPCMessage> {
   try {
-    const result = await runExecuteChain(() => session, req.params, protocolVersionOfHeader(version));
+    const result = await runExecuteChain(() => session, req.params, { protocolVersion: protocolVersionOfHeader(version) });
     return { result, jsonrpc: '2.0', id: req.id } as JSONRPCMessage;
   } catch (e) {
     const error = e as { code?: unknown; message?: string; data?: unknown };
@@ -108,6 +115,21 @@ async function leanExecuteChain(req: JSONRPCRequest, session: InterceptorSession
 
 function asksForTask(params: unknown): boolean {
   return typeof params === 'object' && params !== null && (params as { task?: unknown }).task !== undefined;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * Whether the SDK's era classifier could send this request anywhere but the 2025 way: a 2026
+ * version header, or an envelope claim in the body (or in any batch element). Everything else it
+ * classifies as 2025 traffic (or a malformed batch the 2025 way answers too), so 2025 clients
+ * never pay for the classifier or the v2 modules. test/http/mcp-2026-sdk.test.ts holds the two to agree.
+ */
+export function mayBeModern(req: Request, body: unknown): boolean {
+  const v = req.headers.get('mcp-protocol-version');
+  if (v !== null && isModernProtocolVersion(v)) return true;
+  const claims = (m: unknown) => isObject(m) && envelopeClaimOf(m.params) !== undefined;
+  return Array.isArray(body) ? body.some(claims) : claims(body);
 }
 
 export interface McpEndpoint {
@@ -125,9 +147,21 @@ export function createMcpEndpoint(): McpEndpoint {
       return transport;
     })());
 
+  let modern: Promise<ModernMcp> | undefined;
+  const modernMcp = () => (modern ??= import('./mcp-modern.js').then((m) => m.createModernMcp()));
+
   return {
     async handle(req, body, session) {
       body = withHeaderTraceparent(req, body);
+      // A header that disagrees with the body is refused before anything else, whatever the era.
+      const claim = isObject(body) ? envelopeClaimOf(body.params) : undefined;
+      const headers = { protocolVersion: req.headers.get('mcp-protocol-version'), method: req.headers.get('mcp-method'), name: req.headers.get('mcp-name') };
+      const mismatch = mcpHeaderMismatch(headers, body, typeof claim?.version === 'string' ? { version: claim.version } : undefined);
+      if (mismatch) return refuseHeaderMismatch(mismatch, body, session, headers.protocolVersion);
+      if (mayBeModern(req, body)) {
+        const answer = await (await modernMcp()).handle(req, body, session);
+        if (answer) return answer;
+      }
       const plain = plainInterceptorRequest(req, body);
       if (plain) {
         const authInfo: AuthInfo = { token: '', clientId: session.principal, scopes: session.roles, extra: { [SESSION_KEY]: session } };

@@ -11,6 +11,9 @@ export const JSONRPC = {
   timeout: -32000,
   unauthorized: -32001,
   unavailable: -32002,
+  // Defined by MCP 2026-07-28 (basic/index.mdx "Error Codes"), from the range the spec reserves.
+  headerMismatch: -32020,
+  unsupportedProtocolVersion: -32022,
 } as const;
 
 const RPC_CODE: Partial<Record<ErrorCode, number>> = {
@@ -23,6 +26,8 @@ const RPC_CODE: Partial<Record<ErrorCode, number>> = {
   ERR_UNKNOWN_INTERCEPTOR: JSONRPC.invalidParams,
   ERR_UNKNOWN_EVENT: JSONRPC.invalidParams,
   ERR_UNKNOWN_METHOD: JSONRPC.methodNotFound,
+  ERR_HEADER_MISMATCH: JSONRPC.headerMismatch,
+  ERR_UNSUPPORTED_PROTOCOL_VERSION: JSONRPC.unsupportedProtocolVersion,
   ERR_INTERCEPTOR_FAILED: JSONRPC.internalError,
   ERR_CHAIN_TIMEOUT: JSONRPC.timeout,
   ERR_UNAUTHENTICATED: JSONRPC.unauthorized,

@@ -1,6 +1,7 @@
 // What a receipt's entry says was decided, from the signed entry alone: event, target name,
-// principal, time and outcome ("tools/call echo by alice at 2026-12-01T10:00:00Z: allow").
-// Arguments are never in an entry (digests only), so never in this line.
+// principal, time, the MCP era it came over and outcome ("tools/call echo by alice at
+// 2026-12-01T10:00:00Z over MCP 2026-07-28: allow"). Arguments are never in an entry (digests
+// only), so never in this line.
 import type { Entry } from '../log/index.js';
 
 export interface EntrySummary {
@@ -14,6 +15,10 @@ export interface EntrySummary {
   principal?: string;
   onBehalfOf?: string;
   time?: string;
+  /** The MCP protocol version the decision was asked over (/mcp, the gateway). */
+  protocolVersion?: string;
+  /** The MCP client as it named itself (2026-07-28 clientInfo): self-reported, never identity. */
+  clientInfo?: { name: string; version: string };
   /** A decision's allow or deny. */
   effect?: string;
   /** An execution's: the decision it claims, its drift severity and flags. */
@@ -46,6 +51,8 @@ export function summarizeEntry(e: Entry): EntrySummary {
     principal: str(e.principal),
     onBehalfOf: str(e.onBehalfOf),
     time: str(e.time),
+    protocolVersion: str(e.protocolVersion),
+    clientInfo: isRecord(e.clientInfo) && typeof e.clientInfo.name === 'string' && typeof e.clientInfo.version === 'string' ? { name: e.clientInfo.name, version: e.clientInfo.version } : undefined,
     effect: d ? str(d.effect) : undefined,
     ...(e.type === 'execution' && { authorization: typeof e.authorization === 'number' ? e.authorization : null, drift: drift ?? 'none', flags: flags ?? [] }),
     text: '',
@@ -60,7 +67,10 @@ function textOf(s: EntrySummary): string {
   const what = [s.event, s.target].filter(Boolean).join(' ');
   if (s.type === 'decision') {
     const phase = s.phase === 'response' ? ' (response)' : '';
-    return printable(`${what || 'decision'}${phase}${who}: ${s.effect ?? 'no effect recorded'}`);
+    // The client names itself: quoted, and said to be its own word, never read as who asked.
+    const client = s.clientInfo ? `, client ${JSON.stringify(s.clientInfo.name)} ${s.clientInfo.version} (self-reported)` : '';
+    const era = s.protocolVersion ? ` over MCP ${s.protocolVersion}${client}` : client;
+    return printable(`${what || 'decision'}${phase}${who}${era}: ${s.effect ?? 'no effect recorded'}`);
   }
   if (s.type === 'execution') {
     const of = s.authorization === null ? 'unauthorized' : `authorized by #${s.authorization}`;

@@ -1,6 +1,8 @@
 // SEP-2624 conformance adapter: runs fixture files of the upstream format (protocol and behavior
-// kinds) against a freshly started vouch server over MCP JSON-RPC (the SDK client), one server
-// per fixture, and compares JCS bytes after removing the volatile keys.
+// kinds) against a freshly started vouch server over MCP JSON-RPC, one server per fixture, and
+// compares JCS bytes after removing the volatile keys. Either era: the v1 SDK client on 2025-11-25
+// (initialize), or the SDK v2 client pinned to 2026-07-28 (server/discover, per-request _meta).
+import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -71,7 +73,21 @@ export function configFor(f: Fixture): unknown {
 
 const anyResult = z.looseObject({});
 
-async function rpc(client: Client, method: string, params: unknown): Promise<{ result?: Record<string, unknown>; code?: number; message?: string }> {
+/** The MCP era a run speaks: 2025-11-25 after initialize, or 2026-07-28 with the per-request envelope. */
+export type Era = '2025-11-25' | '2026-07-28';
+
+/** What both SDK clients offer a run. */
+interface RpcClient {
+  request(req: { method: string; params?: Record<string, unknown> }, schema: typeof anyResult): Promise<unknown>;
+}
+
+/**
+ * The 2026 list is a cacheable result: ttlMs and cacheScope are cache hints around the list,
+ * as `_meta` is, not part of what a fixture compares (the fixtures predate 2026-07-28).
+ */
+const CACHE_HINTS = ['ttlMs', 'cacheScope'];
+
+async function rpc(client: RpcClient, method: string, params: unknown): Promise<{ result?: Record<string, unknown>; code?: number; message?: string }> {
   try {
     return { result: (await client.request({ method, params: params as Record<string, unknown> }, anyResult)) as Record<string, unknown> };
   } catch (e) {
@@ -81,10 +97,11 @@ async function rpc(client: Client, method: string, params: unknown): Promise<{ r
 
 function withoutMeta(r: Record<string, unknown>): Record<string, unknown> {
   const { _meta: _m, ...rest } = r;
+  for (const k of CACHE_HINTS) delete rest[k];
   return rest;
 }
 
-async function runStep(client: Client, step: Record<string, unknown>, volatile: string[]): Promise<[boolean, string]> {
+async function runStep(client: RpcClient, step: Record<string, unknown>, volatile: string[]): Promise<[boolean, string]> {
   const expect = step.expect as Record<string, unknown>;
   switch (step.op) {
     case 'list': {
@@ -120,15 +137,19 @@ async function runStep(client: Client, step: Record<string, unknown>, volatile: 
   }
 }
 
-export async function runFixture(f: Fixture): Promise<FixtureOutcome> {
+export async function runFixture(f: Fixture, era: Era = '2025-11-25'): Promise<FixtureOutcome> {
   const dir = mkdtempSync(join(tmpdir(), 'vouch-conf-'));
   const configPath = join(dir, 'config.json');
   writeFileSync(configPath, JSON.stringify(configFor(f)));
   const server = await startServer({ data: join(dir, 'data'), port: 0, config: configPath });
-  const client = new Client({ name: 'vouch-conformance', version: '0.1.0' });
+  const url = new URL(`${server.url}/mcp`);
+  const client = era === '2026-07-28' ? new ClientV2({ name: 'vouch-conformance', version: '0.1.0' }, { versionNegotiation: { mode: { pin: era } } }) : new Client({ name: 'vouch-conformance', version: '0.1.0' });
   const steps: StepOutcome[] = [];
   try {
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`)));
+    if (client instanceof ClientV2) await client.connect(new TransportV2(url));
+    else await client.connect(new StreamableHTTPClientTransport(url));
+    const spoken = client instanceof ClientV2 ? client.getNegotiatedProtocolVersion() : undefined;
+    if (client instanceof ClientV2 && spoken !== era) throw new Error(`negotiated ${spoken}, not ${era}`);
     for (const [i, step] of f.steps.entries()) {
       const [ok, detail] = await runStep(client, step, f.volatile ?? []);
       steps.push({ step: i, ok, detail });

@@ -40,6 +40,14 @@ describe('docs/entries.schema.json', () => {
     }
   });
 
+  it('a decision with the MCP 2026 fields (protocolVersion, clientInfo) is valid for both; old entries without them stay valid', () => {
+    const e = structuredClone(golden.find((x) => x.type === 'decision')!) as unknown as Record<string, unknown>;
+    expect(e.clientInfo).toBeUndefined();
+    Object.assign(e, { protocolVersion: '2026-07-28', clientInfo: { name: 'some-client', version: '2.4.0' } });
+    expect(validate(e), JSON.stringify(validate.errors)).toBe(true);
+    expect(() => readEntry(e as unknown as Entry)).not.toThrow();
+  });
+
   // One broken field per case: the reader and the schema must both refuse it.
   const breaks: [string, (e: Record<string, unknown>) => unknown][] = [
     ['decision without event', (e) => e.type === 'decision' && delete e.event],
@@ -48,6 +56,8 @@ describe('docs/entries.schema.json', () => {
     ['decision intent not a digest', (e) => e.type === 'decision' && (e.intent = { digest: 'md5:1' })],
     ['decision policy without policySet', (e) => e.type === 'decision' && (e.policy = { chain: (e.policy as { chain: string }).chain, engines: {} })],
     ['decision authorization negative', (e) => e.type === 'decision' && (e.authorization = -1)],
+    ['decision clientInfo without a string version', (e) => e.type === 'decision' && (e.clientInfo = { name: 'c', version: 1 })],
+    ['decision clientInfo with more than name and version', (e) => e.type === 'decision' && (e.clientInfo = { name: 'c', version: '1', title: 'T' })],
     ['execution flags with an unknown flag', (e) => e.type === 'execution' && (e.flags = ['fine'])],
     ['execution executed missing', (e) => e.type === 'execution' && delete e.executed],
     ['policy chain not a digest', (e) => e.type === 'policy' && (e.chain = 'x')],

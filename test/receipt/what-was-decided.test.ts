@@ -94,6 +94,17 @@ describe('what a receipt says was decided', () => {
     expect((await verify(u.receipt)).out).toContain('executed tools/call by bob at 2026-12-01T10:00:00Z, unauthorized: drift none [unauthorized]');
   });
 
+  it('says which MCP era the decision came over and the client as it claimed to be (issue 36), escaped', async () => {
+    const over = (protocolVersion: string, clientInfo?: { name: string; version: string }) =>
+      decide({ event: 'tools/call', phase: 'request', payload: { name: 'echo', arguments: {} }, context: { ...ctx, protocolVersion }, ...(clientInfo && { extra: { clientInfo } }) }, { policy: EMPTY_POLICY, log });
+    const modern = await over('2026-07-28', { name: 'claude-code\u001b[2J', version: '2.4.0' });
+    const text = await verify(modern.receipt);
+    expect(text.out).toContain('  tools/call echo by alice at 2026-12-01T10:00:00Z over MCP 2026-07-28, client "claude-code\\u001b[2J" 2.4.0 (self-reported): allow');
+    const json = JSON.parse((await verify(modern.receipt, '--json')).out);
+    expect(json.entry).toMatchObject({ protocolVersion: '2026-07-28', clientInfo: { name: 'claude-code\u001b[2J', version: '2.4.0' } });
+    expect((await verify((await over('2025-11-25')).receipt)).out).toContain('tools/call echo by alice at 2026-12-01T10:00:00Z over MCP 2025-11-25: allow');
+  });
+
   it('an invalid receipt still shows the claim, marked not proven', async () => {
     const d = await call({ name: 'echo', arguments: {} });
     const bad = { ...d.receipt, leafHash: '00'.repeat(32) };
