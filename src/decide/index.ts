@@ -3,7 +3,7 @@
 // Every adapter (REST, /mcp, gateway, CLI, Worker) calls down into it; it imports no adapter.
 export { decide, VOUCH_ENGINE_VERSION, type ActivePolicy, type AnyOutcome, type DecideDeps, type DecisionOutcome, type DecisionRequest, type DurableOutcome, type Wait } from './decide.js';
 export { guardDenyOf, uncoveredOf, GUARD_STATE_KEY, UNCOVERED_KEY, type Guard } from './guards.js';
-export { declaredFields, elicitationAnswerGuard, ELICITATION_GUARD } from './elicitation-answer.js';
+export { declaredFields, elicitationAnswerGuard, ELICITATION_GUARD, keptElicitationAnswer } from './elicitation-answer.js';
 export { decisionRecord, denyResult, directionOf, mutatorsOf, planOf } from './plan.js';
 export { activatePolicy, type ActivateDeps, type Activated } from './activate.js';
 export { EVENT_RE, parseExecuteChainParams, parseInvokeParams, parseListParams, type ChainContextParams, type ExecuteChainParams, type InvokeRpcParams } from './params.js';

@@ -78,9 +78,11 @@ export function serverOf(args: ServerOfArgs): string {
   return UNKNOWN_SERVER;
 }
 
+// The userinfo ends at the authority's LAST `@`, as URL parsers split it: a password may hold an
+// `@`, and what follows the first one is still password, never the server.
 function serverOfUri(uri: string): string | undefined {
   const authority = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]+)/i.exec(uri)?.[1];
-  if (authority) return authority.replace(/^[^@]*@/, '').toLowerCase();
+  if (authority) return authority.slice(authority.lastIndexOf('@') + 1).toLowerCase() || undefined;
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(uri)?.[1]?.toLowerCase();
   if (!scheme) return undefined;
   return Object.hasOwn(SCHEME_SERVERS, scheme) ? SCHEME_SERVERS[scheme] : scheme;

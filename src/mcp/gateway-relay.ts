@@ -5,7 +5,7 @@
 // upstream's initialize answer are decided in gateway-notify.ts.
 import { digestJson } from '../canonical/index.js';
 import type { Clock } from '../clock.js';
-import { decide, elicitationAnswerGuard, type ActivePolicy, type DecisionOutcome, type DecisionRequest, type DurableOutcome, type Guard, type Wait } from '../decide/index.js';
+import { decide, elicitationAnswerGuard, keptElicitationAnswer, type ActivePolicy, type DecisionOutcome, type DecisionRequest, type DurableOutcome, type Guard, type Wait } from '../decide/index.js';
 import { computeDrift, DEFAULT_DRIFT_RULES, driftRecord, recordExecution, type DriftRules, type DurableExecution, type ExecutionLog, type ExecutionOutcome } from '../execution/index.js';
 import { JSONRPC, traceparentOf } from '../protocol/index.js';
 import { deniedError, errorRecord, GatewayError, peerError, unrecordedError } from './gateway-errors.js';
@@ -139,10 +139,21 @@ export async function relayRequest(s: RelaySession, flow: Flow, method: string, 
   }
   if (!isRec(response.finalPayload)) throw new GatewayError(JSONRPC.internalError, `the chain left a ${method} result that is not an object`, { seq: response.appended.seq });
   if (toUpstream) {
+    const answer = method === 'elicitation/create' ? keptAnswer(intent, response.finalPayload) : response.finalPayload;
     s.onDecided?.({ method, flow, request: request.appended.seq, response: response.appended.seq });
-    return response.finalPayload;
+    return answer;
   }
   return withReceipts(response.finalPayload, request, response);
+}
+
+/**
+ * The elicitation answer the upstream gets: the one the chain left, checked again (a mutating
+ * interceptor ran after the guard) and rebuilt from the allow-list, never the filler's object.
+ */
+function keptAnswer(intent: Rec, answer: Rec): Rec {
+  const checked = elicitationAnswerGuard(intent, answer);
+  if (checked.deny) throw new GatewayError(JSONRPC.internalError, `the chain left an elicitation answer the request did not ask for (${checked.deny}); nothing was forwarded`);
+  return keptElicitationAnswer(answer);
 }
 
 /** Pin checks that cannot be recorded fail closed, like a decision that cannot be recorded. */

@@ -68,9 +68,12 @@ const SECRET_DETECTORS: Detector<SecretKind>[] = [
   { kind: 'slack_user', hint: /xoxp-/, re: new RegExp(`${B}xoxp-[0-9A-Za-z-]{10,250}`, 'g') },
   { kind: 'slack_app', hint: /xoxa-|xapp-/, re: new RegExp(`${B}(?:xoxa-[0-9A-Za-z-]{10,250}|xapp-[0-9A-Za-z-]{10,250})`, 'g') },
   { kind: 'slack_refresh', hint: /xoxr-/, re: new RegExp(`${B}xoxr-[0-9A-Za-z-]{10,250}`, 'g') },
-  // A password in a URL's userinfo (`scheme://user:password@host`, RFC 3986 3.2.1 deprecates it
-  // for this reason): user and password both go, the scheme and host stay.
-  { kind: 'url_credentials', hint: /:\/\//, re: /(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*:\/\/(?<v>[^\s/?#@:"'<>\\]*:[^\s/?#@"'<>\\]+)(?=@)/g },
+  // A URL's userinfo (`scheme://user:password@host`, RFC 3986 3.2.1 deprecates it for this
+  // reason): all of it goes, the scheme and host stay. It runs to the LAST `@` before the path,
+  // query or fragment, as URL parsers split it (a password may hold `@`, quotes, spaces,
+  // %-escapes, `%3A` for the colon): stopping at the first `@` or at a quote left the rest signed.
+  // Greedy to the last `@`; each match stops at the next `/`, so the scan stays linear.
+  { kind: 'url_credentials', hint: /:\/\//, re: /(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*:\/\/(?<v>[^/?#]+)(?=@)/g },
   { kind: 'google_api_key', hint: /AIza/, re: /(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])/g },
   // JWS compact form: header.payload.signature. The header is base64url JSON with an `alg`; it
   // starts `eyJ` only when it begins `{"`, so `{ "alg"` (`eyAi`), `{\n` (`ewo`) and others are tried too:

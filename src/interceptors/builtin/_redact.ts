@@ -12,9 +12,15 @@ export interface Invisible {
   all: RegExp;
 }
 
-/** Invisible format characters an attacker can put inside a value to break a pattern. */
-const ZERO_WIDTH = /[\u00AD\u180E\u200B-\u200F\u2060-\u2064\uFEFF]/;
-const ZERO_WIDTH_ALL = new RegExp(ZERO_WIDTH.source, 'g');
+/**
+ * Invisible characters an attacker can put inside a value to break a pattern: every format
+ * character (zero-width, bidi), every Default_Ignorable_Code_Point (U+034F, variation selectors,
+ * Hangul fillers, tag characters: a renderer shows nothing), and U+2800, a blank braille glyph
+ * that is neither. A list of code points missed some; the Unicode properties name the class.
+ */
+export const INVISIBLE_CLASS = '\\p{Cf}\\p{Default_Ignorable_Code_Point}\\u2800';
+const ZERO_WIDTH = new RegExp(`[${INVISIBLE_CLASS}]`, 'u');
+const ZERO_WIDTH_ALL = new RegExp(ZERO_WIDTH.source, 'gu');
 export const ZERO_WIDTH_CHARS: Invisible = { test: ZERO_WIDTH, all: ZERO_WIDTH_ALL };
 
 /**

@@ -1,27 +1,28 @@
 // What free-form text from a caller or an upstream may become once it is signed into the log (which
-// cannot erase it) or exported as telemetry: invisible format characters dropped, credentials
+// cannot erase it) or exported as telemetry: invisible characters dropped, credentials
 // replaced by the secret-redactor's own placeholders (its detectors, not a second set of patterns),
 // length bounded. Pure and idempotent, so replay derives the same text from the same input.
 import { findSecrets } from './_patterns.js';
-import { redactPayload, type Invisible } from './_redact.js';
+import { INVISIBLE_CLASS, redactPayload, type Invisible } from './_redact.js';
 import { secretPlaceholder } from './secret-redactor.js';
 
 /** Labels (server, session, trace, on-behalf-of) longer than this (in code points) are cut and end in an ellipsis. */
 export const MAX_LABEL_CHARS = 256;
 
-// What a credential may hide behind: Unicode format characters (zero-width, bidi overrides) and
-// control characters. Detection looks through both (_redact.ts findHidden); format characters are
-// then dropped, being invisible in a console row or a trace UI (a label could show one thing and be
-// another). Control characters stay: readers escape them (receipt/entry-summary.ts).
-const HIDING: Invisible = { test: /[\p{Cf}\p{Cc}]/u, all: /[\p{Cf}\p{Cc}]/gu };
-const FORMAT = /\p{Cf}/u;
-const FORMAT_ALL = /\p{Cf}/gu;
+// What a credential may hide behind: invisible characters (format characters, every
+// Default_Ignorable_Code_Point, a blank glyph: _redact.ts INVISIBLE_CLASS) and control characters.
+// Detection looks through all of them (_redact.ts findHidden); the invisible ones are then dropped,
+// being invisible in a console row or a trace UI (a label could show one thing and be another).
+// Control characters stay: readers escape them (receipt/entry-summary.ts).
+const HIDING: Invisible = { test: new RegExp(`[${INVISIBLE_CLASS}\\p{Cc}]`, 'u'), all: new RegExp(`[${INVISIBLE_CLASS}\\p{Cc}]`, 'gu') };
+const FORMAT = new RegExp(`[${INVISIBLE_CLASS}]`, 'u');
+const FORMAT_ALL = new RegExp(`[${INVISIBLE_CLASS}]`, 'gu');
 
 const SECRETS = { find: (text: string) => findSecrets(text), placeholder: (h: { kind: Parameters<typeof secretPlaceholder>[0] }) => secretPlaceholder(h.kind) };
 
 /**
  * A label as an entry records it: every credential the secret-redactor knows replaced by its
- * placeholder, no format character, then at most `max` code points and an ellipsis. Redaction
+ * placeholder, no invisible character, then at most `max` code points and an ellipsis. Redaction
  * comes first: a cut must not shorten a credential below what its detector matches.
  */
 export function recordedLabel(text: string, max = MAX_LABEL_CHARS): string {
