@@ -81,6 +81,16 @@ export function serverOf(args: ServerOfArgs): string {
 // The userinfo ends at the authority's LAST `@`, as URL parsers split it: a password may hold an
 // `@`, and what follows the first one is still password, never the server.
 function serverOfUri(uri: string): string | undefined {
+  // Special schemes (http, https, ws, file...) as a URL parser reads them: `\` ends the authority too,
+  // so `https://evil.example\@good.example/` names evil.example, the host a client would reach.
+  if (/^(https?|wss?|ftp):\/\//i.test(uri)) {
+    try {
+      const host = new URL(uri).host;
+      if (host) return host.toLowerCase();
+    } catch {
+      // not a URL a client could reach: read the authority as written
+    }
+  }
   const authority = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]+)/i.exec(uri)?.[1];
   if (authority) return authority.slice(authority.lastIndexOf('@') + 1).toLowerCase() || undefined;
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(uri)?.[1]?.toLowerCase();

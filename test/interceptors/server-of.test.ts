@@ -47,6 +47,12 @@ describe('serverOf', () => {
     expect(serverOf({ event: 'resources/read', payload: { uri: 'urn:isbn:0451450523' } })).toBe('urn');
   });
 
+  it('names the host a client would reach: `\\` ends an http(s) authority, the userinfo ends at its last @', () => {
+    // Issue 35, second attacker's pass: a label naming good.example for a URI that reaches evil.example.
+    expect(serverOf({ event: 'resources/read', payload: { uri: 'https://evil.example\\@good.example/x' } })).toBe('evil.example');
+    expect(serverOf({ event: 'resources/read', payload: { uri: 'https://u:p@ss@Host.Example:8443/a' } })).toBe('host.example:8443');
+  });
+
   it('answers "unknown" when nothing names a server (a bare result)', () => {
     expect(serverOf({ event: 'tools/call', payload: { content: [{ type: 'text', text: 'ok' }] } })).toBe(UNKNOWN_SERVER);
     expect(serverOf({ event: 'sampling/createMessage', payload: { messages: [] } })).toBe(UNKNOWN_SERVER);
