@@ -8,7 +8,8 @@ import { decide, type ActivePolicy, type AnyOutcome, type DecisionOutcome, type 
 import type { LogWriter } from '../log/index.js';
 import type { DecisionExtras } from '../entries/index.js';
 import { AccessError, InputError, VouchError } from '../errors.js';
-import { assertKnownEvent, traceparentOf, type ClaimedClient } from '../protocol/index.js';
+import { assertKnownEvent, MAX_CLIENT_FIELD, traceparentOf, type ClaimedClient } from '../protocol/index.js';
+import { recordedLabel } from '../interceptors/builtin/recorded-text.js';
 import type { Guard } from './guards.js';
 import type { Precheck, PrecheckRequest } from './precheck.js';
 import type { Json } from '../interceptors/types.js';
@@ -75,7 +76,8 @@ export async function decideParams(p: ExecuteChainParams, who: Asker, deps: Deci
   const delegateFor = onBehalfOf(p.context, who);
   const extra: DecisionExtras = { caller: who.principal };
   if (p.timeoutMs !== undefined) extra.timeoutMs = p.timeoutMs;
-  if (deps.clientInfo !== undefined) extra.clientInfo = deps.clientInfo;
+  // As claimed, as a recorded label: credentials redacted first, then cut (issue 35).
+  if (deps.clientInfo !== undefined) extra.clientInfo = { name: recordedLabel(deps.clientInfo.name, MAX_CLIENT_FIELD - 1), version: recordedLabel(deps.clientInfo.version, MAX_CLIENT_FIELD - 1) };
   // W3C trace context (_meta.traceparent; the HTTP header is copied there by the transport):
   // recorded, so an exporter continues the caller's trace and replay sees the same traceId.
   const tp = traceparentOf(p.meta);

@@ -14,6 +14,10 @@ import { DURABLE_META, durableAnswer } from '../http/wait.js';
 import type { Receipt } from '../receipt/index.js';
 import type { SessionPins } from './tool-pins.js';
 
+
+/** JSON-RPC's own codes and MCP's request timeout: what the upstream may learn of a client's error answer. */
+const STANDARD_CODES: ReadonlySet<number> = new Set([JSONRPC.parseError, JSONRPC.invalidRequest, JSONRPC.methodNotFound, JSONRPC.invalidParams, JSONRPC.internalError, JSONRPC.timeout]);
+
 export const SEQ_META = 'io.vouch/seq';
 export const RESPONSE_RECEIPT_META = 'io.vouch/response-receipt';
 /** With a durable answer whose signed receipt was not ready: the committed response-phase entry. */
@@ -119,7 +123,11 @@ export async function relayRequest(s: RelaySession, flow: Flow, method: string, 
     if (e instanceof GatewayError) throw e; // raised before sending (e.g. the client lacks the capability): nothing went out
     const err = peerError(peer.name, e, s.timeoutMs);
     await settle(s, execute(s, request, forwarded?.wire ?? intent, errorRecord(err))).catch(() => undefined); // the peer's error is the answer
-    throw new GatewayError(err.code, err.message, toUpstream ? err.data : { ...err.data, seq: request.appended.seq });
+    // The client's error answer to a server's request (elicitation, sampling, roots) goes upstream as
+    // a fixed text and a standard code: its message and data are the client's free text, a channel
+    // past the chain that no response decision judged (issue 35).
+    if (toUpstream) throw new GatewayError(STANDARD_CODES.has(err.code) ? err.code : JSONRPC.internalError, `the client did not answer ${method}`, { peer: peer.name });
+    throw new GatewayError(err.code, err.message, { ...err.data, seq: request.appended.seq });
   }
   const wire = forwarded.wire ?? intent;
   // Progress and log messages the peer sent before its answer reach the caller before it.

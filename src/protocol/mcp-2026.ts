@@ -81,12 +81,16 @@ export const MAX_CLIENT_FIELD = 128;
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
+/** What is kept of a field before the recorder redacts and cuts it to MAX_CLIENT_FIELD (decide-params.ts). */
+const MAX_CLIENT_RAW = 8 * MAX_CLIENT_FIELD;
+
 function bounded(s: string): string {
   // Lone surrogates become U+FFFD: JCS refuses them, and a decision must not fail over a label.
   const well = s.replace(LONE_SURROGATE, '\uFFFD');
-  if (well.length <= MAX_CLIENT_FIELD) return well;
-  const points = Array.from(well);
-  return points.length <= MAX_CLIENT_FIELD ? well : `${points.slice(0, MAX_CLIENT_FIELD - 1).join('')}…`;
+  // Only a memory bound: the recorded label is redacted first and cut after (a cut before redaction
+  // could shorten a credential below what its detector matches), far below this.
+  if (well.length <= MAX_CLIENT_RAW) return well;
+  return Array.from(well).slice(0, MAX_CLIENT_RAW).join('');
 }
 
 /**

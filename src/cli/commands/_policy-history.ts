@@ -3,7 +3,7 @@
 // signed tree by newestPolicyRecord). Entries are the record; nothing here reads meta.
 import { utf8 } from '../../canonical/index.js';
 import { newestPolicyRecord, type PolicyStore } from '../../decide/index.js';
-import { decodeEntry } from '../../log/index.js';
+import { committedRows, decodeEntry } from '../../log/index.js';
 
 export interface PolicyActivation {
   seq: number;
@@ -20,7 +20,6 @@ export interface PolicyActivation {
 
 // Canonical JSON sorts keys and has no spaces: a policy entry holds exactly this byte string.
 const MARK = utf8.encode('"type":"policy"');
-const PAGE = 1024;
 
 function hasMark(bytes: Uint8Array): boolean {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).indexOf(MARK) >= 0;
@@ -44,17 +43,13 @@ export function activationOf(bytes: Uint8Array): PolicyActivation | undefined {
   };
 }
 
-/** Every policy entry, oldest first (one pass over the log, parsing only entries that can be policy entries). */
-export function policyHistory(store: Pick<PolicyStore, 'entries' | 'size'>): PolicyActivation[] {
-  const out: PolicyActivation[] = [];
-  const size = store.size();
-  for (let from = 0; from < size; from += PAGE) {
-    for (const e of store.entries(from, Math.min(size, from + PAGE))) {
-      const a = activationOf(e.bytes);
-      if (a) out.push(a);
-    }
-  }
-  return out;
+/**
+ * Every policy entry, oldest first: one pass over the log, and each one a leaf of the signed tree,
+ * exactly as many as the log commits to (log/committed-state.ts; an entry rewritten in the file is
+ * refused, ERR_STORE_INCONSISTENT, never listed as the record).
+ */
+export function policyHistory(store: PolicyStore): PolicyActivation[] {
+  return committedRows(store, 'policy', undefined).flatMap((r) => activationOf(r.bytes) ?? []);
 }
 
 /** The policy in force (newest policy entry, checked against the signed tree) with its time and author. */

@@ -26,11 +26,26 @@ const SECRETS = { find: (text: string) => findSecrets(text), placeholder: (h: { 
  * comes first: a cut must not shorten a credential below what its detector matches.
  */
 export function recordedLabel(text: string, max = MAX_LABEL_CHARS): string {
+  let out = redactedOnce(text);
+  // A cut can end in what a detector matches (a key whose boundary was the next character): redact
+  // the cut text again, until it is stable, so a label is the same after a second pass (replay).
+  for (let i = 0; i < 4; i++) {
+    const cut = cutTo(out, max);
+    if (cut === out) return out;
+    out = redactedOnce(cut);
+  }
+  return out;
+}
+
+function redactedOnce(text: string): string {
   const found = redactPayload(text, SECRETS, HIDING).payload as string;
-  const redacted = FORMAT.test(found) ? found.replace(FORMAT_ALL, '') : found;
-  if (redacted.length <= max) return redacted;
-  const cps = Array.from(redacted);
-  return cps.length <= max ? redacted : cps.slice(0, max).join('') + '\u2026';
+  return FORMAT.test(found) ? found.replace(FORMAT_ALL, '') : found;
+}
+
+function cutTo(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const cps = Array.from(text);
+  return cps.length <= max ? text : cps.slice(0, max).join('') + '\u2026';
 }
 
 /** An optional label: undefined stays undefined. */
