@@ -3,6 +3,7 @@
 // (interceptor/executeChain), the refusal is that decision: a deny entry that records what
 // disagreed, no interceptor run, its receipt in the error's data. Anything else is answered and
 // nothing is written. Attacker: a caller steering an intermediary that routes by header.
+import { recordedLabel } from '../interceptors/builtin/recorded-text.js';
 import type { Guard } from '../decide/index.js';
 import { envelopeClaimOf, JSONRPC, liftEnvelope, PROTOCOL_VERSION, type HeaderMismatch } from '../protocol/index.js';
 import { eraOfEnvelope, runExecuteChain, type InterceptorSession } from './mcp-server.js';
@@ -14,7 +15,8 @@ const MAX_RECORDED = 200;
 /** Errors that say the request itself is bad: no decision could be asked, so none is recorded. */
 const REQUEST_ERRORS = new Set(['ERR_INPUT', 'ERR_UNKNOWN_EVENT', 'ERR_UNKNOWN_INTERCEPTOR', 'ERR_FORBIDDEN']);
 
-const clip = (v: string | null) => (v === null || v.length <= MAX_RECORDED ? v : `${v.slice(0, MAX_RECORDED)}…`);
+// Caller-written text signed into the refusal: redacted first, then cut (recorded-text.ts), never the reverse.
+const clip = (v: string | null) => (v === null ? v : recordedLabel(v, MAX_RECORDED));
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function answer(status: number, id: unknown, error: { code: number; message: string; data: unknown }): Response {

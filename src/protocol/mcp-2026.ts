@@ -81,25 +81,23 @@ export const MAX_CLIENT_FIELD = 128;
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
-/** What is kept of a field before the recorder redacts and cuts it to MAX_CLIENT_FIELD (decide-params.ts). */
-const MAX_CLIENT_RAW = 8 * MAX_CLIENT_FIELD;
-
+/**
+ * Well-formed, not cut: the request body's size limit bounds it, and the recorder redacts first and
+ * cuts after (decide-params.ts: a cut first could shorten a credential below what its detector matches).
+ */
 function bounded(s: string): string {
   // Lone surrogates become U+FFFD: JCS refuses them, and a decision must not fail over a label.
-  const well = s.replace(LONE_SURROGATE, '\uFFFD');
-  // Only a memory bound: the recorded label is redacted first and cut after (a cut before redaction
-  // could shorten a credential below what its detector matches), far below this.
-  if (well.length <= MAX_CLIENT_RAW) return well;
-  return Array.from(well).slice(0, MAX_CLIENT_RAW).join('');
+  return s.replace(LONE_SURROGATE, '\uFFFD');
 }
 
 /**
  * `io.modelcontextprotocol/clientInfo` reduced to what an entry records: name and version only,
- * each bounded and well-formed; undefined when the client named no string name and version. The
+ * each well-formed (the recorder bounds them); undefined when the client named no string name and version. The
  * value is self-reported (basic/index.mdx): recorded for the auditor, never used to decide or to
  * identify the caller (the token does that).
  */
 export function claimedClientOf(info: unknown): ClaimedClient | undefined {
   if (!isObject(info) || typeof info.name !== 'string' || typeof info.version !== 'string') return undefined;
+  // The recorder redacts, then cuts to MAX_CLIENT_FIELD (decide-params.ts).
   return { name: bounded(info.name), version: bounded(info.version) };
 }

@@ -1,5 +1,6 @@
 // The 2026-07-28 readers on their own: the spec's Value Encoding examples for mirrored headers,
 // the header rules on either era, and what an entry may keep of a client's self-description.
+import { recordedLabel } from '../../src/interceptors/builtin/recorded-text.js';
 import { describe, expect, it } from 'vitest';
 import { claimedClientOf, decodeMirroredValue, liftEnvelope, MAX_CLIENT_FIELD, mcpHeaderMismatch } from '../../src/protocol/index.js';
 
@@ -43,10 +44,11 @@ describe('claimedClientOf', () => {
   it('keeps name and version only, bounded and well-formed; nothing for anything else', () => {
     expect(claimedClientOf({ name: 'c', version: '1', title: 'T', icons: [] })).toEqual({ name: 'c', version: '1' });
     for (const bad of [undefined, null, 'c', { name: 'c' }, { name: 1, version: '1' }, ['c', '1']]) expect(claimedClientOf(bad), JSON.stringify(bad)).toBeUndefined();
+    // Not cut here: the recorder redacts first, then cuts to MAX_CLIENT_FIELD (decide-params.ts, issue 35).
     const long = claimedClientOf({ name: '😀'.repeat(1000), version: 'v\ud800' })!;
-    expect(Array.from(long.name)).toHaveLength(MAX_CLIENT_FIELD);
-    expect(long.name.endsWith('…')).toBe(true);
+    expect(Array.from(long.name)).toHaveLength(1000);
     expect(long.version).toBe('v\ufffd');
+    expect(Array.from(recordedLabel(long.name, MAX_CLIENT_FIELD - 1))).toHaveLength(MAX_CLIENT_FIELD);
   });
 });
 

@@ -64,6 +64,9 @@ export interface Redacted<K extends string> {
 }
 
 /** Pure: `payload` with every hit replaced; unchanged subtrees keep their identity. */
+/** Passes over one string before it is taken as redacted (each pass only on what the previous one changed). */
+const MAX_PASSES = 8;
+
 export function redactPayload<K extends string>(payload: unknown, r: TextRedactor<K>, invisible: Invisible = ZERO_WIDTH_CHARS): Redacted<K> {
   const byKind: Partial<Record<K, number>> = {};
   let total = 0;
@@ -71,17 +74,24 @@ export function redactPayload<K extends string>(payload: unknown, r: TextRedacto
     byKind[kind] = (byKind[kind] ?? 0) + 1;
     total += 1;
   };
+  // Until nothing more is found: a replacement can give the text after it the boundary its detector
+  // needs (a 255-character token cut short by its pattern, then a key id right after it), and a
+  // second pass over redacted text must find nothing (replay and recorded labels rely on it).
   const text = (s: string): string => {
-    const found = findHidden(s, r, invisible);
-    if (found === undefined) return s;
-    for (const h of found.hits) count(h.kind);
-    let out = '';
-    let at = 0;
-    for (const h of found.hits) {
-      out += found.base.slice(at, h.start) + r.placeholder(h);
-      at = h.end;
+    let cur = s;
+    for (let pass = 0; pass < MAX_PASSES; pass++) {
+      const found = findHidden(cur, r, invisible);
+      if (found === undefined) return cur;
+      for (const h of found.hits) count(h.kind);
+      let out = '';
+      let at = 0;
+      for (const h of found.hits) {
+        out += found.base.slice(at, h.start) + r.placeholder(h);
+        at = h.end;
+      }
+      cur = out + found.base.slice(at);
     }
-    return out + found.base.slice(at);
+    return cur;
   };
   const map = (v: unknown, key: string | undefined): unknown => {
     if (typeof v === 'string') return text(v);

@@ -30,9 +30,9 @@ export function recordedLabel(text: string, max = MAX_LABEL_CHARS): string {
   // A cut can end in what a detector matches (a key whose boundary was the next character): redact
   // the cut text again, until it is stable, so a label is the same after a second pass (replay).
   for (let i = 0; i < 4; i++) {
-    const cut = cutTo(out, max);
-    if (cut === out) return out;
-    out = redactedOnce(cut);
+    const next = redactedOnce(cutTo(out, max));
+    if (next === out) return out;
+    out = next;
   }
   return out;
 }
