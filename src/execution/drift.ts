@@ -3,6 +3,9 @@
 // report live and under replay.
 import type { Severity, DriftRules } from './drift-rules.js';
 import { classifyPath, DEFAULT_DRIFT_RULES } from './drift-rules.js';
+// A path names the executed payload's keys, caller-written: each segment is a recorded label (its
+// credentials redacted) before it is escaped, which would hide `://` and `/` from the detectors (issue 35).
+import { recordedLabel } from '../interceptors/builtin/recorded-text.js';
 
 export type DriftOp = 'add' | 'remove' | 'replace';
 
@@ -51,7 +54,7 @@ export function computeDrift(intent: unknown, executed: unknown, rules: DriftRul
     const s = classifyPath(d.segments, rules);
     counts[s]++;
     if (SEVERITY_RANK[s] > SEVERITY_RANK[severity]) severity = s;
-    if (items.length < MAX_DRIFT_ITEMS) items.push({ path: d.segments.map((k) => '/' + escapePointerSegment(k)).join(''), op: d.op, severity: s });
+    if (items.length < MAX_DRIFT_ITEMS) items.push({ path: d.segments.map((k) => '/' + escapePointerSegment(recordedLabel(k))).join(''), op: d.op, severity: s });
   }
   const report: DriftReport = { severity, count: diffs.length, counts, items };
   if (diffs.length > MAX_DRIFT_ITEMS) report.truncated = true;
