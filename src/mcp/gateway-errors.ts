@@ -21,8 +21,11 @@ export class GatewayError extends Error {
  * The deny as the caller sees it: which interceptor, why, and (for the client) the signed receipt of
  * the decision. The upstream gets no receipt and no sequence number: the evidence is not its.
  */
-export function deniedError(outcome: DecisionOutcome, opts: { receipt?: boolean } = {}): GatewayError {
+export function deniedError(outcome: DecisionOutcome, opts: { receipt?: boolean; reason?: boolean } = {}): GatewayError {
   const { chain } = outcome;
+  // Without the reason: a deny of the client's answer, told to the upstream. The reason names what
+  // the chain withheld (a root's path, a field's value), which is exactly what the upstream must not learn.
+  if (opts.reason === false) return new GatewayError(JSONRPC.unauthorized, `denied by vouch (${chain.event}, ${chain.phase})`, { code: 'ERR_FORBIDDEN' });
   const at = chain.abortedAt;
   const why = at ? `${at.interceptor}: ${at.reason}` : `chain status ${chain.status}`;
   const data: Record<string, unknown> = opts.receipt === false ? { code: 'ERR_FORBIDDEN' } : { code: 'ERR_FORBIDDEN', seq: outcome.appended.seq, receipt: outcome.receipt };

@@ -96,14 +96,15 @@ function withProgress(payload: Rec, token: unknown): Rec {
   return token === undefined ? payload : { ...payload, _meta: { ...(isRec(payload._meta) ? payload._meta : {}), progressToken: token } };
 }
 
-export async function relayRequest(s: RelaySession, flow: Flow, method: string, params: unknown, peer: Peer): Promise<Rec> {
+/** `more`: what an entry records of this request beside the session's (a 2026 client's claimed clientInfo). */
+export async function relayRequest(s: RelaySession, flow: Flow, method: string, params: unknown, peer: Peer, more?: Rec): Promise<Rec> {
   const policy = flow === 'client-to-server' ? s.policy : s.serverPolicy;
   const toUpstream = flow === 'server-to-client';
   const { payload, token } = splitProgress(params);
   // W3C trace context the message carries (_meta.traceparent): recorded on both of its decisions (trace, traceparent).
   const tp = traceparentOf(isRec(payload._meta) ? payload._meta : undefined);
   const ctxOf = () => (tp ? { ...contextOf(s), traceId: tp.traceId } : contextOf(s));
-  const traced: Record<string, string> = tp ? { traceparent: tp.header } : {};
+  const traced: Rec = tp ? { traceparent: tp.header, ...more } : { ...more };
   const pinned = s.pins && !toUpstream && method === 'tools/call' ? [await pinGuard(s.pins, payload)] : undefined;
   const request = await decideRelayed(s, policy, { event: method, phase: 'request', payload, context: ctxOf(), extra: { flow, ...traced }, guards: pinned });
   // The upstream asked for a server request (sampling...); the decision's receipt is the client side's, not its.
@@ -143,7 +144,7 @@ export async function relayRequest(s: RelaySession, flow: Flow, method: string, 
   await settle(s, execute(s, request, wire, result));
   if (response.effect === 'deny') {
     if (toUpstream) s.onDecided?.({ method, flow, request: request.appended.seq, response: response.appended.seq, denied: true });
-    throw deniedError(await signedOf(response), { receipt: !toUpstream });
+    throw deniedError(await signedOf(response), { receipt: !toUpstream, reason: !toUpstream });
   }
   if (!isRec(response.finalPayload)) throw new GatewayError(JSONRPC.internalError, `the chain left a ${method} result that is not an object`, { seq: response.appended.seq });
   if (toUpstream) {

@@ -4,6 +4,8 @@
 // (gateway-notify.ts), and the upstream's initialize answer (its name and instructions).
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Server as ModernServer } from '@modelcontextprotocol/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ResultSchema, type Implementation, type RequestId, type ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
@@ -13,7 +15,12 @@ import type { DriftRules, ExecutionLog } from '../execution/index.js';
 import { clientPeer, isLateProgress, tapWire, upstreamPeer, type ClientCapability, type HandlerExtra, type PeerDeps } from './gateway-peers.js';
 import { unavailableError } from './gateway-errors.js';
 import { decideInitialize, gateNotification } from './gateway-notify.js';
-import { relayRequest, type RelaySession } from './gateway-relay.js';
+import { relayRequest, type Peer, type RelaySession } from './gateway-relay.js';
+import { InputBridge } from './gateway-bridge.js';
+import { routeByEra, type DownstreamEra } from './gateway-era.js';
+import { modernGatewayServer, type ModernCall, type ModernCore } from './gateway-modern.js';
+import { recordedLabel } from '../interceptors/builtin/recorded-text.js';
+import { MAX_CLIENT_FIELD } from '../protocol/index.js';
 import { SessionPins, type ToolPins } from './tool-pins.js';
 
 export const DEFAULT_GATEWAY_TIMEOUT_MS = 300_000;
@@ -23,8 +30,14 @@ export interface GatewayOptions {
   wait?: Wait;
   /** Transport to the upstream MCP server (not yet started). */
   upstream: Transport;
-  /** Transport to the client (not yet started). */
-  downstream: Transport;
+  /**
+   * Transport to the client (not yet started): its first message tells the era (gateway-era.ts),
+   * unless `era` says. Absent: no connection of its own; 2026 requests are served one by one
+   * through `modernServer()` (the HTTP listener does that).
+   */
+  downstream?: Transport;
+  /** The downstream era when it is known before the first message (an HTTP session opened by initialize). */
+  era?: DownstreamEra;
   /** The upstream's name for policy (`context.server`) and entries. */
   serverName: string;
   /** The chain for client requests; `serverPolicy` its mirror for server requests (see gateway-policy.ts). */
@@ -53,7 +66,11 @@ export interface Gateway {
   upstreamInfo?: Implementation;
   capabilities: ServerCapabilities;
   client: Client;
-  server: Server;
+  /** The era the downstream speaks, once its first message arrived (legacy: `server` is the SDK v1 Server). */
+  era(): DownstreamEra | undefined;
+  server?: Server;
+  /** A 2026-07-28 server over this gateway (one per HTTP request, or the stdio connection's). */
+  modernServer(): ModernServer;
   isUpstreamOpen(): boolean;
   /** Settles when the client side closes (or close() was called). */
   closed: Promise<void>;
@@ -84,7 +101,7 @@ const anyRequest = (method: string) => z.object({ method: z.literal(method), par
 export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   const line = opts.onLine ?? (() => undefined);
   const timeoutMs = opts.timeoutMs ?? DEFAULT_GATEWAY_TIMEOUT_MS;
-  const sessionId = opts.sessionId ?? opts.downstream.sessionId ?? crypto.randomUUID();
+  const sessionId = opts.sessionId ?? opts.downstream?.sessionId ?? crypto.randomUUID();
   const inflight = new Set<Promise<unknown>>();
   const clientRequests = new Set<RequestId>();
   const track = <T>(p: Promise<T>): Promise<T> => {
@@ -124,15 +141,25 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   let server: Server | undefined;
   // Upstream side: what it sends comes down (server-to-client); what we send it goes up. Client side: the reverse.
   const upDeps: PeerDeps = { wire: tapWire(opts.upstream, gate('client-to-server')), timeoutMs, onError, gate: gate('server-to-client') };
-  const downDeps: PeerDeps = { wire: tapWire(opts.downstream, gate('server-to-client')), timeoutMs, onError, gate: gate('client-to-server') };
+  // The downstream's era: told by its first message (gateway-era.ts), or by the caller; none: 2026 by request.
+  const router = opts.downstream && !opts.era ? routeByEra(opts.downstream) : undefined;
+  const downstream = router?.transport ?? opts.downstream;
+  const eraKnown: Promise<DownstreamEra> = opts.era ? Promise.resolve(opts.era) : router ? router.era : Promise.resolve('modern');
+  let era: DownstreamEra | undefined;
+  void eraKnown.then((e) => (era = e), () => undefined);
+  const downDeps: PeerDeps | undefined = downstream && { wire: tapWire(downstream, gate('server-to-client')), timeoutMs, onError, gate: gate('client-to-server') };
+  const bridge = new InputBridge(timeoutMs);
+  // A 2026 client is asked only within a call: the upstream's request goes to the call it belongs to.
+  const bridgePeer = (method: string): Peer => ({ name: 'the client', send: (params) => bridge.current(method).peer(method).send(params) });
   const related = () => (clientRequests.size === 1 ? [...clientRequests][0] : undefined);
 
   for (const [method, capability] of SERVER_REQUESTS) {
     client.setRequestHandler(anyRequest(method), (req, extra) =>
       track(
         (async () => {
+          if ((await waitFor(eraKnown, extra.signal)) === 'modern') return relayRequest(session, 'server-to-client', method, req.params, bridgePeer(method));
           await waitFor(initialized, extra.signal); // the upstream may ask before the client finished initializing
-          return relayRequest(session, 'server-to-client', method, req.params, clientPeer(server!, method, capability, extra as HandlerExtra, related, downDeps));
+          return relayRequest(session, 'server-to-client', method, req.params, clientPeer(server!, method, capability, extra as HandlerExtra, related, downDeps!));
         })(),
       ) as never,
     );
@@ -154,6 +181,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     await client.connect(opts.upstream, { timeout: Math.min(timeoutMs, 60_000) });
   } catch (e) {
     await client.close().catch(() => undefined);
+    await opts.downstream?.close().catch(() => undefined);
     throw unavailableError(`upstream server "${opts.serverName}"`, `cannot connect: ${(e as Error).message}`);
   }
 
@@ -164,63 +192,124 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     welcome = await decideInitialize(session, { capabilities: client.getServerCapabilities(), serverInfo: client.getServerVersion(), instructions: client.getInstructions() });
   } catch (e) {
     await client.close().catch(() => undefined);
+    await opts.downstream?.close().catch(() => undefined);
     throw e;
   }
   // ---- downstream: the upstream's own capabilities, name and instructions, minus what is not relayed
   const { tasks: _tasks, ...capabilities } = welcome.capabilities;
   const upstreamInfo = welcome.serverInfo;
   const name = upstreamInfo?.name ?? opts.serverName;
-  server = new Server(
-    { name, version: upstreamInfo?.version ?? '0.0.0', title: `${upstreamInfo?.title ?? name} (via vouch gateway)` },
-    { capabilities, instructions: welcome.instructions },
-  );
+  const serverInfo = { name, version: upstreamInfo?.version ?? '0.0.0', title: `${upstreamInfo?.title ?? name} (via vouch gateway)` };
   const methods = FORWARDED.flatMap(([cap, ms]) => (capabilities[cap] ? ms : []));
   if (capabilities.resources?.subscribe) methods.push('resources/subscribe', 'resources/unsubscribe');
-  for (const method of methods) {
-    server.setRequestHandler(anyRequest(method), (req, extra) => {
-      if (!upstreamOpen) throw unavailableError(`upstream server "${opts.serverName}"`, 'it has exited or closed the connection');
-      clientRequests.add(extra.requestId);
-      const p = relayRequest(session, 'client-to-server', method, req.params, upstreamPeer(client, opts.serverName, method, extra as HandlerExtra, upDeps));
-      return track(p).finally(() => clientRequests.delete(extra.requestId)) as never;
-    });
-  }
-  server.oninitialized = () => clientInitialized();
-  // Notifications (logging, list_changed, resources/updated, roots/list_changed) are decided on the
-  // chain of their way and forwarded as the chain left them; a denied one is dropped (and recorded).
+  const upstreamGone = () => unavailableError(`upstream server "${opts.serverName}"`, 'it has exited or closed the connection');
   const toClient = gate('server-to-client');
   const toUpstream = gate('client-to-server');
+
+  // The 2026-07-28 side (gateway-modern.ts): the same relay, the envelope's clientInfo recorded as claimed.
+  const core: ModernCore = {
+    serverInfo,
+    capabilities,
+    instructions: welcome.instructions,
+    methods: methods.filter((m) => !m.startsWith('resources/') || !m.endsWith('subscribe')), // 2026: subscriptions/listen, not resources/subscribe
+    owner: opts.principal,
+    bridge,
+    relay(method, params, call: ModernCall) {
+      if (!upstreamOpen) throw upstreamGone();
+      const claimed = call.clientInfo && { clientInfo: { name: recordedLabel(call.clientInfo.name, MAX_CLIENT_FIELD - 1), version: recordedLabel(call.clientInfo.version, MAX_CLIENT_FIELD - 1) } };
+      return track(relayRequest(session, 'client-to-server', method, params, upstreamPeer(client, opts.serverName, method, call.extra, upDeps), claimed));
+    },
+  };
+  const modernServer = () => modernGatewayServer(core);
+
+  // ---- the 2025 side: an SDK v1 Server with the upstream's own capabilities, name and instructions, minus what is not relayed
+  const legacyServer = () => {
+    const s = new Server(serverInfo, { capabilities, instructions: welcome.instructions });
+    for (const method of methods) {
+      s.setRequestHandler(anyRequest(method), (req, extra) => {
+        if (!upstreamOpen) throw upstreamGone();
+        clientRequests.add(extra.requestId);
+        const p = relayRequest(session, 'client-to-server', method, req.params, upstreamPeer(client, opts.serverName, method, extra as HandlerExtra, upDeps));
+        return track(p).finally(() => clientRequests.delete(extra.requestId)) as never;
+      });
+    }
+    s.oninitialized = () => clientInitialized();
+    s.fallbackNotificationHandler = async (n) => {
+      await toUpstream(n.method, n.params, async (params) => {
+        if (upstreamOpen) await client.notification({ method: n.method, params } as never).catch(onError);
+      });
+    };
+    return s;
+  };
+  // Notifications (logging, list_changed, resources/updated, roots/list_changed) are decided on the
+  // chain of their way and forwarded as the chain left them; a denied one is dropped (and recorded).
+  // A 2026 client gets notifications only on a request's own stream: progress and logging during a call.
   client.fallbackNotificationHandler = async (n) => {
     if (n.method === 'notifications/tools/list_changed') session.pins?.invalidate(); // the next call re-lists
-    const relatedRequestId = related();
-    await toClient(n.method, n.params, (params) => server!.notification({ method: n.method, params } as never, { relatedRequestId }).catch(onError));
-  };
-  server.fallbackNotificationHandler = async (n) => {
-    await toUpstream(n.method, n.params, async (params) => {
-      if (upstreamOpen) await client.notification({ method: n.method, params } as never).catch(onError);
-    });
+    if (era === 'legacy' && server) {
+      const relatedRequestId = related();
+      await toClient(n.method, n.params, (params) => server!.notification({ method: n.method, params } as never, { relatedRequestId }).catch(onError));
+    } else await toClient(n.method, n.params); // decided and recorded; a 2026 client has no stream for it (subscriptions/listen: not yet)
   };
 
   let resolveClosed!: () => void;
   const closed = new Promise<void>((r) => (resolveClosed = r));
+  let stdio: { close(): Promise<void> } | undefined;
   const shutdown = async () => {
     await null; // let `closing` be set before the transports' onclose call back into close()
-    await server!.close().catch(onError);
+    bridge.close();
+    await server?.close().catch(onError);
+    await stdio?.close().catch(onError);
+    if (!server && !stdio) await downstream?.close().catch(onError);
     await client.close().catch(onError);
     await Promise.allSettled([...inflight]);
     resolveClosed();
   };
   const close = () => (closing ??= shutdown());
-  server.onclose = () => void close();
-  server.onerror = (e) => isLateProgress(e) || line({ msg: 'client transport error', error: e.message });
-  try {
-    await server.connect(opts.downstream);
-  } catch (e) {
-    await client.close().catch(() => undefined); // no client side: do not leave the upstream running
-    throw e;
-  }
-  line({ msg: 'gateway session open', server: opts.serverName, session: sessionId, upstream: upstreamInfo?.name, methods });
 
-  return { serverName: opts.serverName, sessionId, upstreamInfo, capabilities, client, server, isUpstreamOpen: () => upstreamOpen, closed, close };
+  // ---- the downstream connection, once its era is known (an HTTP listener's 2026 requests have none)
+  const attach = async (e: DownstreamEra) => {
+    if (!downstream || closing) return;
+    if (e === 'legacy') {
+      server = legacyServer();
+      server.onclose = () => void close();
+      server.onerror = (err) => isLateProgress(err) || line({ msg: 'client transport error', error: err.message });
+      await server.connect(downstream);
+    } else {
+      stdio = serveStdio(() => modernServer() as never, { transport: downstream as never, legacy: 'reject', onerror: (err) => line({ msg: 'client transport error', error: err.message }) });
+    }
+    line({ msg: 'gateway session open', server: opts.serverName, session: sessionId, era: e, upstream: upstreamInfo?.name, methods });
+  };
+  if (opts.era && downstream) {
+    try {
+      await attach(opts.era);
+    } catch (e) {
+      await client.close().catch(() => undefined); // no client side: do not leave the upstream running
+      throw e;
+    }
+  } else if (router) {
+    void router.ended.then(() => close());
+    router.era.then(attach).catch((e) => {
+      line({ msg: 'client connection ended before it spoke', error: String(e) });
+      void close();
+    });
+  }
+
+  return {
+    serverName: opts.serverName,
+    sessionId,
+    upstreamInfo,
+    capabilities,
+    client,
+    era: () => era,
+    get server() {
+      return server;
+    },
+    modernServer,
+    isUpstreamOpen: () => upstreamOpen,
+    closed,
+    close,
+  };
 }
 
 /** Every page of the upstream's tools/list, as sent (loose schema: the digest is of what the server said). */
@@ -236,9 +325,9 @@ async function listUpstreamTools(client: Client, timeoutMs: number): Promise<Rec
   throw new Error('the upstream tools/list did not end after 1000 pages');
 }
 
-function waitFor(p: Promise<void>, signal: AbortSignal): Promise<void> {
+function waitFor<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<void>((resolve, reject) => {
+  return new Promise<T>((resolve, reject) => {
     signal.addEventListener('abort', () => reject(signal.reason), { once: true });
     p.then(resolve);
   });

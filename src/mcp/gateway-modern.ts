@@ -1,0 +1,119 @@
+// The gateway's downstream side for MCP 2026-07-28 clients (issue 36): an SDK v2 Server (its
+// era codec stamps resultType and serverInfo, answers server/discover, checks the `_meta`
+// envelope) whose handlers relay each request through the chain as the 2025 side does
+// (gateway-relay.ts). Calls that may need input (tools/call, prompts/get, resources/read) run
+// through the bridge (gateway-bridge.ts): the upstream's requests made during the call reach the
+// client as `input_required` rounds. Listings are per principal: `cacheScope: "private"`, always.
+import { ProtocolError, Server, type ServerContext } from '@modelcontextprotocol/server';
+import type { Implementation, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { claimedClientOf, ENVELOPE_META, JSONRPC } from '../protocol/index.js';
+import { bindingOf, type InputBridge } from './gateway-bridge.js';
+import { GatewayError } from './gateway-errors.js';
+import type { HandlerExtra } from './gateway-peers.js';
+import type { ClaimedClient } from '../protocol/index.js';
+
+type Rec = Record<string, unknown>;
+
+/** The 2026 requests whose handler may answer `input_required` (mrtr.mdx). */
+export const MRTR_METHODS: ReadonlySet<string> = new Set(['tools/call', 'prompts/get', 'resources/read']);
+/** Listings the gateway filters per principal (pins, discovery filter): never for a shared cache. */
+const LISTS: ReadonlySet<string> = new Set(['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list']);
+export const MODERN_LIST_CACHE = Object.freeze({ ttlMs: 0, cacheScope: 'private' as const });
+/** The `requestState` a client may echo: the gateway mints 32 characters; anything much longer is not one of its. */
+const MAX_REQUEST_STATE = 1024;
+
+/** What one 2026 request brings beside its params: who the client says it is, and what it can do. */
+export interface ModernCall {
+  extra: HandlerExtra;
+  clientInfo?: ClaimedClient;
+  protocolVersion?: string;
+}
+
+export interface ModernCore {
+  serverInfo: Implementation;
+  capabilities: ServerCapabilities;
+  instructions?: string;
+  /** The forwarded methods (gateway.ts FORWARDED, for the upstream's capabilities). */
+  methods: string[];
+  /** Who calls: the principal the handle of a parked call is bound to. */
+  owner: string;
+  bridge: InputBridge;
+  /** Relay one client request through the chain to the upstream (gateway-relay.ts). */
+  relay(method: string, params: Rec, call: ModernCall): Promise<Rec>;
+}
+
+// Built once: the SDK's spec schemas would strip params fields they do not know; a proxy must not.
+const ANY_PARAMS = z.looseObject({});
+
+/** Errors as the SDK frames them on the wire ({code, message, data}). */
+function framed(e: unknown): unknown {
+  if (e instanceof GatewayError) return new ProtocolError(e.code, e.message, e.data);
+  return e;
+}
+
+/** A deterministic listing: by name (then uri), so pins, caches and two clients agree on one order. */
+function sorted(method: string, result: Rec): Rec {
+  const key = method === 'tools/list' ? 'tools' : method === 'prompts/list' ? 'prompts' : method === 'resources/list' ? 'resources' : 'resourceTemplates';
+  const items = result[key];
+  if (!Array.isArray(items)) return result;
+  const name = (v: unknown) => (typeof v === 'object' && v !== null ? String((v as Rec).name ?? (v as Rec).uri ?? (v as Rec).uriTemplate ?? '') : '');
+  return { ...result, [key]: [...items].sort((a, b) => (name(a) < name(b) ? -1 : name(a) > name(b) ? 1 : 0)) };
+}
+
+function callOf(ctx: ServerContext): ModernCall {
+  const envelope = (ctx.mcpReq.envelope ?? {}) as Rec;
+  const v = envelope[ENVELOPE_META.protocolVersion];
+  const clientInfo = claimedClientOf(envelope[ENVELOPE_META.clientInfo]);
+  return {
+    extra: { signal: ctx.mcpReq.signal, requestId: ctx.mcpReq.id, sendNotification: (n) => ctx.mcpReq.notify(n as never) },
+    ...(clientInfo && { clientInfo }),
+    ...(typeof v === 'string' && { protocolVersion: v }),
+  };
+}
+
+/** One v2 Server over the gateway's core: what a 2026 client connects to (stdio) or each request is served by (HTTP). */
+export function modernGatewayServer(core: ModernCore): Server {
+  const server = new Server(core.serverInfo, { capabilities: core.capabilities as never, instructions: core.instructions });
+  for (const method of core.methods) {
+    server.setRequestHandler(method, { params: ANY_PARAMS }, async (params: Rec, ctx: ServerContext) => {
+      try {
+        const call = callOf(ctx);
+        if (MRTR_METHODS.has(method)) return (await bridged(core, method, params, ctx, call)) as never;
+        const result = await core.relay(method, params, call);
+        return (LISTS.has(method) ? { ...sorted(method, result), ...MODERN_LIST_CACHE } : result) as never;
+      } catch (e) {
+        throw framed(e);
+      }
+    });
+  }
+  return server;
+}
+
+/**
+ * One round of a call that may need input: a first request starts the relay; a retry (its
+ * `requestState` a handle the gateway minted) brings the answers of the last round. Either way the
+ * client gets the next thing: the result, or the requests the upstream made since.
+ */
+async function bridged(core: ModernCore, method: string, params: Rec, ctx: ServerContext, call: ModernCall): Promise<Rec> {
+  const state = ctx.mcpReq.requestState<unknown>();
+  const binding = bindingOf(method, params);
+  let bridgedCall;
+  if (state !== undefined) {
+    if (typeof state !== 'string' || state.length > MAX_REQUEST_STATE) throw new GatewayError(JSONRPC.invalidParams, 'Invalid or expired requestState: it is not one this gateway issued', { code: 'ERR_REQUEST_STATE' });
+    bridgedCall = core.bridge.resume(state, core.owner, binding);
+    bridgedCall.answer(ctx.mcpReq.inputResponses);
+  } else {
+    const capabilities = ((ctx.mcpReq.envelope ?? {}) as Rec)[ENVELOPE_META.clientCapabilities];
+    const caps = typeof capabilities === 'object' && capabilities !== null ? (capabilities as Rec) : {};
+    // The relay must run in the bridge's view: an upstream request made during it belongs to this call.
+    let relayed!: Promise<Rec>;
+    bridgedCall = core.bridge.open(core.owner, binding, caps, (relayed = Promise.resolve().then(() => core.relay(method, params, call))));
+    void relayed.catch(() => undefined);
+  }
+  const next = await bridgedCall.next(ctx.mcpReq.signal);
+  if ('result' in next) return next.result;
+  const requestState = core.bridge.park(bridgedCall);
+  const inputRequests = Object.fromEntries(next.asked.map((a) => [a.key, { method: a.method, params: a.params }]));
+  return { resultType: 'input_required', inputRequests, requestState };
+}

@@ -1,0 +1,229 @@
+// The gateway in front of a 2025-era server (a child over stdio) with the SDK v2 client pinned to
+// MCP 2026-07-28 (issue 36): server/discover, resultType, private cache hints, a deterministic
+// listing; the upstream's elicitation, sampling and roots requests reach the 2026 client as
+// `input_required` rounds, each decided both ways (the routing-number form is refused, the huge
+// sampling budget is refused, roots are not covered so they are denied); a forged or replayed
+// requestState reaches no call; a 2025 client of the same gateway still gets pushed requests.
+import { appendFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
+import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport as LegacyMemory } from '@modelcontextprotocol/sdk/inMemory.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { openGateway, type GatewayRuntime } from '../../src/mcp/gateway-node.js';
+import { closeReplayed, entriesOf, makeWorkspace, textOf, verifyWithJwks } from './_gateway.js';
+
+const ASKING = fileURLToPath(new URL('./fixtures/asking-server-2025.mjs', import.meta.url));
+
+// The fixture server's tools and requests, allowed for the server named "asking".
+const POLICY = `
+@id("asking-tools")
+permit(principal, action == Action::"tools/call", resource) when { context.server == "asking" };
+@id("asking-elicitation")
+permit(principal, action == Action::"elicitation/create", resource == Elicitation::"asking");
+@id("asking-sampling")
+permit(principal, action == Action::"sampling/createMessage", resource == Sampling::"asking")
+when { context.arguments has maxTokens && context.arguments.maxTokens <= 4000 };
+`;
+
+let rt: GatewayRuntime;
+const asked: { method: string; params: Record<string, unknown> }[] = [];
+
+beforeAll(async () => {
+  const ws = makeWorkspace('vouch-gw26-');
+  appendFileSync(join(ws.dir, 'gateway-policy.cedar'), POLICY);
+  rt = await openGateway({ data: ws.data, config: ws.config, upstream: { command: `node '${ASKING}'`, stderr: 'ignore' }, serverName: 'asking', thread: false, timeoutMs: 20_000 });
+});
+afterAll(async () => {
+  await closeReplayed(rt);
+});
+
+/** A 2026-07-28 client (SDK v2, pinned) over an in-memory pair to a new gateway session. */
+async function modernClient(opts: { roots?: boolean } = {}): Promise<Client> {
+  const [down, up] = InMemoryTransport.createLinkedPair();
+  await rt.start(up as never);
+  const client = new Client({ name: 'acme-agent', version: '2.0.0' }, { capabilities: { elicitation: { form: {} }, sampling: {}, ...(opts.roots && { roots: {} }) }, versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  client.setRequestHandler('elicitation/create', async (req) => {
+    asked.push({ method: 'elicitation/create', params: req.params as never });
+    const props = Object.keys((req.params as { requestedSchema?: { properties?: object } }).requestedSchema?.properties ?? {});
+    if (props.includes('confirm')) return { action: 'accept', content: { confirm: true } } as never;
+    if (props.includes('colour')) return { action: 'accept', content: { colour: 'teal' } } as never;
+    return { action: 'accept', content: { routingNumber: '021000021' } } as never;
+  });
+  client.setRequestHandler('sampling/createMessage', async (req) => {
+    asked.push({ method: 'sampling/createMessage', params: req.params as never });
+    return { model: 'test-model', role: 'assistant', content: { type: 'text', text: 'a fine quarter' } };
+  });
+  if (opts.roots) {
+    client.setRequestHandler('roots/list', async () => {
+      asked.push({ method: 'roots/list', params: {} });
+      return { roots: [{ uri: 'file:///home/me/secret', name: 'secret' }] };
+    });
+  }
+  await client.connect(down);
+  return client;
+}
+
+describe('gateway: a 2026-07-28 client in front of a 2025 server', () => {
+  let client: Client;
+  beforeAll(async () => {
+    client = await modernClient();
+  });
+  afterAll(async () => {
+    await client?.close();
+  });
+
+  it('negotiates 2026-07-28 and lists the tools sorted, private, with receipts', async () => {
+    expect(client.getProtocolEra()).toBe('modern');
+    expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+    const list = await client.listTools();
+    expect(list.tools.map((t) => t.name)).toEqual(['confirm', 'echo', 'pay', 'roots', 'summarize']);
+    expect(list._meta?.['io.vouch/receipt']).toBeDefined();
+    expect(verifyWithJwks(rt, list._meta?.['io.vouch/receipt']).ok).toBe(true);
+  });
+
+  it('answers a plain call with its result and receipts; the entries record the claimed client', async () => {
+    const r = await client.callTool({ name: 'echo', arguments: { message: 'hi' } });
+    expect(textOf(r)).toBe('Echo: hi');
+    expect(verifyWithJwks(rt, r._meta?.['io.vouch/receipt']).ok).toBe(true);
+    const call = (await entriesOf(rt)).filter((e) => e.type === 'decision' && e.event === 'tools/call').at(-1)!;
+    expect(call).toMatchObject({ clientInfo: { name: 'acme-agent', version: '2.0.0' }, flow: 'client-to-server' });
+  });
+
+  it('brings the upstream\'s elicitations to the client as input_required rounds, each decided both ways', async () => {
+    const before = (await entriesOf(rt)).length;
+    asked.length = 0;
+    const r = await client.callTool({ name: 'confirm', arguments: { what: 'the deploy' } });
+    expect(textOf(r)).toContain('confirm: {"action":"accept","content":{"confirm":true}}');
+    expect(textOf(r)).toContain('"colour":"teal"');
+    expect(asked.map((a) => a.method)).toEqual(['elicitation/create', 'elicitation/create']);
+    const fresh = (await entriesOf(rt)).slice(before).filter((e) => e.type === 'decision' && e.event === 'elicitation/create');
+    expect(fresh.map((e) => [e.phase, e.flow, (e.decision as { effect: string }).effect])).toEqual([
+      ['request', 'server-to-client', 'allow'],
+      ['response', 'server-to-client', 'allow'],
+      ['request', 'server-to-client', 'allow'],
+      ['response', 'server-to-client', 'allow'],
+    ]);
+  });
+
+  it('refuses the routing-number form: the client never sees it, the upstream gets an error, the deny is signed', async () => {
+    asked.length = 0;
+    const r = await client.callTool({ name: 'pay', arguments: {} });
+    expect(textOf(r)).toContain('elicitation refused');
+    expect(asked).toEqual([]);
+    const deny = (await entriesOf(rt)).filter((e) => e.type === 'decision' && e.event === 'elicitation/create').at(-1)!;
+    expect(deny).toMatchObject({ phase: 'request', flow: 'server-to-client', decision: { effect: 'deny' } });
+    expect(JSON.stringify(deny.decision)).toContain('elicitation-fields');
+  });
+
+  it('caps sampling: a huge budget is refused, a small one reaches the client and back', async () => {
+    asked.length = 0;
+    expect(textOf(await client.callTool({ name: 'summarize', arguments: { maxTokens: 1_000_000 } }))).toContain('sampling refused');
+    expect(asked).toEqual([]);
+    expect(textOf(await client.callTool({ name: 'summarize', arguments: { maxTokens: 100 } }))).toContain('a fine quarter');
+    expect(asked.map((a) => a.method)).toEqual(['sampling/createMessage']);
+  });
+
+  it('keeps the client\'s roots from the upstream: roots-guard allows none here', async () => {
+    const rooted = await modernClient({ roots: true });
+    try {
+      asked.length = 0;
+      const text = textOf(await rooted.callTool({ name: 'roots', arguments: {} }));
+      expect(text).not.toContain('secret');
+      const fresh = (await entriesOf(rt)).filter((e) => e.type === 'decision' && e.event === 'roots/list');
+      expect(fresh.map((e) => e.phase)).toEqual(['request', 'response']);
+      expect(fresh.every((e) => e.flow === 'server-to-client')).toBe(true);
+    } finally {
+      await rooted.close();
+    }
+  });
+});
+
+describe('gateway: the requestState of a 2026 round (hostile caller)', () => {
+  it('a forged requestState reaches no call: -32602, coded', async () => {
+    const client = await modernClient();
+    try {
+      const e = await client.request({ method: 'tools/call', params: { name: 'echo', arguments: { message: 'x' }, requestState: 'forged-state', inputResponses: {} } } as never).then(
+        () => undefined,
+        (x: unknown) => x as { code?: number; message?: string },
+      );
+      expect(e?.code).toBe(-32602);
+      expect(e?.message).toContain('requestState');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('a handle replayed with other params, by another caller, or twice reaches no call', async () => {
+    const a = await rawSession();
+    const first = await a.call({ name: 'confirm', arguments: { what: 'x' } });
+    expect(first.result?.resultType).toBe('input_required');
+    const handle = first.result!.requestState as string;
+    const key = Object.keys(first.result!.inputRequests as object)[0]!;
+    const yes = { [key]: { action: 'accept', content: { confirm: true } } };
+    // Other params under the handle: refused (the call stays parked for its own retry).
+    const changed = await a.call({ name: 'confirm', arguments: { what: 'something else' }, requestState: handle, inputResponses: yes });
+    expect(changed.error).toMatchObject({ code: -32602 });
+    // The real retry goes on (the next round asks for a colour); the handle is then spent.
+    const next = await a.call({ name: 'confirm', arguments: { what: 'x' }, requestState: handle, inputResponses: yes });
+    expect(next.result?.resultType).toBe('input_required');
+    const again = await a.call({ name: 'confirm', arguments: { what: 'x' }, requestState: handle, inputResponses: yes });
+    expect(again.error).toMatchObject({ code: -32602 });
+    // Another connection (another gateway session) cannot ride a live handle either.
+    const c = await rawSession();
+    const live = await c.call({ name: 'confirm', arguments: { what: 'y' } });
+    expect(live.result?.resultType).toBe('input_required');
+    const b = await rawSession();
+    const stolen = await b.call({ name: 'confirm', arguments: { what: 'y' }, requestState: live.result!.requestState, inputResponses: yes });
+    expect(stolen.error).toMatchObject({ code: -32602 });
+    await Promise.all([a.close(), b.close(), c.close()]);
+  });
+});
+
+/** A hand-driven 2026 client: JSON-RPC over an in-memory pair, the `_meta` envelope on each request. */
+async function rawSession() {
+  const [down, up] = InMemoryTransport.createLinkedPair();
+  await rt.start(up as never);
+  const waiting = new Map<number, (m: { result?: Record<string, unknown>; error?: { code: number; message: string } }) => void>();
+  down.onmessage = (m: unknown) => {
+    const msg = m as { id?: number };
+    if (typeof msg.id === 'number') waiting.get(msg.id)?.(msg as never);
+  };
+  await down.start();
+  let id = 0;
+  const envelope = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } }, 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' } };
+  return {
+    call(params: Record<string, unknown>) {
+      const n = ++id;
+      return new Promise<{ result?: Record<string, unknown>; error?: { code: number; message: string } }>((resolve) => {
+        waiting.set(n, resolve);
+        void down.send({ jsonrpc: '2.0', id: n, method: 'tools/call', params: { ...params, _meta: envelope } } as never);
+      });
+    },
+    close: () => down.close(),
+  };
+}
+
+describe('gateway: a 2025 client of the same gateway', () => {
+  it('initializes as before and gets the upstream\'s elicitation pushed', async () => {
+    const [down, up] = LegacyMemory.createLinkedPair();
+    await rt.start(up);
+    const client = new LegacyClient({ name: 'old-agent', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });
+    let pushed = 0;
+    client.setRequestHandler(ElicitRequestSchema, async () => {
+      pushed++;
+      return { action: 'decline' };
+    });
+    await client.connect(down);
+    try {
+      const r = await client.callTool({ name: 'confirm', arguments: { what: 'x' } });
+      expect(textOf(r)).toContain('"action":"decline"');
+      expect(pushed).toBe(1);
+      expect(r._meta?.['io.vouch/receipt']).toBeDefined();
+    } finally {
+      await client.close();
+    }
+  });
+});
