@@ -39,12 +39,21 @@ export class BridgedCall {
   handle?: string;
   lapse?: ReturnType<typeof setTimeout>;
 
+  /**
+   * The upstream request's own cancellation: a round's answer ends that round's HTTP request, not
+   * the call. It is aborted when the call is given up, or when the client cancels a round that is
+   * waiting for the call.
+   */
+  readonly cancel = new AbortController();
+
   constructor(
     readonly owner: string,
     readonly binding: string,
     readonly capabilities: Rec,
-    result: Promise<Rec>,
-  ) {
+  ) {}
+
+  /** The relayed request's answer (set once, right after the call is opened). */
+  follow(result: Promise<Rec>): void {
     result.then(
       (r) => this.settle({ result: r }),
       (e) => this.settle({ error: e }),
@@ -76,8 +85,21 @@ export class BridgedCall {
     };
   }
 
-  /** The next thing the client gets: the call's result, or the requests asked since the last round. */
+  /**
+   * The next thing the client gets: the call's result, or the requests asked since the last round.
+   * The round's client cancelling while it waits cancels the call upstream.
+   */
   async next(signal?: AbortSignal): Promise<{ result: Rec } | { asked: Asked[] }> {
+    const cancelled = () => this.cancel.abort(signal?.reason);
+    signal?.addEventListener('abort', cancelled, { once: true });
+    try {
+      return await this.nextOnce(signal);
+    } finally {
+      signal?.removeEventListener('abort', cancelled);
+    }
+  }
+
+  private async nextOnce(signal?: AbortSignal): Promise<{ result: Rec } | { asked: Asked[] }> {
     for (;;) {
       if (this.asked.length) {
         await new Promise((r) => setImmediate(r)); // requests asked together go in one round
@@ -112,6 +134,7 @@ export class BridgedCall {
     for (const a of [...this.outstanding.values(), ...this.asked]) a.refuse(new GatewayError(JSONRPC.timeout, why));
     this.outstanding.clear();
     this.asked = [];
+    this.cancel.abort(new Error(why));
   }
 }
 
@@ -127,10 +150,12 @@ export class InputBridge {
 
   constructor(private readonly timeoutMs: number) {}
 
-  /** Start a call; `result` is the relayed request's answer. */
-  open(owner: string, binding: string, capabilities: Rec, result: Promise<Rec>): BridgedCall {
-    const call = new BridgedCall(owner, binding, capabilities, result);
+  /** Start a call: `relay` sends it upstream, under the call's own cancellation, and answers it. */
+  open(owner: string, binding: string, capabilities: Rec, relay: (signal: AbortSignal) => Promise<Rec>): BridgedCall {
+    const call = new BridgedCall(owner, binding, capabilities);
     this.running.add(call);
+    const result = Promise.resolve().then(() => relay(call.cancel.signal));
+    call.follow(result);
     const done = () => this.running.delete(call);
     result.then(done, done);
     return call;

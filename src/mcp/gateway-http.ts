@@ -16,6 +16,8 @@ import { isOwnOrigin } from '../http/web-guard.js';
 import type { Gateway } from './gateway.js';
 import type { GatewayRuntime } from './gateway-node.js';
 import { approveTool, sendJson, TOOLS_APPROVE_PATH } from './tool-pins-route.js';
+import { modernListener } from './gateway-http-modern.js';
+import { classifyInboundRequest } from '@modelcontextprotocol/server';
 
 export const GATEWAY_PATH = '/mcp';
 const JSON_TYPE = 'application/json';
@@ -71,12 +73,14 @@ export async function listenGateway(rt: GatewayRuntime, opts: ListenOptions = {}
   const maxSessions = opts.maxSessions ?? 32;
   const maxBody = opts.maxBodyBytes ?? 4 * 1024 * 1024;
   const sessions = new Map<string, { transport: StreamableHTTPServerTransport; gateway: Gateway; principal?: string }>();
+  // 2026-07-28 callers: no sessions, one gateway per caller (gateway-http-modern.ts), counted with the sessions.
+  const modern = modernListener(rt, { room: () => sessions.size + modern.size() < maxSessions });
   // Set once listening (the resource defaults to this listener's own URL).
   let verify: ((authorization: string | undefined) => Promise<Verified>) | undefined;
   let resource: ProtectedResource | undefined;
   const allowedHosts: string[] = [];
   const publicRoutes: Record<string, () => [string, string]> = {
-    '/healthz': () => [JSON_TYPE, JSON.stringify({ ok: true, server: rt.serverName, tenant: rt.tenant, sessions: sessions.size })],
+    '/healthz': () => [JSON_TYPE, JSON.stringify({ ok: true, server: rt.serverName, tenant: rt.tenant, sessions: sessions.size, callers2026: modern.size() })],
     '/.well-known/vouch/keys': () => [JSON_TYPE, JSON.stringify(rt.dataDir.jwks())],
     '/.well-known/vouch/vkeys': () => ['text/plain; charset=utf-8', rt.dataDir.vkeys().join('\n') + '\n'],
   };
@@ -133,13 +137,18 @@ export async function listenGateway(rt: GatewayRuntime, opts: ListenOptions = {}
       const body = req.method === 'POST' ? await readBody(req, maxBody) : undefined;
       return s.transport.handleRequest(req, res, body);
     }
-    if (req.method !== 'POST') return reply(res, 400, JSONRPC.invalidRequest, 'no mcp-session-id: initialize first with a POST');
+    if (req.method !== 'POST') return reply(res, 400, JSONRPC.invalidRequest, 'no mcp-session-id: initialize first with a POST (MCP 2025), or POST requests with the _meta envelope (MCP 2026-07-28)');
     const body = await readBody(req, maxBody);
-    if (!isInitializeRequest(body)) return reply(res, 400, JSONRPC.invalidRequest, 'no mcp-session-id: the first request of a session must be initialize');
+    if (!isInitializeRequest(body)) {
+      const header = (n: string) => (typeof req.headers[n] === 'string' ? (req.headers[n] as string) : undefined);
+      const route = classifyInboundRequest({ httpMethod: 'POST', protocolVersionHeader: header('mcp-protocol-version'), mcpMethodHeader: header('mcp-method'), mcpNameHeader: header('mcp-name'), body });
+      if (route.kind !== 'legacy') return modern.handle(req, res, body, caller);
+      return reply(res, 400, JSONRPC.invalidRequest, 'no mcp-session-id: the first request of a 2025 session must be initialize (a 2026-07-28 request carries the _meta envelope)');
+    }
     if (sessions.size >= maxSessions) return reply(res, 503, JSONRPC.unavailable, `too many sessions (${maxSessions}); close one first`);
     const sessionId = crypto.randomUUID();
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => sessionId, enableDnsRebindingProtection: true, allowedHosts });
-    const gateway = await rt.start(transport, { sessionId, caller });
+    const gateway = await rt.start(transport, { sessionId, caller, era: 'legacy' });
     sessions.set(sessionId, { transport, gateway, principal: caller?.principal });
     void gateway.closed.then(() => sessions.delete(sessionId));
     await transport.handleRequest(req, res, body);
@@ -175,6 +184,7 @@ export async function listenGateway(rt: GatewayRuntime, opts: ListenOptions = {}
     resource,
     close: async () => {
       await Promise.allSettled([...sessions.values()].map((s) => s.gateway.close()));
+      await modern.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

@@ -106,10 +106,8 @@ async function bridged(core: ModernCore, method: string, params: Rec, ctx: Serve
   } else {
     const capabilities = ((ctx.mcpReq.envelope ?? {}) as Rec)[ENVELOPE_META.clientCapabilities];
     const caps = typeof capabilities === 'object' && capabilities !== null ? (capabilities as Rec) : {};
-    // The relay must run in the bridge's view: an upstream request made during it belongs to this call.
-    let relayed!: Promise<Rec>;
-    bridgedCall = core.bridge.open(core.owner, binding, caps, (relayed = Promise.resolve().then(() => core.relay(method, params, call))));
-    void relayed.catch(() => undefined);
+    // The upstream request lives as long as the call, not as this round's HTTP request.
+    bridgedCall = core.bridge.open(core.owner, binding, caps, (signal) => core.relay(method, params, { ...call, extra: { ...call.extra, signal } }));
   }
   const next = await bridgedCall.next(ctx.mcpReq.signal);
   if ('result' in next) return next.result;

@@ -21,6 +21,7 @@ import { activateGatewayPolicies, type GatewayPolicies } from './gateway-policy.
 import { observedLog } from '../observe/observed-log.js';
 import { createOtelExporter, parseOtlpUrl } from '../observe/otel.js';
 import { startGateway, type Gateway } from './gateway.js';
+import type { DownstreamEra } from './gateway-era.js';
 import { parseToolsConfig, readPins, ToolPins } from './tool-pins.js';
 
 export type UpstreamSpec = { command: string; env?: Record<string, string>; cwd?: string; stderr?: IOType } | { url: string };
@@ -65,7 +66,7 @@ export interface GatewayRuntime {
   /** A fresh transport to the upstream (a new child process for a command). */
   connectUpstream(): Transport;
   /** One client session: a gateway over `downstream` and a fresh upstream (or the one given). */
-  start(downstream: Transport, opts?: { upstream?: Transport; sessionId?: string; caller?: { principal: string; roles: string[] } }): Promise<Gateway>;
+  start(downstream?: Transport, opts?: { upstream?: Transport; sessionId?: string; caller?: { principal: string; roles: string[] }; era?: DownstreamEra }): Promise<Gateway>;
   sessions(): Gateway[];
   close(): Promise<void>;
 }
@@ -149,6 +150,7 @@ export async function openGateway(opts: GatewayRunOptions): Promise<GatewayRunti
       const gateway = await startGateway({
         upstream: s.upstream ?? connectUpstream(),
         downstream,
+        era: s.era,
         serverName,
         policy: policies!.clientToServer,
         serverPolicy: policies!.serverToClient,

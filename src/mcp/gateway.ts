@@ -10,12 +10,12 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ResultSchema, type Implementation, type RequestId, type ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { systemClock, type Clock } from '../clock.js';
-import { VOUCH_ENGINE_VERSION, type ActivePolicy, type Wait } from '../decide/index.js';
+import { VOUCH_ENGINE_VERSION, type ActivePolicy, type DecisionOutcome, type Guard, type Wait } from '../decide/index.js';
 import type { DriftRules, ExecutionLog } from '../execution/index.js';
 import { clientPeer, isLateProgress, tapWire, upstreamPeer, type ClientCapability, type HandlerExtra, type PeerDeps } from './gateway-peers.js';
 import { unavailableError } from './gateway-errors.js';
 import { decideInitialize, gateNotification } from './gateway-notify.js';
-import { relayRequest, type Peer, type RelaySession } from './gateway-relay.js';
+import { contextOf, decideOrThrow, relayRequest, type Peer, type RelaySession } from './gateway-relay.js';
 import { InputBridge } from './gateway-bridge.js';
 import { routeByEra, type DownstreamEra } from './gateway-era.js';
 import { modernGatewayServer, type ModernCall, type ModernCore } from './gateway-modern.js';
@@ -71,6 +71,8 @@ export interface Gateway {
   server?: Server;
   /** A 2026-07-28 server over this gateway (one per HTTP request, or the stdio connection's). */
   modernServer(): ModernServer;
+  /** A client request refused before the chain (a header that disagrees with the body): a signed deny that names the guard. */
+  refuse(method: string, params: unknown, guard: Guard): Promise<DecisionOutcome>;
   isUpstreamOpen(): boolean;
   /** Settles when the client side closes (or close() was called). */
   closed: Promise<void>;
@@ -306,6 +308,8 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
       return server;
     },
     modernServer,
+    refuse: (method, params, guard) =>
+      decideOrThrow(session, opts.policy, { event: method, phase: 'request', payload: typeof params === 'object' && params !== null ? (params as Record<string, unknown>) : {}, context: contextOf(session), extra: { flow: 'client-to-server' }, guards: [guard], wait: 'signed' }),
     isUpstreamOpen: () => upstreamOpen,
     closed,
     close,

@@ -8,7 +8,9 @@ import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
+import { Client, InMemoryTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { StreamableHTTPClientTransport as LegacyHttp } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { listenGateway, type Listening } from '../../src/mcp/gateway-http.js';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport as LegacyMemory } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -222,6 +224,79 @@ describe('gateway: a 2025 client of the same gateway', () => {
       expect(textOf(r)).toContain('"action":"decline"');
       expect(pushed).toBe(1);
       expect(r._meta?.['io.vouch/receipt']).toBeDefined();
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('gateway --listen: 2026-07-28 callers over Streamable HTTP, beside 2025 sessions', () => {
+  let listening: Listening;
+  beforeAll(async () => {
+    listening = await listenGateway(rt, { port: 0 });
+  });
+  afterAll(async () => {
+    await listening?.close();
+  });
+
+  async function httpClient(mode: 'pin' | 'auto'): Promise<Client> {
+    const client = new Client({ name: 'http-agent', version: '3.1.0' }, { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: mode === 'pin' ? { pin: '2026-07-28' } : 'auto' } });
+    client.setRequestHandler('elicitation/create', async (req) => {
+      const props = Object.keys((req.params as { requestedSchema?: { properties?: object } }).requestedSchema?.properties ?? {});
+      return (props.includes('confirm') ? { action: 'accept', content: { confirm: true } } : { action: 'accept', content: { colour: 'plum' } }) as never;
+    });
+    await client.connect(new StreamableHTTPClientTransport(new URL(listening.url)) as never);
+    return client;
+  }
+
+  it('a pinned and an auto client both land on 2026-07-28, call through input_required rounds, and get receipts', async () => {
+    for (const mode of ['pin', 'auto'] as const) {
+      const client = await httpClient(mode);
+      try {
+        expect(client.getProtocolEra()).toBe('modern');
+        const list = await client.listTools();
+        expect(list.tools.map((t) => t.name)).toEqual(['confirm', 'echo', 'pay', 'roots', 'summarize']);
+        const r = await client.callTool({ name: 'confirm', arguments: { what: `over http (${mode})` } });
+        expect(textOf(r)).toContain('"colour":"plum"');
+        expect(verifyWithJwks(rt, r._meta?.['io.vouch/receipt']).ok).toBe(true);
+      } finally {
+        await client.close();
+      }
+    }
+  });
+
+  it('the discover answer and lists are private, never public', async () => {
+    const post = (body: object, headers: Record<string, string>) => fetch(listening.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', ...headers }, body: JSON.stringify(body) });
+    const envelope = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+    const list = await (await post({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: envelope } }, { 'mcp-method': 'tools/list' })).json() as { result: Record<string, unknown> };
+    expect(list.result).toMatchObject({ resultType: 'complete', ttlMs: 0, cacheScope: 'private' });
+  });
+
+  it('refuses a POST whose Mcp-Name disagrees with its body (-32020) and signs the refusal; nothing reaches the upstream', async () => {
+    const before = (await entriesOf(rt)).length;
+    const envelope = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+    const r = await fetch(listening.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'echo' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'pay', arguments: {}, _meta: envelope } }),
+    });
+    expect(r.status).toBe(400);
+    const body = (await r.json()) as { error: { code: number; data: Record<string, unknown> } };
+    expect(body.error.code).toBe(-32020);
+    expect(body.error.data).toMatchObject({ code: 'ERR_HEADER_MISMATCH', header: 'Mcp-Name', value: 'echo', body: 'pay' });
+    expect(verifyWithJwks(rt, body.error.data.receipt).entry).toMatchObject({ event: 'tools/call', decision: { effect: 'deny' } });
+    const fresh = (await entriesOf(rt)).slice(before);
+    // (The caller's first request may open its upstream connection: that welcome is decided as `initialize`.)
+    expect(fresh.filter((e) => e.type === 'decision' && e.event !== 'initialize').map((e) => [e.event, e.phase])).toEqual([['tools/call', 'request']]);
+  });
+
+  it('a 2025 client still opens a session on the same listener', async () => {
+    const client = new LegacyClient({ name: 'old-http', version: '1' });
+    const transport = new LegacyHttp(new URL(listening.url));
+    await client.connect(transport);
+    try {
+      expect(transport.sessionId).toBeDefined();
+      expect(textOf(await client.callTool({ name: 'echo', arguments: { message: 'old' } }))).toBe('Echo: old');
     } finally {
       await client.close();
     }

@@ -1,0 +1,98 @@
+// NODE-ONLY: MCP 2026-07-28 requests to the gateway's /mcp (`--listen`, issue 36). Stateless: no
+// Mcp-Session-Id; each caller (the token's subject, or the one local principal) has one gateway
+// (one upstream connection) that its requests share, so a call parked for input is resumed by
+// the same caller's retry and never by another's. Each request is served by the SDK v2's own
+// entry (createMcpHandler) with a Server over that gateway. A request whose Mcp-Method,
+// Mcp-Name or MCP-Protocol-Version header disagrees with its body is refused first (-32020), and
+// the refusal is a signed deny.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createMcpHandler, type AuthInfo } from '@modelcontextprotocol/server';
+import { envelopeClaimOf, JSONRPC, liftEnvelope, mcpHeaderMismatch } from '../protocol/index.js';
+import { recordedLabel } from '../interceptors/builtin/recorded-text.js';
+import type { Gateway } from './gateway.js';
+import type { GatewayRuntime } from './gateway-node.js';
+
+const GATEWAY_KEY = 'io.vouch/gateway';
+const MAX_RECORDED = 200;
+
+export interface ModernListener {
+  handle(req: IncomingMessage, res: ServerResponse, body: unknown, caller: { principal: string; roles: string[] } | undefined): Promise<void>;
+  /** How many callers hold a gateway (each an upstream connection). */
+  size(): number;
+  close(): Promise<void>;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const header = (req: IncomingMessage, n: string): string | null => {
+  const v = req.headers[n];
+  return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v;
+};
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+}
+
+/** The Node request as the web Request the SDK's entry takes (the body already read and parsed). */
+function webRequest(req: IncomingMessage, body: unknown): Request {
+  const headers = new Headers();
+  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(', ') : v);
+  return new Request(`http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`, { method: req.method, headers, body: JSON.stringify(body) });
+}
+
+async function pipe(answer: Response, res: ServerResponse): Promise<void> {
+  const headers: Record<string, string> = {};
+  answer.headers.forEach((v, k) => (headers[k] = v));
+  res.writeHead(answer.status, headers);
+  if (!answer.body) return void res.end();
+  for await (const chunk of answer.body as unknown as AsyncIterable<Uint8Array>) res.write(chunk);
+  res.end();
+}
+
+export function modernListener(rt: GatewayRuntime, opts: { room(): boolean }): ModernListener {
+  const gateways = new Map<string, Promise<Gateway>>();
+  const sdk = createMcpHandler((ctx) => (ctx.authInfo?.extra?.[GATEWAY_KEY] as Gateway).modernServer() as never, { legacy: 'reject', onerror: () => undefined });
+
+  const gatewayOf = (caller: { principal: string; roles: string[] } | undefined): Promise<Gateway> => {
+    const key = caller?.principal ?? rt.principal;
+    let g = gateways.get(key);
+    if (!g) {
+      if (!opts.room()) throw Object.assign(new Error('too many callers hold an upstream connection; try again later'), { status: 503 });
+      g = rt.start(undefined, { caller, era: 'modern' });
+      gateways.set(key, g);
+      g.then(
+        (gw) => void gw.closed.then(() => gateways.delete(key)),
+        () => gateways.delete(key),
+      );
+    }
+    return g;
+  };
+
+  return {
+    size: () => gateways.size,
+    async handle(req, res, body, caller) {
+      const gateway = await gatewayOf(caller);
+      const claim = isObject(body) ? envelopeClaimOf(body.params) : undefined;
+      const mismatch = mcpHeaderMismatch({ protocolVersion: header(req, 'mcp-protocol-version'), method: header(req, 'mcp-method'), name: header(req, 'mcp-name') }, body, typeof claim?.version === 'string' ? { version: claim.version } : undefined);
+      if (mismatch) {
+        const id = isObject(body) && (typeof body.id === 'string' || typeof body.id === 'number') ? body.id : null;
+        const data: Record<string, unknown> = { code: 'ERR_HEADER_MISMATCH', header: mismatch.header, value: mismatch.value, body: mismatch.body };
+        // A request is refused as a decision of its own (a signed deny, no interceptor run); a notification is only answered.
+        if (id !== null && isObject(body) && typeof body.method === 'string') {
+          const guard = { name: 'mcp-headers', record: { header: mismatch.header, value: mismatch.value === null ? null : recordedLabel(mismatch.value, MAX_RECORDED), body: mismatch.body === null ? null : recordedLabel(mismatch.body, MAX_RECORDED) }, deny: `refused before the chain: the ${mismatch.header} header disagrees with the request body (HeaderMismatch)` };
+          try {
+            const out = await gateway.refuse(body.method, liftEnvelope(body.params).params, guard);
+            Object.assign(data, { seq: out.appended.seq, receipt: out.receipt });
+          } catch (e) {
+            return send(res, 503, { jsonrpc: '2.0', id, error: { code: JSONRPC.unavailable, message: (e as Error).message } });
+          }
+        }
+        return send(res, 400, { jsonrpc: '2.0', id, error: { code: JSONRPC.headerMismatch, message: `Header mismatch: ${mismatch.reason}`, data } });
+      }
+      const authInfo: AuthInfo = { token: '', clientId: caller?.principal ?? rt.principal, scopes: caller?.roles ?? [], extra: { [GATEWAY_KEY]: gateway } };
+      await pipe(await sdk.fetch(webRequest(req, body), { parsedBody: body, authInfo }), res);
+    },
+    async close() {
+      await Promise.allSettled([...gateways.values()].map(async (g) => (await g).close()));
+    },
+  };
+}
