@@ -3,7 +3,8 @@
 // peers of both eras side by side from Node: the SDK v2 client pinned to 2026-07-28 and in `auto`
 // mode, and the v1 SDK client on 2025-11-25. Then the wire byte by byte: server/discover, the
 // private cacheable list, the `_meta` envelope's client recorded, a header mismatch refused and
-// recorded, an unsupported version answered with the served list, the SDK's own 2026 entry.
+// recorded, an unsupported version answered with the served list, the SDK's own 2026 entry; and
+// every way a request can be spelled on either era answered by the Worker as Node answers it.
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -16,6 +17,7 @@ import { fromBase64, utf8 } from '../../src/canonical/index.js';
 import { formatKeyText } from '../../src/crypto/index.js';
 import { generateSeed } from '../../src/crypto/node.js';
 import { INTERCEPTORS_EXTENSION, RECEIPT_META } from '../../src/http/mcp-server.js';
+import { startServer, type RunningServer } from '../../src/http/node-server.js';
 import { loadConfigFile } from '../../src/policy/load-config.js';
 import { SERVED_PROTOCOL_VERSIONS } from '../../src/protocol/index.js';
 import { parseTrust, verifiersFor, verifyReceipt } from '../../src/receipt/index.js';
@@ -153,6 +155,71 @@ describe('wrangler dev: 2026-07-28 and 2025-11-25 clients side by side on the Wo
     const stable = ({ _meta: _m, durationMs: _d, ...rest }: Any) => rest;
     for (const r of invoked) expect(stable(r)).toEqual(stable(invoked[2]));
     expect(JSON.stringify(invoked[0])).toContain('[PHONE_REDACTED]');
+  });
+});
+
+describe('wrangler dev: the Worker answers both eras as Node does', () => {
+  let node: RunningServer;
+  beforeAll(async () => {
+    node = await startServer({ data: join(dir, 'node-data'), port: 0, logLine: () => {} });
+  });
+  afterAll(() => node?.close());
+
+  // What differs by nature between two logs: timings, receipts, seqs, the rate limit's counters.
+  const VOLATILE = new Set(['durationMs', 'totalDurationMs', RECEIPT_META, 'io.vouch/seq', 'count', 'windowStart']);
+  const stable = (v: unknown): unknown =>
+    Array.isArray(v) ? v.map(stable) : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, VOLATILE.has(k) ? 0 : stable(x)])) : v;
+  const tp = '00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01';
+  const invoke = (name: string) => ({ name, event: 'tools/call', phase: 'request', payload: { name: 'echo', arguments: { text: 'mail a@example.com' } } });
+  const twentyFive = { 'mcp-protocol-version': '2025-11-25' };
+  const cases: [string, 'GET' | 'POST' | 'DELETE', unknown, Record<string, string>][] = [
+    ['discover', 'POST', modern(1, 'server/discover'), h26('server/discover')],
+    ['list', 'POST', modern(2, 'interceptors/list', { event: 'tools/call' }), h26('interceptors/list')],
+    ['list, bad params', 'POST', modern(3, 'interceptors/list', { event: 5 }), h26('interceptors/list')],
+    ['invoke, Mcp-Name', 'POST', modern(4, 'interceptor/invoke', invoke('pii')), h26('interceptor/invoke', { 'mcp-name': 'pii' })],
+    ['invoke, base64 Mcp-Name', 'POST', modern(5, 'interceptor/invoke', invoke('pii')), h26('interceptor/invoke', { 'mcp-name': '=?base64?cGlp?=' })],
+    ['invoke, unknown interceptor', 'POST', modern(6, 'interceptor/invoke', invoke('nope')), h26('interceptor/invoke')],
+    ['executeChain, mutated', 'POST', modern(7, 'interceptor/executeChain', chain('echo', 'call 415 555 0199')), h26('interceptor/executeChain')],
+    ['executeChain, denied', 'POST', modern(8, 'interceptor/executeChain', chain('dangerous_tool')), h26('interceptor/executeChain')],
+    ['executeChain, _meta traceparent', 'POST', modern(9, 'interceptor/executeChain', chain('echo'), { traceparent: tp }), h26('interceptor/executeChain')],
+    ['executeChain, HTTP traceparent', 'POST', modern(10, 'interceptor/executeChain', chain('echo')), h26('interceptor/executeChain', { traceparent: tp })],
+    ['executeChain, task asked', 'POST', modern(11, 'interceptor/executeChain', { ...chain('echo'), task: { ttl: 1000 } }), h26('interceptor/executeChain')],
+    ['executeChain, retry fields', 'POST', modern(12, 'interceptor/executeChain', { ...chain('echo'), inputResponses: {}, requestState: 'x' }), h26('interceptor/executeChain')],
+    ['executeChain, bad phase', 'POST', modern(13, 'interceptor/executeChain', { ...chain('echo'), phase: 'sideways' }), h26('interceptor/executeChain')],
+    ['executeChain, Mcp-Method mismatch (a recorded refusal)', 'POST', modern(14, 'interceptor/executeChain', chain('echo')), h26('interceptors/list')],
+    ['invoke, Mcp-Name mismatch', 'POST', modern(15, 'interceptor/invoke', invoke('pii')), h26('interceptor/invoke', { 'mcp-name': 'secrets' })],
+    ['no Mcp-Method', 'POST', modern(16, 'interceptors/list'), { 'mcp-protocol-version': V26 }],
+    ['unsupported version', 'POST', modern(17, 'interceptors/list', {}, { [META.version]: '2099-01-01' }), h26('interceptors/list', { 'mcp-protocol-version': '2099-01-01' })],
+    ['a 2025 version in the envelope', 'POST', modern(18, 'interceptors/list', {}, { [META.version]: '2025-11-25' }), h26('interceptors/list', twentyFive)],
+    ['a 2026 header without an envelope', 'POST', legacy(19, 'interceptors/list', {}), h26('interceptors/list')],
+    ['an envelope without clientCapabilities', 'POST', { jsonrpc: '2.0', id: 20, method: 'interceptors/list', params: { _meta: { [META.version]: V26 } } }, h26('interceptors/list')],
+    ['a 2026 batch', 'POST', [modern(21, 'interceptors/list'), modern(22, 'server/discover')], { 'mcp-protocol-version': V26 }],
+    ['a 2026 notification', 'POST', { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1, _meta: ENVELOPE } }, h26('notifications/cancelled')],
+    ['another method', 'POST', modern(23, 'tools/list'), h26('tools/list')],
+    ['initialize with an envelope', 'POST', modern(24, 'initialize', { protocolVersion: V26, capabilities: {}, clientInfo: { name: 'x', version: '1' } }), h26('initialize')],
+    ['subscriptions/listen', 'POST', modern(25, 'subscriptions/listen'), h26('subscriptions/listen')],
+    ['GET with a 2026 header', 'GET', undefined, { accept: 'text/event-stream', 'mcp-protocol-version': V26 }],
+    ['DELETE with a 2026 header', 'DELETE', undefined, { 'mcp-protocol-version': V26 }],
+    ['2025: initialize', 'POST', legacy(30, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } }), {}],
+    ['2025: list', 'POST', legacy(31, 'interceptors/list', { event: 'tools/call' }), twentyFive],
+    ['2025: executeChain', 'POST', legacy(32, 'interceptor/executeChain', chain('echo', 'call 415 555 0199')), twentyFive],
+    ['2025: executeChain, no version header', 'POST', legacy(33, 'interceptor/executeChain', chain('dangerous_tool')), {}],
+    ['2025: Mcp-Method mismatch (a recorded refusal)', 'POST', legacy(34, 'interceptor/executeChain', chain('echo')), { ...twentyFive, 'mcp-method': 'interceptor/invoke' }],
+    ['2025: batch', 'POST', [legacy(35, 'interceptors/list'), legacy(36, 'interceptors/list', { event: 'tools/call' })], twentyFive],
+  ];
+
+  it('every case: the same status, media type and body, receipts, seqs and timings apart (the lean way and the SDK entry)', async () => {
+    const answer = async (base: string, method: string, body: unknown, headers: Record<string, string>) => {
+      const res = await fetch(`${base}/mcp`, { method, headers, ...(body !== undefined && { body: JSON.stringify(body) }) });
+      const text = await res.text();
+      return { status: res.status, type: res.headers.get('content-type'), body: text === '' ? '' : stable(JSON.parse(text)) };
+    };
+    for (const [what, method, body, headers] of cases) {
+      for (const base of method === 'POST' ? [JSON_HEADERS, SDK_WAY] : [{} as Record<string, string>]) {
+        const [fromNode, fromWorker] = [await answer(node.url, method, body, { ...base, ...headers }), await answer(dev.url, method, body, { ...base, ...headers })];
+        expect(fromWorker, `${what} (${base['content-type'] ?? method})`).toEqual(fromNode);
+      }
+    }
   });
 });
 
