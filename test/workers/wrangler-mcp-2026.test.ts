@@ -172,6 +172,8 @@ describe('wrangler dev: the Worker answers both eras as Node does', () => {
   const tp = '00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01';
   const invoke = (name: string) => ({ name, event: 'tools/call', phase: 'request', payload: { name: 'echo', arguments: { text: 'mail a@example.com' } } });
   const twentyFive = { 'mcp-protocol-version': '2025-11-25' };
+  // Not here: wait "durable". The Worker's log (a Durable Object) has no commit-only append, so it
+  // answers that with the signed receipt, on either era (decide.ts: no appendDurable).
   const cases: [string, 'GET' | 'POST' | 'DELETE', unknown, Record<string, string>][] = [
     ['discover', 'POST', modern(1, 'server/discover'), h26('server/discover')],
     ['list', 'POST', modern(2, 'interceptors/list', { event: 'tools/call' }), h26('interceptors/list')],
