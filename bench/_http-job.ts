@@ -20,8 +20,10 @@ export interface LoadJob {
   total: number;
   /** POST only: request i sends bodies[i % bodies.length]. */
   bodies?: string[];
-  /** A 200 response whose body lacks this string still counts as an error. */
-  expect?: string;
+  /** POST only: header lines sent after Content-Type and Accept (the MCP 2026 headers). */
+  headers?: Record<string, string>;
+  /** A 200 response whose body lacks this string (any of these strings) still counts as an error. */
+  expect?: string | string[];
 }
 
 export interface LoadResult {

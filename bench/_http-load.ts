@@ -19,17 +19,20 @@ const HEAD_END = Buffer.from('\r\n\r\n');
 
 const job = JSON.parse(await text(process.stdin)) as LoadJob;
 const requests = buildRequests(job);
-const expect = job.expect === undefined ? undefined : Buffer.from(job.expect);
+const expect = job.expect === undefined ? [] : [job.expect].flat().map((e) => Buffer.from(e));
 const latencies = new Float64Array(job.total);
 const starts = new Float64Array(job.total);
 let next = 0;
 let errors = 0;
 
-function buildRequests({ method, path, port, bodies }: LoadJob): Buffer[] {
+function buildRequests({ method, path, port, bodies, headers }: LoadJob): Buffer[] {
   const head = `${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n`;
   if (method === 'GET') return [Buffer.from(`${head}\r\n`)];
   if (!bodies?.length) throw new Error('a POST job needs bodies');
-  return bodies.map((b) => Buffer.from(`${head}Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: ${Buffer.byteLength(b)}\r\n\r\n${b}`));
+  const more = Object.entries(headers ?? {})
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('');
+  return bodies.map((b) => Buffer.from(`${head}Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n${more}Content-Length: ${Buffer.byteLength(b)}\r\n\r\n${b}`));
 }
 
 function open(): Promise<Socket> {
@@ -75,7 +78,8 @@ function attach(socket: Socket): Conn {
     head ??= parseHead(buf);
     if (head === undefined || buf.length < head.length) return;
     if (buf.length > head.length) return conn.onError(new Error('bytes past the end of a response'));
-    const ok = head.status === 200 && (expect === undefined || buf.subarray(head.bodyStart).includes(expect));
+    const body = buf.subarray(head.bodyStart);
+    const ok = head.status === 200 && expect.every((e) => body.includes(e));
     buf = Buffer.alloc(0);
     head = undefined;
     conn.onAnswer(ok);
@@ -88,7 +92,7 @@ function attach(socket: Socket): Conn {
 /** One untimed request on connection `k`: once it is answered the server has accepted the connection. */
 function warm(conn: Conn, k: number): Promise<void> {
   return new Promise((resolve, reject) => {
-    conn.onAnswer = (ok) => (ok ? resolve() : reject(new Error(`the warm-up request on connection ${k} was refused or lacks ${job.expect}`)));
+    conn.onAnswer = (ok) => (ok ? resolve() : reject(new Error(`the warm-up request on connection ${k} was refused or lacks ${JSON.stringify(job.expect)}`)));
     conn.onError = reject;
     conn.socket.write(requests[k % requests.length]);
   });

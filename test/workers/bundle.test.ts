@@ -66,6 +66,17 @@ describe('the Worker bundle', () => {
     expect(inputs.some((p) => p.endsWith('src/store/durable-object.ts'))).toBe(true);
   });
 
+  it('bundles the MCP 2026-07-28 path: mcp-modern.ts and the SDK v2 server with its workerd shim, never its Node shim', () => {
+    const inputs = Object.keys(meta.inputs).map((p) => p.replace(/\\/g, '/'));
+    expect(inputs.some((p) => p.endsWith('src/http/mcp-modern.ts'))).toBe(true);
+    // The SDK picks its JSON Schema validator by export condition (@modelcontextprotocol/server/_shims):
+    // workerd's validates with @cfworker/json-schema; the Node one imports node:process and ajv.
+    expect(inputs.some((p) => p.endsWith('@modelcontextprotocol/server/dist/shimsWorkerd.mjs'))).toBe(true);
+    expect(inputs.filter((p) => /@modelcontextprotocol\/server\/dist\/(shimsNode|stdio|ajvProvider)/.test(p))).toEqual([]);
+    // The dynamic import that loads the 2026 path is bundled in (no module is fetched at run time).
+    expect(code).not.toMatch(/\bimport\s*\(\s*["'][^"']*mcp-modern/);
+  });
+
   it('has no node: import and no require of a Node builtin anywhere in its text', () => {
     const specifiers = [
       ...code.matchAll(/\bfrom\s*["']([^"']+)["']/g),
