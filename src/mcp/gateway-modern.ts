@@ -5,6 +5,7 @@
 // through the bridge (gateway-bridge.ts): the upstream's requests made during the call reach the
 // client as `input_required` rounds. Listings are per principal: `cacheScope: "private"`, always.
 import { ProtocolError, Server, type ServerContext } from '@modelcontextprotocol/server';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Implementation, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { claimedClientOf, ENVELOPE_META, JSONRPC } from '../protocol/index.js';
@@ -114,4 +115,42 @@ async function bridged(core: ModernCore, method: string, params: Rec, ctx: Serve
   const requestState = core.bridge.park(bridgedCall);
   const inputRequests = Object.fromEntries(next.asked.map((a) => [a.key, { method: a.method, params: a.params }]));
   return { resultType: 'input_required', inputRequests, requestState };
+}
+
+/** A request the client sent, refused before the SDK saw it: the JSON-RPC error it gets instead. */
+export type Refusal = { code: number; message: string; data?: unknown };
+
+/**
+ * The client side of a 2026 stdio connection, with `subscriptions/listen` decided before the SDK
+ * opens the stream (the SDK answers it itself, so no handler of ours would see it): allowed, the
+ * request goes on as the chain left its params; denied or unrecorded, the client gets the error.
+ * Messages keep their order: each waits for the decision before it.
+ */
+export function gateListen(inner: Transport, decide: (params: Rec) => Promise<Rec | Refusal>): Transport {
+  let queue: Promise<unknown> = Promise.resolve();
+  const outer: Transport = {
+    start: () => inner.start(),
+    send: (m, o) => inner.send(m, o),
+    close: () => inner.close(),
+    get sessionId() {
+      return inner.sessionId;
+    },
+    setProtocolVersion: (v: string) => inner.setProtocolVersion?.(v),
+  };
+  inner.onclose = () => outer.onclose?.();
+  inner.onerror = (e) => outer.onerror?.(e);
+  inner.onmessage = (message, extra) => {
+    const m = message as { id?: string | number; method?: string; params?: unknown };
+    if (m.method !== 'subscriptions/listen' || m.id === undefined) {
+      queue = queue.then(() => outer.onmessage?.(message, extra));
+      return;
+    }
+    queue = queue.then(async () => {
+      const out = await decide(typeof m.params === 'object' && m.params !== null ? (m.params as Rec) : {});
+      if ('code' in out && typeof out.code === 'number' && 'message' in out) {
+        await inner.send({ jsonrpc: '2.0', id: m.id!, error: out as Refusal } as never);
+      } else outer.onmessage?.({ ...message, params: out } as never, extra);
+    });
+  };
+  return outer;
 }

@@ -13,14 +13,14 @@ import { systemClock, type Clock } from '../clock.js';
 import { VOUCH_ENGINE_VERSION, type ActivePolicy, type DecisionOutcome, type Guard, type Wait } from '../decide/index.js';
 import type { DriftRules, ExecutionLog } from '../execution/index.js';
 import { clientPeer, isLateProgress, tapWire, upstreamPeer, type ClientCapability, type HandlerExtra, type PeerDeps } from './gateway-peers.js';
-import { unavailableError } from './gateway-errors.js';
+import { deniedError, unavailableError, type GatewayError } from './gateway-errors.js';
 import { decideInitialize, gateNotification } from './gateway-notify.js';
 import { contextOf, decideOrThrow, relayRequest, type Peer, type RelaySession } from './gateway-relay.js';
 import { InputBridge } from './gateway-bridge.js';
 import { routeByEra, type DownstreamEra } from './gateway-era.js';
-import { modernGatewayServer, type ModernCall, type ModernCore } from './gateway-modern.js';
+import { gateListen, modernGatewayServer, type ModernCall, type ModernCore, type Refusal } from './gateway-modern.js';
 import { recordedLabel } from '../interceptors/builtin/recorded-text.js';
-import { MAX_CLIENT_FIELD } from '../protocol/index.js';
+import { JSONRPC, MAX_CLIENT_FIELD } from '../protocol/index.js';
 import { SessionPins, type ToolPins } from './tool-pins.js';
 
 export const DEFAULT_GATEWAY_TIMEOUT_MS = 300_000;
@@ -253,7 +253,24 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     if (era === 'legacy' && server) {
       const relatedRequestId = related();
       await toClient(n.method, n.params, (params) => server!.notification({ method: n.method, params } as never, { relatedRequestId }).catch(onError));
-    } else await toClient(n.method, n.params); // decided and recorded; a 2026 client has no stream for it (subscriptions/listen: not yet)
+    } else {
+      // A 2026 client hears notifications on its subscriptions/listen stream (the SDK routes by its filter); none open: recorded only.
+      await toClient(n.method, n.params, async (params) => listening?.notification({ method: n.method, params } as never).catch(onError));
+    }
+  };
+  let listening: ModernServer | undefined;
+  const listenDecision = async (params: Record<string, unknown>): Promise<Record<string, unknown> | Refusal> => {
+    try {
+      const out = await decideOrThrow(session, opts.policy, { event: 'subscriptions/listen', phase: 'request', payload: params, context: contextOf(session), extra: { flow: 'client-to-server' }, wait: 'signed' });
+      if (out.effect === 'deny' || typeof out.finalPayload !== 'object' || out.finalPayload === null) {
+        const e = deniedError(out);
+        return { code: e.code, message: e.message, data: e.data };
+      }
+      return out.finalPayload as Record<string, unknown>;
+    } catch (e) {
+      const g = e as GatewayError;
+      return { code: g.code ?? JSONRPC.internalError, message: g.message, data: g.data };
+    }
   };
 
   let resolveClosed!: () => void;
@@ -280,7 +297,9 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
       server.onerror = (err) => isLateProgress(err) || line({ msg: 'client transport error', error: err.message });
       await server.connect(downstream);
     } else {
-      stdio = serveStdio(() => modernServer() as never, { transport: downstream as never, legacy: 'reject', onerror: (err) => line({ msg: 'client transport error', error: err.message }) });
+      // subscriptions/listen is decided before the SDK opens the stream; what the upstream notifies goes to it, decided.
+      const gated = gateListen(downstream, listenDecision);
+      stdio = serveStdio(() => (listening = modernServer()) as never, { transport: gated as never, legacy: 'reject', onerror: (err) => line({ msg: 'client transport error', error: err.message }) });
     }
     line({ msg: 'gateway session open', server: opts.serverName, session: sessionId, era: e, upstream: upstreamInfo?.name, methods });
   };

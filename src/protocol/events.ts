@@ -1,5 +1,5 @@
 // The event names a decision may be asked for: the MCP methods and notifications of the protocol
-// versions vouch speaks (2024-10-07 .. 2025-11-25), the SEP events, and what a config declares.
+// versions vouch speaks (2024-10-07 .. 2026-07-28), the SEP events, and what a config declares.
 // Anything else (a case or suffix variant like `tools/Call`, `tools/call/x`) is bad input, never a decision.
 import { InputError } from '../errors.js';
 
@@ -12,6 +12,8 @@ export const MCP_EVENTS: readonly string[] = Object.freeze([
   'logging/setLevel', 'completion/complete',
   'sampling/createMessage', 'elicitation/create', 'roots/list',
   'tasks/get', 'tasks/result', 'tasks/list', 'tasks/cancel',
+  // MCP 2026-07-28: discovery, subscriptions, and the tasks extension's input (issue 36). None is allowed by default.
+  'server/discover', 'subscriptions/listen', 'tasks/update', 'notifications/subscriptions/acknowledged',
   'notifications/initialized', 'notifications/cancelled', 'notifications/progress', 'notifications/message',
   'notifications/resources/updated', 'notifications/resources/list_changed', 'notifications/tools/list_changed',
   'notifications/prompts/list_changed', 'notifications/roots/list_changed', 'notifications/elicitation/complete',

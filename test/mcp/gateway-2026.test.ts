@@ -4,7 +4,7 @@
 // `input_required` rounds, each decided both ways (the routing-number form is refused, the huge
 // sampling budget is refused, roots are not covered so they are denied); a forged or replayed
 // requestState reaches no call; a 2025 client of the same gateway still gets pushed requests.
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -81,7 +81,7 @@ describe('gateway: a 2026-07-28 client in front of a 2025 server', () => {
     expect(client.getProtocolEra()).toBe('modern');
     expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
     const list = await client.listTools();
-    expect(list.tools.map((t) => t.name)).toEqual(['confirm', 'echo', 'pay', 'roots', 'summarize']);
+    expect(list.tools.map((t) => t.name)).toEqual(['confirm', 'echo', 'grow', 'pay', 'roots', 'summarize']);
     expect(list._meta?.['io.vouch/receipt']).toBeDefined();
     expect(verifyWithJwks(rt, list._meta?.['io.vouch/receipt']).ok).toBe(true);
   });
@@ -255,7 +255,7 @@ describe('gateway --listen: 2026-07-28 callers over Streamable HTTP, beside 2025
       try {
         expect(client.getProtocolEra()).toBe('modern');
         const list = await client.listTools();
-        expect(list.tools.map((t) => t.name)).toEqual(['confirm', 'echo', 'pay', 'roots', 'summarize']);
+        expect(list.tools.map((t) => t.name)).toEqual(['confirm', 'echo', 'grow', 'pay', 'roots', 'summarize']);
         const r = await client.callTool({ name: 'confirm', arguments: { what: `over http (${mode})` } });
         expect(textOf(r)).toContain('"colour":"plum"');
         expect(verifyWithJwks(rt, r._meta?.['io.vouch/receipt']).ok).toBe(true);
@@ -299,6 +299,47 @@ describe('gateway --listen: 2026-07-28 callers over Streamable HTTP, beside 2025
       expect(textOf(await client.callTool({ name: 'echo', arguments: { message: 'old' } }))).toBe('Echo: old');
     } finally {
       await client.close();
+    }
+  });
+});
+
+describe('gateway: subscriptions/listen from a 2026 client (decided before the stream opens)', () => {
+  it('is denied by default (no policy covers it): a coded error with its signed receipt', async () => {
+    const client = await modernClient();
+    try {
+      const e = await client.listen({ toolsListChanged: true }).then(
+        () => undefined,
+        (x: unknown) => x as { code?: number; data?: Record<string, unknown> },
+      );
+      expect(e?.code).toBe(-32001);
+      expect(verifyWithJwks(rt, e?.data?.receipt).entry).toMatchObject({ event: 'subscriptions/listen', decision: { effect: 'deny' } });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('allowed by the config, the upstream\'s list_changed reaches the stream, decided on the way', async () => {
+    const ws = makeWorkspace('vouch-gw26-listen-');
+    appendFileSync(join(ws.dir, 'gateway-policy.cedar'), POLICY);
+    // Allowed as uncovered traffic: the rule goes at the end of the fixture's `uncovered:` list (just before `drift:`).
+    writeFileSync(ws.config, readFileSync(ws.config, 'utf8').replace('\ndrift:', '\n  - events: [subscriptions/listen]\n    phase: request\n\ndrift:'));
+    const own = await openGateway({ data: ws.data, config: ws.config, upstream: { command: `node '${ASKING}'`, stderr: 'ignore' }, serverName: 'asking', thread: false, timeoutMs: 20_000 });
+    try {
+      const [down, up] = InMemoryTransport.createLinkedPair();
+      await own.start(up as never);
+      const client = new Client({ name: 'listener', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+      let changed = 0;
+      client.setNotificationHandler('notifications/tools/list_changed', () => void changed++);
+      await client.connect(down);
+      const sub = await client.listen({ toolsListChanged: true });
+      expect(sub.honoredFilter).toMatchObject({ toolsListChanged: true });
+      expect(textOf(await client.callTool({ name: 'grow', arguments: {} }))).toBe('grew 1');
+      await expect.poll(() => changed, { timeout: 5000 }).toBe(1);
+      const events = (await entriesOf(own)).filter((e) => e.type === 'decision').map((e) => e.event);
+      expect(events).toEqual(expect.arrayContaining(['subscriptions/listen', 'notifications/tools/list_changed']));
+      await client.close();
+    } finally {
+      await closeReplayed(own);
     }
   });
 });
