@@ -6,7 +6,7 @@
 // Mcp-Name or MCP-Protocol-Version header disagrees with its body is refused first (-32020), and
 // the refusal is a signed deny.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createMcpHandler, type AuthInfo } from '@modelcontextprotocol/server';
+import { createMcpHandler, InMemoryServerEventBus, type AuthInfo, type McpHttpHandler } from '@modelcontextprotocol/server';
 import { envelopeClaimOf, JSONRPC, liftEnvelope, mcpHeaderMismatch } from '../protocol/index.js';
 import { recordedLabel } from '../interceptors/builtin/recorded-text.js';
 import type { Gateway } from './gateway.js';
@@ -48,19 +48,42 @@ async function pipe(answer: Response, res: ServerResponse): Promise<void> {
   res.end();
 }
 
-export function modernListener(rt: GatewayRuntime, opts: { room(): boolean }): ModernListener {
-  const gateways = new Map<string, Promise<Gateway>>();
-  const sdk = createMcpHandler((ctx) => (ctx.authInfo?.extra?.[GATEWAY_KEY] as Gateway).modernServer() as never, { legacy: 'reject', onerror: () => undefined });
+/** The list changes a subscriptions/listen stream carries, as the SDK's event bus names them. */
+const BUS_EVENT: Record<string, 'tools_list_changed' | 'prompts_list_changed' | 'resources_list_changed'> = {
+  'notifications/tools/list_changed': 'tools_list_changed',
+  'notifications/prompts/list_changed': 'prompts_list_changed',
+  'notifications/resources/list_changed': 'resources_list_changed',
+};
 
-  const gatewayOf = (caller: { principal: string; roles: string[] } | undefined): Promise<Gateway> => {
+interface Caller {
+  gateway: Gateway;
+  /** The SDK's entry for this caller alone: its listen streams hear this caller's upstream only. */
+  sdk: McpHttpHandler;
+}
+
+export function modernListener(rt: GatewayRuntime, opts: { room(): boolean }): ModernListener {
+  const gateways = new Map<string, Promise<Caller>>();
+
+  const open = async (caller: { principal: string; roles: string[] } | undefined): Promise<Caller> => {
+    const gateway = await rt.start(undefined, { caller, era: 'modern' });
+    const bus = new InMemoryServerEventBus();
+    gateway.setNotificationSink((method, params) => {
+      if (BUS_EVENT[method]) bus.publish({ kind: BUS_EVENT[method], params } as never);
+      else if (method === 'notifications/resources/updated' && typeof params.uri === 'string') bus.publish({ kind: 'resource_updated', uri: params.uri, params } as never);
+    });
+    const sdk = createMcpHandler(() => gateway.modernServer() as never, { legacy: 'reject', bus, onerror: () => undefined });
+    return { gateway, sdk };
+  };
+
+  const gatewayOf = (caller: { principal: string; roles: string[] } | undefined): Promise<Caller> => {
     const key = caller?.principal ?? rt.principal;
     let g = gateways.get(key);
     if (!g) {
       if (!opts.room()) throw Object.assign(new Error('too many callers hold an upstream connection; try again later'), { status: 503 });
-      g = rt.start(undefined, { caller, era: 'modern' });
+      g = open(caller);
       gateways.set(key, g);
       g.then(
-        (gw) => void gw.closed.then(() => gateways.delete(key)),
+        (c) => void c.gateway.closed.then(() => gateways.delete(key)),
         () => gateways.delete(key),
       );
     }
@@ -70,7 +93,7 @@ export function modernListener(rt: GatewayRuntime, opts: { room(): boolean }): M
   return {
     size: () => gateways.size,
     async handle(req, res, body, caller) {
-      const gateway = await gatewayOf(caller);
+      const { gateway, sdk } = await gatewayOf(caller);
       const claim = isObject(body) ? envelopeClaimOf(body.params) : undefined;
       const mismatch = mcpHeaderMismatch({ protocolVersion: header(req, 'mcp-protocol-version'), method: header(req, 'mcp-method'), name: header(req, 'mcp-name') }, body, typeof claim?.version === 'string' ? { version: claim.version } : undefined);
       if (mismatch) {
@@ -88,11 +111,18 @@ export function modernListener(rt: GatewayRuntime, opts: { room(): boolean }): M
         }
         return send(res, 400, { jsonrpc: '2.0', id, error: { code: JSONRPC.headerMismatch, message: `Header mismatch: ${mismatch.reason}`, data } });
       }
+      // subscriptions/listen is answered by the SDK's entry itself: decided here first, or refused.
+      if (isObject(body) && body.method === 'subscriptions/listen' && body.id !== undefined) {
+        const lifted = liftEnvelope(body.params);
+        const out = await gateway.decideListen(isObject(lifted.params) ? lifted.params : {});
+        if ('code' in out && typeof out.code === 'number' && 'message' in out) return send(res, 200, { jsonrpc: '2.0', id: body.id, error: out });
+        body = { ...body, params: { ...out, ...(isObject(body.params) && isObject(body.params._meta) && { _meta: body.params._meta }) } };
+      }
       const authInfo: AuthInfo = { token: '', clientId: caller?.principal ?? rt.principal, scopes: caller?.roles ?? [], extra: { [GATEWAY_KEY]: gateway } };
       await pipe(await sdk.fetch(webRequest(req, body), { parsedBody: body, authInfo }), res);
     },
     async close() {
-      await Promise.allSettled([...gateways.values()].map(async (g) => (await g).close()));
+      await Promise.allSettled([...gateways.values()].map(async (g) => (await g).gateway.close()));
     },
   };
 }

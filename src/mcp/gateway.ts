@@ -71,6 +71,10 @@ export interface Gateway {
   server?: Server;
   /** A 2026-07-28 server over this gateway (one per HTTP request, or the stdio connection's). */
   modernServer(): ModernServer;
+  /** subscriptions/listen, decided (the SDK would answer it itself): the params to go on with, or the error to answer. */
+  decideListen(params: Record<string, unknown>): Promise<Record<string, unknown> | Refusal>;
+  /** Where the upstream's decided notifications go for 2026 callers without a connection of their own (the HTTP listener's event bus). */
+  setNotificationSink(sink: (method: string, params: Record<string, unknown>) => void): void;
   /** A client request refused before the chain (a header that disagrees with the body): a signed deny that names the guard. */
   refuse(method: string, params: unknown, guard: Guard): Promise<DecisionOutcome>;
   isUpstreamOpen(): boolean;
@@ -255,10 +259,11 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
       await toClient(n.method, n.params, (params) => server!.notification({ method: n.method, params } as never, { relatedRequestId }).catch(onError));
     } else {
       // A 2026 client hears notifications on its subscriptions/listen stream (the SDK routes by its filter); none open: recorded only.
-      await toClient(n.method, n.params, async (params) => listening?.notification({ method: n.method, params } as never).catch(onError));
+      await toClient(n.method, n.params, async (params) => (sink ? sink(n.method, params) : listening?.notification({ method: n.method, params } as never).catch(onError)));
     }
   };
   let listening: ModernServer | undefined;
+  let sink: ((method: string, params: Record<string, unknown>) => void) | undefined;
   const listenDecision = async (params: Record<string, unknown>): Promise<Record<string, unknown> | Refusal> => {
     try {
       const out = await decideOrThrow(session, opts.policy, { event: 'subscriptions/listen', phase: 'request', payload: params, context: contextOf(session), extra: { flow: 'client-to-server' }, wait: 'signed' });
@@ -329,6 +334,8 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
       return server;
     },
     modernServer,
+    decideListen: listenDecision,
+    setNotificationSink: (f) => void (sink = f),
     refuse: (method, params, guard) =>
       decideOrThrow(session, opts.policy, { event: method, phase: 'request', payload: typeof params === 'object' && params !== null ? (params as Record<string, unknown>) : {}, context: contextOf(session), extra: { flow: 'client-to-server' }, guards: [guard], wait: 'signed' }),
     isUpstreamOpen: () => upstreamOpen,

@@ -290,6 +290,20 @@ describe('gateway --listen: 2026-07-28 callers over Streamable HTTP, beside 2025
     expect(fresh.filter((e) => e.type === 'decision' && e.event !== 'initialize').map((e) => [e.event, e.phase])).toEqual([['tools/call', 'request']]);
   });
 
+  it('decides subscriptions/listen before the SDK\'s entry opens a stream: denied by default, with its receipt', async () => {
+    const client = await httpClient('pin');
+    try {
+      const e = await client.listen({ toolsListChanged: true }).then(
+        () => undefined,
+        (x: unknown) => x as { code?: number; data?: Record<string, unknown> },
+      );
+      expect(e?.code).toBe(-32001);
+      expect(verifyWithJwks(rt, e?.data?.receipt).entry).toMatchObject({ event: 'subscriptions/listen', decision: { effect: 'deny' } });
+    } finally {
+      await client.close();
+    }
+  });
+
   it('a 2025 client still opens a session on the same listener', async () => {
     const client = new LegacyClient({ name: 'old-http', version: '1' });
     const transport = new LegacyHttp(new URL(listening.url));
@@ -338,6 +352,21 @@ describe('gateway: subscriptions/listen from a 2026 client (decided before the s
       const events = (await entriesOf(own)).filter((e) => e.type === 'decision').map((e) => e.event);
       expect(events).toEqual(expect.arrayContaining(['subscriptions/listen', 'notifications/tools/list_changed']));
       await client.close();
+
+      // The same over --listen: the caller's own event bus carries its upstream's change.
+      const http = await listenGateway(own, { port: 0 });
+      try {
+        const remote = new Client({ name: 'listener-http', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+        let heard = 0;
+        remote.setNotificationHandler('notifications/tools/list_changed', () => void heard++);
+        await remote.connect(new StreamableHTTPClientTransport(new URL(http.url)) as never);
+        await remote.listen({ toolsListChanged: true });
+        expect(textOf(await remote.callTool({ name: 'grow', arguments: {} }))).toBe('grew 1');
+        await expect.poll(() => heard, { timeout: 5000 }).toBe(1);
+        await remote.close();
+      } finally {
+        await http.close();
+      }
     } finally {
       await closeReplayed(own);
     }
