@@ -59,13 +59,18 @@ export interface DecisionExtras {
    * bounded. Self-reported: shown to an auditor, never an input to the decision, never identity.
    */
   clientInfo?: ClaimedClient;
+  /**
+   * The gateway's client side, where its era differs from the upstream's (`protocolVersion`): the
+   * revision the client spoke (2026-07-28 in front of a 2025 server).
+   */
+  clientProtocolVersion?: string;
 }
 
 export type DecisionEntry = DecisionCore & DecisionExtras & { type: 'decision'; v: 1; log: string; seq: number; prev: string };
 
 /** Every field a decision entry may hold, core and extra (the JSON Schema in docs/ is tested against these lists). */
 export const DECISION_CORE_FIELDS: FieldSpec<DecisionCore> = { time: 'required', tenant: 'optional', principal: 'optional', onBehalfOf: 'optional', roles: 'optional', event: 'required', phase: 'required', direction: 'optional', session: 'optional', trace: 'optional', server: 'optional', protocolVersion: 'optional', target: 'optional', only: 'optional', ran: 'optional', policy: 'required', input: 'required', intent: 'required', decision: 'required', state: 'required' };
-export const DECISION_EXTRA_FIELDS: FieldSpec<DecisionExtras> = { caller: 'optional', timeoutMs: 'optional', traceparent: 'optional', callerSignature: 'optional', callerKey: 'optional', authorization: 'optional', executed: 'optional', flow: 'optional', clientInfo: 'optional' };
+export const DECISION_EXTRA_FIELDS: FieldSpec<DecisionExtras> = { caller: 'optional', timeoutMs: 'optional', traceparent: 'optional', callerSignature: 'optional', callerKey: 'optional', authorization: 'optional', executed: 'optional', flow: 'optional', clientInfo: 'optional', clientProtocolVersion: 'optional' };
 
 /**
  * The body decide() appends. An extra that is not a declared extra field (a core field, a header
@@ -88,7 +93,7 @@ export function readDecisionEntry(e: Entry): DecisionEntry {
   const c = checkerFor(e, 'decision');
   c.name('event');
   c.oneOf('phase', ['request', 'response'] as const);
-  for (const k of ['session', 'trace', 'principal', 'tenant', 'server', 'onBehalfOf', 'protocolVersion', 'caller', 'traceparent', 'callerKey', 'flow'] as const) c.str(k);
+  for (const k of ['session', 'trace', 'principal', 'tenant', 'server', 'onBehalfOf', 'protocolVersion', 'caller', 'traceparent', 'callerKey', 'flow', 'clientProtocolVersion'] as const) c.str(k);
   c.oneOf('direction', ['sending', 'receiving'] as const, true);
   for (const k of ['roles', 'only', 'ran'] as const) c.strings(k);
   const p = e.policy;

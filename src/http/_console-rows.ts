@@ -14,6 +14,8 @@ export interface ConsoleRow {
   event: string | null;
   /** request or response (decisions), null for other entries. */
   phase: string | null;
+  /** A decision's MCP era: the protocol version it was made under and the client as it named itself (claimed, never identity). */
+  mcp?: { version: string | null; client: string | null };
   /** The tool name, prompt name or resource URI the entry is about (never a server's name), or null. */
   target: string | null;
   effect: 'allow' | 'deny' | null;
@@ -78,7 +80,8 @@ export function rowOf(seq: number, raw: Record<string, unknown>): ConsoleRow {
     case 'decision': {
       const guard = e.phase === 'response' ? guardOf(e.state) : { authorization: null, drift: null };
       const aborted = isRecord(e.decision.abortedAt) ? str(e.decision.abortedAt.interceptor) : null;
-      return { ...row, principal: e.principal ?? null, event: e.event, phase: e.phase, target: targetOf(e), effect: e.decision.effect, decidedBy: aborted, drift: guard.drift, link: guard.authorization };
+      const mcp = { version: e.clientProtocolVersion ?? e.protocolVersion ?? null, client: e.clientInfo ? `${e.clientInfo.name} ${e.clientInfo.version}` : null };
+      return { ...row, principal: e.principal ?? null, event: e.event, phase: e.phase, mcp, target: targetOf(e), effect: e.decision.effect, decidedBy: aborted, drift: guard.drift, link: guard.authorization };
     }
     case 'execution': {
       const flags: string[] = [...e.flags];

@@ -20,7 +20,7 @@ import { InputBridge } from './gateway-bridge.js';
 import { routeByEra, type DownstreamEra } from './gateway-era.js';
 import { gateListen, modernGatewayServer, type ModernCall, type ModernCore, type Refusal } from './gateway-modern.js';
 import { recordedLabel } from '../interceptors/builtin/recorded-text.js';
-import { JSONRPC, MAX_CLIENT_FIELD } from '../protocol/index.js';
+import { JSONRPC, MAX_CLIENT_FIELD, PROTOCOL_VERSION } from '../protocol/index.js';
 import { SessionPins, type ToolPins } from './tool-pins.js';
 
 export const DEFAULT_GATEWAY_TIMEOUT_MS = 300_000;
@@ -222,7 +222,10 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     bridge,
     relay(method, params, call: ModernCall) {
       if (!upstreamOpen) throw upstreamGone();
-      const claimed = call.clientInfo && { clientInfo: { name: recordedLabel(call.clientInfo.name, MAX_CLIENT_FIELD - 1), version: recordedLabel(call.clientInfo.version, MAX_CLIENT_FIELD - 1) } };
+      const claimed = {
+        ...(call.clientInfo && { clientInfo: { name: recordedLabel(call.clientInfo.name, MAX_CLIENT_FIELD - 1), version: recordedLabel(call.clientInfo.version, MAX_CLIENT_FIELD - 1) } }),
+        ...(call.protocolVersion !== undefined && PROTOCOL_VERSION.test(call.protocolVersion) && { clientProtocolVersion: call.protocolVersion }),
+      };
       // The SDK v2 aborts a request's signal when its exchange ends; the v1 client would then send a
       // late notifications/cancelled upstream for a request already answered. Scoped to the relay.
       return track(detached(call.extra.signal, (signal) => relayRequest(session, 'client-to-server', method, params, upstreamPeer(client, opts.serverName, method, { ...call.extra, signal }, upDeps), claimed)));

@@ -17,6 +17,8 @@ export interface EntrySummary {
   time?: string;
   /** The MCP protocol version the decision was asked over (/mcp, the gateway). */
   protocolVersion?: string;
+  /** The gateway's client side, where it spoke another revision than the upstream. */
+  clientProtocolVersion?: string;
   /** The MCP client as it named itself (2026-07-28 clientInfo): self-reported, never identity. */
   clientInfo?: { name: string; version: string };
   /** A decision's allow or deny. */
@@ -52,6 +54,7 @@ export function summarizeEntry(e: Entry): EntrySummary {
     onBehalfOf: str(e.onBehalfOf),
     time: str(e.time),
     protocolVersion: str(e.protocolVersion),
+    clientProtocolVersion: str(e.clientProtocolVersion),
     clientInfo: isRecord(e.clientInfo) && typeof e.clientInfo.name === 'string' && typeof e.clientInfo.version === 'string' ? { name: e.clientInfo.name, version: e.clientInfo.version } : undefined,
     effect: d ? str(d.effect) : undefined,
     ...(e.type === 'execution' && { authorization: typeof e.authorization === 'number' ? e.authorization : null, drift: drift ?? 'none', flags: flags ?? [] }),
@@ -69,7 +72,8 @@ function textOf(s: EntrySummary): string {
     const phase = s.phase === 'response' ? ' (response)' : '';
     // The client names itself: quoted, and said to be its own word, never read as who asked.
     const client = s.clientInfo ? `, client ${JSON.stringify(s.clientInfo.name)} ${s.clientInfo.version} (self-reported)` : '';
-    const era = s.protocolVersion ? ` over MCP ${s.protocolVersion}${client}` : client;
+    const version = s.clientProtocolVersion && s.clientProtocolVersion !== s.protocolVersion ? `${s.clientProtocolVersion} (upstream ${s.protocolVersion ?? 'unknown'})` : s.protocolVersion;
+    const era = version ? ` over MCP ${version}${client}` : client;
     return printable(`${what || 'decision'}${phase}${who}${era}: ${s.effect ?? 'no effect recorded'}`);
   }
   if (s.type === 'execution') {

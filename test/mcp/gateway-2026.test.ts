@@ -15,6 +15,8 @@ import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.j
 import { InMemoryTransport as LegacyMemory } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { openGateway, type GatewayRuntime } from '../../src/mcp/gateway-node.js';
+import { rowOf } from '../../src/http/_console-rows.js';
+import { summarizeEntry } from '../../src/receipt/entry-summary.js';
 import { closeReplayed, entriesOf, makeWorkspace, textOf, verifyWithJwks } from './_gateway.js';
 
 const ASKING = fileURLToPath(new URL('./fixtures/asking-server-2025.mjs', import.meta.url));
@@ -91,7 +93,10 @@ describe('gateway: a 2026-07-28 client in front of a 2025 server', () => {
     expect(textOf(r)).toBe('Echo: hi');
     expect(verifyWithJwks(rt, r._meta?.['io.vouch/receipt']).ok).toBe(true);
     const call = (await entriesOf(rt)).filter((e) => e.type === 'decision' && e.event === 'tools/call').at(-1)!;
-    expect(call).toMatchObject({ clientInfo: { name: 'acme-agent', version: '2.0.0' }, flow: 'client-to-server' });
+    // Both eras are on the record: the client's (2026) and the upstream's (2025, what compat skipping reads).
+    expect(call).toMatchObject({ clientInfo: { name: 'acme-agent', version: '2.0.0' }, clientProtocolVersion: '2026-07-28', protocolVersion: '2025-11-25', flow: 'client-to-server' });
+    expect(summarizeEntry(call).text).toContain('over MCP 2026-07-28 (upstream 2025-11-25), client "acme-agent" 2.0.0 (self-reported)');
+    expect(rowOf(call.seq, call as never).mcp).toEqual({ version: '2026-07-28', client: 'acme-agent 2.0.0' });
   });
 
   it('brings the upstream\'s elicitations to the client as input_required rounds, each decided both ways', async () => {

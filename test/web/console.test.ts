@@ -240,11 +240,12 @@ describe('the audit console in Chromium', () => {
     await page.click('#apply-filters');
     await expect.poll(() => page.$$eval('#rows tr', (rs) => rs.map((r) => r.getAttribute('data-seq')))).toEqual([String(execution.decision)]);
     const cells = await page.$$eval(`#rows tr[data-seq="${execution.decision}"] td`, (ts) => ts.map((t) => t.textContent));
-    expect(await page.$$eval('#rows-head th', (ts) => ts.map((t) => t.textContent))).toEqual(['seq', 'time (UTC)', 'principal', 'event', 'phase', 'tool / prompt / resource', 'effect', 'decided by', 'drift (worst)', 'flags']);
-    expect(cells.slice(3, 7)).toEqual(['tools/call', 'request', 'send_mail', 'allow']);
-    expect(cells[8]).toBe('critical');
-    expect(cells[9]).toMatch(/drift-critical/);
-    expect(cells[9]).toMatch(/repeated/);
+    expect(await page.$$eval('#rows-head th', (ts) => ts.map((t) => t.textContent))).toEqual(['seq', 'time (UTC)', 'principal', 'event', 'phase', 'MCP', 'tool / prompt / resource', 'effect', 'decided by', 'drift (worst)', 'flags']);
+    expect(cells.slice(3, 5)).toEqual(['tools/call', 'request']);
+    expect(cells.slice(6, 8)).toEqual(['send_mail', 'allow']);
+    expect(cells[9]).toBe('critical');
+    expect(cells[10]).toMatch(/drift-critical/);
+    expect(cells[10]).toMatch(/repeated/);
     await page.screenshot({ path: join(OUTPUT, 'console-worst-drift.png') });
     await page.click(`#rows tr[data-seq="${execution.decision}"]`);
     await page.waitForSelector(`#decision-view[data-seq="${execution.decision}"] #execution-${again}`);

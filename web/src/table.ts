@@ -19,7 +19,7 @@ interface Page {
 }
 
 /** The table's columns, written into the header by the page (index.html holds an empty row). */
-export const COLUMNS = ['seq', 'time (UTC)', 'principal', 'event', 'phase', 'tool / prompt / resource', 'effect', 'decided by', 'drift (worst)', 'flags'];
+export const COLUMNS = ['seq', 'time (UTC)', 'principal', 'event', 'phase', 'MCP', 'tool / prompt / resource', 'effect', 'decided by', 'drift (worst)', 'flags'];
 
 export function renderHeader(): void {
   replaceChildren(byId('rows-head'), h('tr', {}, ...COLUMNS.map((c) => h('th', {}, c))));
@@ -60,6 +60,8 @@ export async function loadPage(from: number, open: (seq: number) => void, histor
     h('tr', { 'data-seq': String(r.seq), class: `row ${r.effect ?? ''}`, onclick: () => open(r.seq) },
       h('td', {}, r.seq), h('td', {}, r.time.replace('T', ' ').replace('Z', '')), h('td', {}, r.principal ?? '—'), h('td', {}, r.event ?? r.type),
       h('td', { class: 'phase' }, r.phase ?? '—'),
+      // The era the decision was made under; the client as it named itself (claimed) on hover.
+      h('td', { class: 'mcp', title: r.mcp?.client ? `client (self-reported): ${r.mcp.client}` : '' }, r.mcp?.version ?? '—'),
       h('td', { class: 'target' }, r.target ?? '—'), h('td', { class: r.effect === 'deny' ? 'bad' : 'good' }, r.effect ?? r.type), h('td', {}, r.decidedBy ?? '—'),
       h('td', { class: `drift ${r.drift === 'critical' ? 'bad' : r.drift === 'suspicious' ? 'warn' : ''}` }, r.drift ?? '—'),
       h('td', { class: 'flags bad' }, r.flags?.join(', ') ?? '')));
