@@ -202,16 +202,32 @@ async function rawSession() {
   let id = 0;
   const envelope = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } }, 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' } };
   return {
-    call(params: Record<string, unknown>) {
+    call(params: Record<string, unknown>, method = 'tools/call') {
       const n = ++id;
       return new Promise<{ result?: Record<string, unknown>; error?: { code: number; message: string } }>((resolve) => {
         waiting.set(n, resolve);
-        void down.send({ jsonrpc: '2.0', id: n, method: 'tools/call', params: { ...params, _meta: envelope } } as never);
+        void down.send({ jsonrpc: '2.0', id: n, method, params: { ...params, _meta: envelope } } as never);
       });
     },
     close: () => down.close(),
   };
 }
+
+describe('gateway: tasks (the extension is not offered, so no handle exists to fetch a result the chain did not see)', () => {
+  it('a 2026 client\'s tasks/get, tasks/update and tasks/cancel are refused with a coded error; discovery offers no tasks', async () => {
+    const a = await rawSession();
+    try {
+      for (const method of ['tasks/get', 'tasks/update', 'tasks/cancel', 'tasks/result']) {
+        const r = await a.call({ taskId: 'guessed-task-id' }, method);
+        expect(r.error, method).toMatchObject({ code: -32601 });
+      }
+      const discover = await a.call({}, 'server/discover');
+      expect(JSON.stringify(discover.result?.capabilities ?? {})).not.toContain('tasks');
+    } finally {
+      await a.close();
+    }
+  });
+});
 
 describe('gateway: a 2025 client of the same gateway', () => {
   it('initializes as before and gets the upstream\'s elicitation pushed', async () => {
