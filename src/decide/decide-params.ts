@@ -84,7 +84,7 @@ export async function decideParams(p: ExecuteChainParams, who: Asker, deps: Deci
   if (tp) extra.traceparent = tp.header;
   const traceId = p.context?.traceId ?? tp?.traceId;
   const pre = deps.precheck
-    ? await deps.precheck({ event: p.event, phase: p.phase, payload: p.payload, meta: p.meta, sessionId: p.context?.sessionId, traceId, ...(deps.callerSignatureHeader !== undefined && { callerSignatureHeader: deps.callerSignatureHeader }) })
+    ? await deps.precheck({ event: p.event, phase: p.phase, payload: p.payload, meta: p.meta, sessionId: p.context?.sessionId, traceId, ...(delegateFor !== undefined && { onBehalfOf: delegateFor }), ...(deps.callerSignatureHeader !== undefined && { callerSignatureHeader: deps.callerSignatureHeader }) })
     : undefined;
   if (pre) Object.assign(extra, pre.extra);
   const effective = p.timeoutMs ? { ...policy, options: { ...policy.options, chainTimeoutMs: Math.min(p.timeoutMs, policy.options.chainTimeoutMs ?? p.timeoutMs) } } : policy;
