@@ -7,7 +7,7 @@ import { digestJson } from '../canonical/index.js';
 import type { Clock } from '../clock.js';
 import { decide, elicitationAnswerGuard, keptElicitationAnswer, type ActivePolicy, type DecisionOutcome, type DecisionRequest, type DurableOutcome, type Guard, type Wait } from '../decide/index.js';
 import { computeDrift, DEFAULT_DRIFT_RULES, driftRecord, recordExecution, type DriftRules, type DurableExecution, type ExecutionLog, type ExecutionOutcome } from '../execution/index.js';
-import { JSONRPC, traceparentOf } from '../protocol/index.js';
+import { JSONRPC, traceContextOf } from '../protocol/index.js';
 import { deniedError, errorRecord, GatewayError, peerError, unrecordedError } from './gateway-errors.js';
 import { RECEIPT_META } from '../http/mcp-server.js';
 import { DURABLE_META, durableAnswer } from '../http/wait.js';
@@ -100,10 +100,11 @@ export async function relayRequest(s: RelaySession, flow: Flow, method: string, 
   const policy = flow === 'client-to-server' ? s.policy : s.serverPolicy;
   const toUpstream = flow === 'server-to-client';
   const { payload, token } = splitProgress(params);
-  // W3C trace context the message carries (_meta.traceparent): recorded on both of its decisions (trace, traceparent).
-  const tp = traceparentOf(isRec(payload._meta) ? payload._meta : undefined);
+  // W3C trace context the message carries (_meta traceparent and tracestate, either era): recorded
+  // on both of its decisions (trace, traceparent, tracestate). Baggage is not recorded (traceparent.ts).
+  const tp = traceContextOf(isRec(payload._meta) ? payload._meta : undefined);
   const ctxOf = () => (tp ? { ...contextOf(s), traceId: tp.traceId } : contextOf(s));
-  const traced: Record<string, string> = tp ? { traceparent: tp.header } : {};
+  const traced: Record<string, string> = tp ? { traceparent: tp.header, ...(tp.tracestate !== undefined && { tracestate: tp.tracestate }) } : {};
   const pinned = s.pins && !toUpstream && method === 'tools/call' ? [await pinGuard(s.pins, payload)] : undefined;
   const request = await decideRelayed(s, policy, { event: method, phase: 'request', payload, context: ctxOf(), extra: { flow, ...traced }, guards: pinned });
   // The upstream asked for a server request (sampling...); the decision's receipt is the client side's, not its.
