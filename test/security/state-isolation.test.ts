@@ -53,8 +53,8 @@ const call = (name: string, args: Any) => ({ name, arguments: args });
 const messages = (r: { result: Any }) => JSON.stringify(r.result.results.flatMap((x: Any) => x.messages ?? []));
 
 /** `who` reads a file from the filesystem server: the response carries `secret`. */
-async function readSecret(who: string, secret: string, context: Any = {}) {
-  const req = await decide(who, 'tools/call', 'request', call('read_file', { path: '/srv/.env' }), { server: 'filesystem', ...context });
+async function readSecret(who: string, secret: string, context: Any = {}, tool = 'read_file') {
+  const req = await decide(who, 'tools/call', 'request', call(tool, { path: '/srv/.env' }), { server: 'filesystem', ...context });
   expect(req.status, messages(req)).toBe('success');
   const res = await decide(who, 'tools/call', 'response', { content: [{ type: 'text', text: `TOKEN=${secret}` }] }, { server: 'filesystem', ...context });
   expect(res.status).toBe('success');
@@ -87,6 +87,18 @@ describe('cross-boundary taint: two principals of one tenant on 2026 /mcp, no se
     await readSecret('mallory', GITHUB_PAT);
     const own = await decide('alice', 'tools/call', 'request', call('push', { token: GITHUB_PAT }), { server: 'github' });
     expect(own.status, messages(own)).toBe('success');
+  });
+
+  it("interceptor/invoke is no oracle either: the guard invoked by mallory sees mallory's taint only", async () => {
+    const secret = STRIPE.replace('4eC7', '3kW5');
+    await readSecret('alice', secret, {}, 'cat_file'); // another tool: alice's read_file budget (one) is spent
+    const invoke = async (who: string) => {
+      const r = await post(`${s.url}/mcp`, { jsonrpc: '2.0', id: ++rpc, method: 'interceptor/invoke', params: { name: 'exfiltration', event: 'tools/call', phase: 'request', payload: call('post_note', { text: secret }), _meta: ENVELOPE } }, { ...as[who], ...H26, 'mcp-method': 'interceptor/invoke' });
+      expect(r.status, JSON.stringify(r.json)).toBe(200);
+      return r.json.result as Any;
+    };
+    expect((await invoke('mallory')).valid).toBe(true);
+    expect((await invoke('alice')).valid).toBe(false); // the same question by alice: her own taint answers
   });
 
   it("naming alice's session id does not reach alice's taint (a session is scoped under its principal)", async () => {
