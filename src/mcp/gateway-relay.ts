@@ -188,6 +188,13 @@ async function settle(s: RelaySession, p: Promise<unknown>): Promise<void> {
   else await p;
 }
 
+/**
+ * The decision context of a relayed message. `sessionId` is the gateway's own session (one stdio
+ * process, or one `Mcp-Session-Id` on --listen): the conversation the stateful guards key their
+ * state by, under the tenant and principal (interceptors/builtin/state-scope.ts). A transport
+ * without sessions (MCP 2026-07-28 over HTTP) must leave it out, never mint one per request: the
+ * principal is then the conversation, and a fresh id per request would empty every taint.
+ */
 export function contextOf(s: RelaySession): DecisionRequest['context'] {
   const ctx: DecisionRequest['context'] = { time: s.clock.isoNow(), tenant: s.tenant, principal: s.principal, roles: s.roles, sessionId: s.sessionId, server: s.server };
   if (s.protocolVersion !== undefined) ctx.protocolVersion = s.protocolVersion;
