@@ -8,7 +8,7 @@ import { decide, type ActivePolicy, type AnyOutcome, type DecisionOutcome, type 
 import type { LogWriter } from '../log/index.js';
 import type { DecisionExtras } from '../entries/index.js';
 import { AccessError, InputError, VouchError } from '../errors.js';
-import { assertKnownEvent, MAX_CLIENT_FIELD, traceparentOf, type ClaimedClient } from '../protocol/index.js';
+import { assertKnownEvent, MAX_CLIENT_FIELD, traceContextOf, type ClaimedClient } from '../protocol/index.js';
 import { recordedLabel } from '../interceptors/builtin/recorded-text.js';
 import type { Guard } from './guards.js';
 import type { Precheck, PrecheckRequest } from './precheck.js';
@@ -78,13 +78,15 @@ export async function decideParams(p: ExecuteChainParams, who: Asker, deps: Deci
   if (p.timeoutMs !== undefined) extra.timeoutMs = p.timeoutMs;
   // As claimed, as a recorded label: credentials redacted first, then cut (issue 35).
   if (deps.clientInfo !== undefined) extra.clientInfo = { name: recordedLabel(deps.clientInfo.name, MAX_CLIENT_FIELD - 1), version: recordedLabel(deps.clientInfo.version, MAX_CLIENT_FIELD - 1) };
-  // W3C trace context (_meta.traceparent; the HTTP header is copied there by the transport):
-  // recorded, so an exporter continues the caller's trace and replay sees the same traceId.
-  const tp = traceparentOf(p.meta);
+  // W3C trace context (_meta traceparent and tracestate, either era; the HTTP headers are copied
+  // there by the transport): recorded, so an exporter continues the caller's trace with the
+  // vendors' state, and replay sees the same traceId. Baggage is not recorded (traceparent.ts).
+  const tp = traceContextOf(p.meta);
   if (tp) extra.traceparent = tp.header;
+  if (tp?.tracestate !== undefined) extra.tracestate = tp.tracestate;
   const traceId = p.context?.traceId ?? tp?.traceId;
   const pre = deps.precheck
-    ? await deps.precheck({ event: p.event, phase: p.phase, payload: p.payload, meta: p.meta, sessionId: p.context?.sessionId, traceId, ...(deps.callerSignatureHeader !== undefined && { callerSignatureHeader: deps.callerSignatureHeader }) })
+    ? await deps.precheck({ event: p.event, phase: p.phase, payload: p.payload, meta: p.meta, sessionId: p.context?.sessionId, traceId, ...(delegateFor !== undefined && { onBehalfOf: delegateFor }), ...(deps.callerSignatureHeader !== undefined && { callerSignatureHeader: deps.callerSignatureHeader }) })
     : undefined;
   if (pre) Object.assign(extra, pre.extra);
   const effective = p.timeoutMs ? { ...policy, options: { ...policy.options, chainTimeoutMs: Math.min(p.timeoutMs, policy.options.chainTimeoutMs ?? p.timeoutMs) } } : policy;

@@ -11,7 +11,7 @@ import type { Json, Phase } from '../interceptors/types.js';
 import type { Attachment } from '../log/index.js';
 import type { DecisionExtras } from '../entries/index.js';
 import { checkCallerSignature, parseCallerSignatureClaim, parseCallerSignatureHeader, CALLER_SIGNATURE_META, type CallerSignature } from '../receipt/index.js';
-import { computeDrift, driftRecord, loadAuthorization, type DriftRules, type LogReader, type RecentAuthorizations } from '../execution/index.js';
+import { computeDrift, driftRecord, loadAuthorization, type DriftRules, type LinkOwner, type LogReader, type RecentAuthorizations } from '../execution/index.js';
 
 export const AUTHORIZATION_META = 'io.vouch/authorization';
 export const EXECUTED_META = 'io.vouch/executed';
@@ -23,12 +23,16 @@ export interface PrecheckRequest {
   meta?: Record<string, unknown>;
   sessionId?: string;
   traceId?: string;
+  /** Whom the caller acts for (delegate role, checked before): a link may name that principal's decision. */
+  onBehalfOf?: string;
   /** REST: the X-Vouch-Caller-Signature header, when sent. */
   callerSignatureHeader?: string;
 }
 
 export interface PrecheckDeps {
   tenant: string;
+  /** The authenticated caller: a link is followed only to its own decisions (execution/link.ts). */
+  principal: string;
   log: LogReader;
   /** The tenant's trusted caller keys (kid = the keyId callers sign with). */
   callerKeys?: () => Promise<PublicKeyEntry[]>;
@@ -55,12 +59,17 @@ export async function runPrechecks(req: PrecheckRequest, deps: PrecheckDeps): Pr
   if (req.phase === 'response') await checkExecution(req, deps, out);
   else if (deps.recent) {
     const recent = deps.recent;
+    const owner = ownerOf(req, deps);
     out.after = (o) => {
-      if (o.effect === 'allow') recent.remember(deps.tenant, req.sessionId, req.traceId, o.seq);
-      else recent.forget(deps.tenant, req.sessionId, req.traceId);
+      if (o.effect === 'allow') recent.remember(owner, req.sessionId, req.traceId, o.seq);
+      else recent.forget(owner, req.sessionId, req.traceId);
     };
   }
   return out;
+}
+
+function ownerOf(req: PrecheckRequest, deps: PrecheckDeps): LinkOwner {
+  return { tenant: deps.tenant, principal: deps.principal, ...(req.onBehalfOf !== undefined && { onBehalfOf: req.onBehalfOf }) };
 }
 
 async function checkCaller(req: PrecheckRequest, deps: PrecheckDeps, out: Precheck): Promise<void> {
@@ -102,10 +111,11 @@ function claimedSeq(meta: Record<string, unknown> | undefined): number | undefin
 async function checkExecution(req: PrecheckRequest, deps: PrecheckDeps, out: Precheck): Promise<void> {
   const claimed = claimedSeq(req.meta);
   const hasExecuted = req.meta !== undefined && Object.hasOwn(req.meta, EXECUTED_META);
-  const fallback = claimed === undefined ? deps.recent?.lookup(deps.tenant, req.sessionId, req.traceId) : undefined;
+  const owner = ownerOf(req, deps);
+  const fallback = claimed === undefined ? deps.recent?.lookup(owner, req.sessionId, req.traceId) : undefined;
   const seq = claimed ?? fallback;
   if (seq === undefined && !hasExecuted) return;
-  const auth = await loadAuthorization(deps.log, seq ?? null, deps.tenant);
+  const auth = await loadAuthorization(deps.log, seq ?? null, owner);
   const record: Record<string, Json> = { via: claimed !== undefined ? 'meta' : fallback !== undefined ? 'session-trace' : 'none', authorization: auth.ok ? auth.seq : null };
   if (!auth.ok) record.problem = auth.reason;
   out.extra.authorization = auth.ok ? auth.seq : null;

@@ -45,6 +45,8 @@ export interface DecisionExtras {
   timeoutMs?: number;
   /** W3C trace context the caller sent. */
   traceparent?: string;
+  /** The W3C tracestate that came with it: validated, normalized, at most 512 characters (protocol/tracestate.ts). */
+  tracestate?: string;
   /** The caller co-signature check, and the key that verified. */
   callerSignature?: Json;
   callerKey?: string;
@@ -70,7 +72,7 @@ export type DecisionEntry = DecisionCore & DecisionExtras & { type: 'decision'; 
 
 /** Every field a decision entry may hold, core and extra (the JSON Schema in docs/ is tested against these lists). */
 export const DECISION_CORE_FIELDS: FieldSpec<DecisionCore> = { time: 'required', tenant: 'optional', principal: 'optional', onBehalfOf: 'optional', roles: 'optional', event: 'required', phase: 'required', direction: 'optional', session: 'optional', trace: 'optional', server: 'optional', protocolVersion: 'optional', target: 'optional', only: 'optional', ran: 'optional', policy: 'required', input: 'required', intent: 'required', decision: 'required', state: 'required' };
-export const DECISION_EXTRA_FIELDS: FieldSpec<DecisionExtras> = { caller: 'optional', timeoutMs: 'optional', traceparent: 'optional', callerSignature: 'optional', callerKey: 'optional', authorization: 'optional', executed: 'optional', flow: 'optional', clientInfo: 'optional', clientProtocolVersion: 'optional' };
+export const DECISION_EXTRA_FIELDS: FieldSpec<DecisionExtras> = { caller: 'optional', timeoutMs: 'optional', traceparent: 'optional', tracestate: 'optional', callerSignature: 'optional', callerKey: 'optional', authorization: 'optional', executed: 'optional', flow: 'optional', clientInfo: 'optional', clientProtocolVersion: 'optional' };
 
 /**
  * The body decide() appends. An extra that is not a declared extra field (a core field, a header
@@ -93,7 +95,7 @@ export function readDecisionEntry(e: Entry): DecisionEntry {
   const c = checkerFor(e, 'decision');
   c.name('event');
   c.oneOf('phase', ['request', 'response'] as const);
-  for (const k of ['session', 'trace', 'principal', 'tenant', 'server', 'onBehalfOf', 'protocolVersion', 'caller', 'traceparent', 'callerKey', 'flow', 'clientProtocolVersion'] as const) c.str(k);
+  for (const k of ['session', 'trace', 'principal', 'tenant', 'server', 'onBehalfOf', 'protocolVersion', 'caller', 'traceparent', 'tracestate', 'callerKey', 'flow', 'clientProtocolVersion'] as const) c.str(k);
   c.oneOf('direction', ['sending', 'receiving'] as const, true);
   for (const k of ['roles', 'only', 'ran'] as const) c.strings(k);
   const p = e.policy;

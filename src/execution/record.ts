@@ -85,7 +85,7 @@ export async function recordExecution(input: ExecutionInput, wait: ExecutionWait
   // Hash first: this also rejects what JCS cannot represent (and bounds the depth drift walks).
   const executedBytes = canonicalBytes(input.executed);
   const executedDigest = digestBytes(executedBytes);
-  const auth = await loadAuthorization(input.log, input.authorization, input.tenant);
+  const auth = await loadAuthorization(input.log, input.authorization, { tenant: input.tenant, principal: input.principal, onBehalfOf: input.onBehalfOf });
   // A second execution of one authorization is flagged: the index needs the log's size.
   const log = input.log;
   const go = (earlier: number | undefined) => record(input, auth, executedBytes, executedDigest, earlier, wait);
@@ -105,6 +105,7 @@ async function record(reported: ExecutionInput, auth: Authorization, executedByt
     if (earlier !== undefined) flag('repeated', `authorization #${auth.seq} was already executed (entry #${earlier})`);
     if (!auth.intentAvailable) flag('intent-erased', `the intent of authorization #${auth.seq} was erased: drift cannot be computed`);
     else drift = computeDrift(auth.intent, input.executed, input.drift ?? DEFAULT_DRIFT_RULES);
+    // Only a delegate acting for the authorization's principal gets here with another principal (link.ts).
     if (auth.entry.principal !== undefined && auth.entry.principal !== input.principal) flag('principal-mismatch', `authorized for ${String(auth.entry.principal)}, executed by ${input.principal}`);
     if (input.session !== undefined && auth.entry.session !== undefined && auth.entry.session !== input.session) flag('session-mismatch', `authorized in session ${String(auth.entry.session)}, executed in ${input.session}`);
     const paths = (sev: string) => drift!.items.filter((i) => i.severity === sev).slice(0, 5).map((i) => i.path).join(', ');

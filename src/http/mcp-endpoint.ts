@@ -77,19 +77,29 @@ class SharedTransport implements Transport {
 /**
  * The HTTP `traceparent` header, copied into each executeChain request's `params._meta` that
  * names none (the request's own `_meta.traceparent` wins): decide/decide-params.ts records it.
+ * The `tracestate` header travels with it, and only with it (W3C: the two are one context).
  */
 export function withHeaderTraceparent(req: Request, body: unknown): unknown {
   const tp = req.headers.get('traceparent');
   if (tp === null) return body;
+  const ts = req.headers.get('tracestate');
+  const context = ts === null ? { traceparent: tp } : { traceparent: tp, tracestate: ts };
   const one = (m: unknown): unknown => {
     if (typeof m !== 'object' || m === null || Array.isArray(m) || (m as { method?: unknown }).method !== 'interceptor/executeChain') return m;
     const params = (m as { params?: unknown }).params;
     if (typeof params !== 'object' || params === null || Array.isArray(params)) return m;
     const meta = (params as { _meta?: unknown })._meta;
     if (meta !== undefined && (typeof meta !== 'object' || meta === null || Array.isArray(meta) || 'traceparent' in meta)) return m;
-    return { ...m, params: { ...params, _meta: { ...(meta as object | undefined), traceparent: tp } } };
+    // The header's tracestate replaces any `_meta.tracestate` that came without a traceparent.
+    return { ...m, params: { ...params, _meta: { ...withoutTracestate(meta as Record<string, unknown> | undefined), ...context } } };
   };
   return Array.isArray(body) ? body.map(one) : one(body);
+}
+
+function withoutTracestate(meta: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  if (meta === undefined || !('tracestate' in meta)) return meta;
+  const { tracestate: _ts, ...rest } = meta;
+  return rest;
 }
 
 /**

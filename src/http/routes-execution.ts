@@ -102,6 +102,7 @@ export function createPrecheck(deps: AppDeps, recent: RecentAuthorizations): Pre
   return (caller, log, policy, req) =>
     runPrechecks(req, {
       tenant: caller.tenant,
+      principal: caller.principal,
       log,
       callerKeys: deps.callerKeys ? () => deps.callerKeys!(caller.tenant) : undefined,
       drift: driftRulesOf(policy),

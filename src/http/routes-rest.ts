@@ -41,9 +41,14 @@ export function registerRestRoutes(app: Hono<Env>, rc: RestContext): void {
     const p = parseExecuteChainParams(raw);
     // What the answer waits for (wait.ts): the body's `wait`, else _meta's; default the signed receipt.
     const wait = waitOf((raw as { wait?: unknown }).wait, '/wait') ?? waitOf(p.meta?.[WAIT_META], `/_meta/${WAIT_META}`);
-    // The HTTP traceparent header, when the body's _meta names none: recorded like _meta's (decide/decide-params.ts).
+    // The HTTP traceparent header (with its tracestate, never another's), when the body's _meta
+    // names none: recorded like _meta's (decide/decide-params.ts).
     const tp = c.req.header('traceparent');
-    if (tp !== undefined && p.meta?.traceparent === undefined) p.meta = { ...p.meta, traceparent: tp };
+    if (tp !== undefined && p.meta?.traceparent === undefined) {
+      const { tracestate: _ts, ...meta } = p.meta ?? {};
+      const ts = c.req.header('tracestate');
+      p.meta = { ...meta, traceparent: tp, ...(ts !== undefined && { tracestate: ts }) };
+    }
     const [log, policy] = await Promise.all([deps.logs(caller.tenant), deps.policy(caller.tenant)]);
     const { outcome, receipt } = await decideParams(p, caller, {
       policy,

@@ -7,7 +7,7 @@ import { digestJson } from '../canonical/index.js';
 import type { Clock } from '../clock.js';
 import { decide, elicitationAnswerGuard, keptElicitationAnswer, type ActivePolicy, type DecisionOutcome, type DecisionRequest, type DurableOutcome, type Guard, type Wait } from '../decide/index.js';
 import { computeDrift, DEFAULT_DRIFT_RULES, driftRecord, recordExecution, type DriftRules, type DurableExecution, type ExecutionLog, type ExecutionOutcome } from '../execution/index.js';
-import { JSONRPC, traceparentOf } from '../protocol/index.js';
+import { JSONRPC, traceContextOf } from '../protocol/index.js';
 import { deniedError, errorRecord, GatewayError, peerError, unrecordedError } from './gateway-errors.js';
 import { RECEIPT_META } from '../http/mcp-server.js';
 import { DURABLE_META, durableAnswer } from '../http/wait.js';
@@ -101,10 +101,11 @@ export async function relayRequest(s: RelaySession, flow: Flow, method: string, 
   const policy = flow === 'client-to-server' ? s.policy : s.serverPolicy;
   const toUpstream = flow === 'server-to-client';
   const { payload, token } = splitProgress(params);
-  // W3C trace context the message carries (_meta.traceparent): recorded on both of its decisions (trace, traceparent).
-  const tp = traceparentOf(isRec(payload._meta) ? payload._meta : undefined);
+  // W3C trace context the message carries (_meta traceparent and tracestate, either era): recorded
+  // on both of its decisions (trace, traceparent, tracestate). Baggage is not recorded (traceparent.ts).
+  const tp = traceContextOf(isRec(payload._meta) ? payload._meta : undefined);
   const ctxOf = () => (tp ? { ...contextOf(s), traceId: tp.traceId } : contextOf(s));
-  const traced: Rec = tp ? { traceparent: tp.header, ...more } : { ...more };
+  const traced: Rec = tp ? { traceparent: tp.header, ...(tp.tracestate !== undefined && { tracestate: tp.tracestate }), ...more } : { ...more };
   const pinned = s.pins && !toUpstream && method === 'tools/call' ? [await pinGuard(s.pins, payload)] : undefined;
   const request = await decideRelayed(s, policy, { event: method, phase: 'request', payload, context: ctxOf(), extra: { flow, ...traced }, guards: pinned });
   // The upstream asked for a server request (sampling...); the decision's receipt is the client side's, not its.
@@ -188,6 +189,13 @@ async function settle(s: RelaySession, p: Promise<unknown>): Promise<void> {
   else await p;
 }
 
+/**
+ * The decision context of a relayed message. `sessionId` is the gateway's own session (one stdio
+ * process, or one `Mcp-Session-Id` on --listen): the conversation the stateful guards key their
+ * state by, under the tenant and principal (interceptors/builtin/state-scope.ts). A transport
+ * without sessions (MCP 2026-07-28 over HTTP) must leave it out, never mint one per request: the
+ * principal is then the conversation, and a fresh id per request would empty every taint.
+ */
 export function contextOf(s: RelaySession): DecisionRequest['context'] {
   const ctx: DecisionRequest['context'] = { time: s.clock.isoNow(), tenant: s.tenant, principal: s.principal, roles: s.roles, sessionId: s.sessionId, server: s.server };
   if (s.protocolVersion !== undefined) ctx.protocolVersion = s.protocolVersion;

@@ -1,10 +1,11 @@
 // OpenTelemetry export of decisions (adapter, Node only; the core never imports OTel): one span
 // and one log record per durable log entry, over OTLP/HTTP (JSON), batched, off the decision's
-// path. The span continues the caller's W3C trace the entry records (`traceparent`). Export
+// path. The span continues the caller's W3C trace the entry records (`traceparent`, with the
+// vendors' `tracestate`, which the span carries on: OTLP `traceState`). Export
 // failures are counted, never thrown: telemetry must not block or fail a decision.
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, trace, type Attributes, type Context } from '@opentelemetry/api';
 import { SeverityNumber } from '@opentelemetry/api-logs';
-import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
+import { ExportResultCode, TraceState, type ExportResult } from '@opentelemetry/core';
 import { OTLPLogExporter } from '@opentelemetry/exporter-logs-otlp-http';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
@@ -12,7 +13,7 @@ import { BatchLogRecordProcessor, LoggerProvider, type LogRecordExporter, type R
 import { AlwaysOnSampler, BasicTracerProvider, BatchSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { toHex, utf8 } from '../canonical/index.js';
 import { ConfigError } from '../errors.js';
-import { parseTraceparent } from '../protocol/index.js';
+import { parseTraceparent, parseTracestate } from '../protocol/index.js';
 
 export type OtlpSignal = 'traces' | 'logs';
 
@@ -115,11 +116,13 @@ export function entryAttributes(o: ObservedEntry, e: Entry): Attributes {
   return a;
 }
 
-/** The caller's span as our parent, from the recorded traceparent; root context otherwise. */
+/** The caller's span as our parent, from the recorded traceparent and tracestate; root context otherwise. */
 function parentOf(e: Entry): Context {
   const tp = parseTraceparent(e.traceparent);
   if (!tp) return ROOT_CONTEXT;
-  return trace.setSpanContext(ROOT_CONTEXT, { traceId: tp.traceId, spanId: tp.spanId, traceFlags: tp.flags & TraceFlags.SAMPLED, isRemote: true });
+  // Parsed again: the entry holds it as recorded (a redacted credential is still a valid value).
+  const ts = parseTracestate(e.tracestate);
+  return trace.setSpanContext(ROOT_CONTEXT, { traceId: tp.traceId, spanId: tp.spanId, traceFlags: tp.flags & TraceFlags.SAMPLED, isRemote: true, ...(ts !== undefined && { traceState: new TraceState(ts) }) });
 }
 
 export function createOtelExporter(opts: OtelOptions): OtelExporter {

@@ -1,6 +1,10 @@
-// W3C Trace Context (traceparent) from an MCP request: `params._meta.traceparent`, or the HTTP
-// `traceparent` header. Pure parsing, no tracing SDK: the core records it, adapters export it.
-// An invalid value is ignored, as the W3C spec says (it names no trace: nothing to continue).
+// W3C Trace Context (traceparent, tracestate) from an MCP request: `params._meta` (MCP 2026-07-28
+// basic/index.mdx "OpenTelemetry trace context", and 2025 callers alike), or the HTTP headers.
+// Pure parsing, no tracing SDK: the core records it, adapters export it. An invalid value is
+// ignored, as the W3C spec says (it names no trace: nothing to continue). `baggage` is neither
+// read nor recorded: it is the caller's application data (user and tenant ids, up to 8 KB by
+// W3C Baggage), nothing a span needs, and an entry is signed for ever.
+import { parseTracestate } from './tracestate.js';
 
 export interface TraceParent {
   /** 32 lowercase hex, not all zero. */
@@ -29,4 +33,23 @@ export function parseTraceparent(v: unknown): TraceParent | undefined {
 /** The traceparent an MCP request carries in `_meta`, else the transport's (HTTP header). */
 export function traceparentOf(meta: Record<string, unknown> | undefined, header?: string | null): TraceParent | undefined {
   return parseTraceparent(meta?.traceparent) ?? parseTraceparent(header ?? undefined);
+}
+
+/** The caller's trace context: its traceparent, and the tracestate that came with it. */
+export interface TraceContext extends TraceParent {
+  /** Normalized and bounded (tracestate.ts); absent when none came with the traceparent or it did not parse. */
+  tracestate?: string;
+}
+
+/**
+ * The trace context of a request: `_meta`'s when its traceparent is valid, else the transport's
+ * (HTTP headers). A tracestate is taken only from the carrier whose traceparent is used (W3C
+ * 3.3.1: a tracestate without its traceparent is not parsed), never mixed across the two.
+ */
+export function traceContextOf(meta: Record<string, unknown> | undefined, headers?: { traceparent?: string | null; tracestate?: string | null }): TraceContext | undefined {
+  const fromMeta = parseTraceparent(meta?.traceparent);
+  const carrier = fromMeta ? { tp: fromMeta, ts: meta?.tracestate } : { tp: parseTraceparent(headers?.traceparent ?? undefined), ts: headers?.tracestate };
+  if (!carrier.tp) return undefined;
+  const tracestate = parseTracestate(carrier.ts);
+  return tracestate === undefined ? carrier.tp : { ...carrier.tp, tracestate };
 }

@@ -1,29 +1,31 @@
 // VouchState: the Durable Object that holds the live state of the stateful built-ins on Workers
-// (rate-limit counters, session taint, tool schemas as last listed). One object per counter key,
-// per session, per server (state-stores.ts names them), so load spreads; each method is one
-// synchronous SQLite transaction, so concurrent isolates cannot race past a limit or miss a taint.
+// (rate-limit counters, conversation taint, tool schemas as last listed). One object per counter
+// key, per conversation, per principal's server (state-stores.ts names them), so load spreads;
+// each method is one synchronous SQLite transaction, so concurrent isolates cannot race past a
+// limit or miss a taint. Rows are keyed by the full scope too, not only by the object's name.
 import { DurableObject } from 'cloudflare:workers';
 import { digestBytes, utf8 } from '../canonical/index.js';
 import type { Json } from '../interceptors/types.js';
 import type { TaintMatch, ToolSchema } from '../interceptors/builtin/types.js';
 import type { WorkerEnv } from './env.js';
 
-/** Taint (secret values a server returned) is kept this long after a session's last new taint. */
+/** Taint (secret values a server returned) is kept this long after a conversation's last new taint. */
 export const TAINT_TTL_MS = 24 * 3600 * 1000;
 
 /** The object's RPC surface, as the Worker's stub sees it. */
 export interface StateObjectRpc {
   hit(key: string, windowStart: string): Promise<number>;
-  taintAdd(session: string, server: string, values: string[]): Promise<void>;
-  taintFind(session: string, text: string): Promise<TaintMatch[]>;
-  schemaSet(server: string, tools: ToolSchema[]): Promise<void>;
-  schemaGet(server: string, tool: string): Promise<Json | undefined>;
+  taintAdd(scope: string, server: string, values: string[]): Promise<void>;
+  taintFind(scope: string, text: string): Promise<TaintMatch[]>;
+  schemaSet(scope: string, server: string, tools: ToolSchema[]): Promise<void>;
+  schemaGet(scope: string, server: string, tool: string): Promise<Json | undefined>;
 }
 
+// taint.session holds the conversation scope (state-scope.ts): the column kept its first name.
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS counters (key TEXT PRIMARY KEY, window_start TEXT NOT NULL, count INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS taint (session TEXT NOT NULL, value TEXT NOT NULL, server TEXT NOT NULL, fingerprint TEXT NOT NULL, PRIMARY KEY (session, value));
-CREATE TABLE IF NOT EXISTS schemas (server TEXT NOT NULL, tool TEXT NOT NULL, schema TEXT NOT NULL, PRIMARY KEY (server, tool));
+CREATE TABLE IF NOT EXISTS tool_schemas (scope TEXT NOT NULL, server TEXT NOT NULL, tool TEXT NOT NULL, schema TEXT NOT NULL, PRIMARY KEY (scope, server, tool));
 `;
 
 export class VouchState extends DurableObject<WorkerEnv> {
@@ -47,36 +49,36 @@ export class VouchState extends DurableObject<WorkerEnv> {
     return count;
   }
 
-  /** Values a server returned in a session (the first server to return a value keeps it), as the memory store. */
-  async taintAdd(session: string, server: string, values: string[]): Promise<void> {
+  /** Values a server returned in a conversation (the first server to return a value keeps it), as the memory store. */
+  async taintAdd(scope: string, server: string, values: string[]): Promise<void> {
     const sql = this.sql();
     let added = false;
     for (const v of values) {
       if (v.length === 0) continue;
-      const c = sql.exec('INSERT INTO taint (session, value, server, fingerprint) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING', session, v, server, digestBytes(utf8.encode(v)));
+      const c = sql.exec('INSERT INTO taint (session, value, server, fingerprint) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING', scope, v, server, digestBytes(utf8.encode(v)));
       added ||= c.rowsWritten > 0;
     }
-    // Secret values are not kept for ever: the session's taint goes a day after its last addition.
+    // Secret values are not kept for ever: the conversation's taint goes a day after its last addition.
     if (added) await this.ctx.storage.setAlarm(Date.now() + TAINT_TTL_MS);
   }
 
-  taintFind(session: string, text: string): TaintMatch[] {
+  taintFind(scope: string, text: string): TaintMatch[] {
     const out: TaintMatch[] = [];
-    for (const r of this.sql().exec<{ value: string; server: string; fingerprint: string }>('SELECT value, server, fingerprint FROM taint WHERE session = ? ORDER BY rowid', session)) {
+    for (const r of this.sql().exec<{ value: string; server: string; fingerprint: string }>('SELECT value, server, fingerprint FROM taint WHERE session = ? ORDER BY rowid', scope)) {
       if (text.includes(r.value)) out.push({ server: r.server, fingerprint: r.fingerprint });
     }
     return out;
   }
 
-  schemaSet(server: string, tools: ToolSchema[]): void {
+  schemaSet(scope: string, server: string, tools: ToolSchema[]): void {
     const sql = this.sql();
     for (const t of tools) {
-      sql.exec('INSERT INTO schemas (server, tool, schema) VALUES (?, ?, ?) ON CONFLICT (server, tool) DO UPDATE SET schema = excluded.schema', server, t.name, JSON.stringify(t.inputSchema));
+      sql.exec('INSERT INTO tool_schemas (scope, server, tool, schema) VALUES (?, ?, ?, ?) ON CONFLICT (scope, server, tool) DO UPDATE SET schema = excluded.schema', scope, server, t.name, JSON.stringify(t.inputSchema));
     }
   }
 
-  schemaGet(server: string, tool: string): Json | undefined {
-    const row = this.sql().exec<{ schema: string }>('SELECT schema FROM schemas WHERE server = ? AND tool = ?', server, tool).toArray()[0];
+  schemaGet(scope: string, server: string, tool: string): Json | undefined {
+    const row = this.sql().exec<{ schema: string }>('SELECT schema FROM tool_schemas WHERE scope = ? AND server = ? AND tool = ?', scope, server, tool).toArray()[0];
     return row ? (JSON.parse(row.schema) as Json) : undefined;
   }
 

@@ -1,15 +1,21 @@
 // The state stores the stateful built-ins use on Workers: each call is an RPC to a VouchState
-// Durable Object, named so that load spreads (a counter key, a session, a server per object) and
-// every isolate reaches the same object. Stubs are made per call: none crosses requests.
+// Durable Object, named so that load spreads (a counter key, a conversation, a principal's server
+// per object) and every isolate reaches the same object. Stubs are made per call: none crosses
+// requests. Every key holds the tenant and the principal (state-scope.ts), so no object is shared
+// by two tenants or two principals.
 import type { StateStores } from '../interceptors/builtin/types.js';
 import type { WorkerEnv } from './env.js';
 import type { StateObjectRpc } from './state-object.js';
 
-/** The object's name for each kind of state (the key already holds the tenant where it must). */
+/**
+ * The object's name for each kind of state (each key already holds the tenant and principal).
+ * Tool schemas moved to objects named `tool-schemas` when they became per principal (issue 38):
+ * the objects named `schemas` by server alone, shared by every tenant, are never reached again.
+ */
 export const stateObjectName = {
   counter: (key: string) => `rate\u0000${key}`,
-  taint: (session: string) => `taint\u0000${session}`,
-  schemas: (server: string) => `schemas\u0000${server}`,
+  taint: (scope: string) => `taint\u0000${scope}`,
+  schemas: (scope: string, server: string) => `tool-schemas\u0000${JSON.stringify([scope, server])}`,
 };
 
 export function durableStateStores(env: Pick<WorkerEnv, 'VOUCH_STATE'>): StateStores {
@@ -18,12 +24,12 @@ export function durableStateStores(env: Pick<WorkerEnv, 'VOUCH_STATE'>): StateSt
   return {
     counters: { hit: (key, windowStart) => stub(stateObjectName.counter(key)).hit(key, windowStart) },
     taint: {
-      add: (session, server, values) => stub(stateObjectName.taint(session)).taintAdd(session, server, values),
-      find: (session, text) => stub(stateObjectName.taint(session)).taintFind(session, text),
+      add: (scope, server, values) => stub(stateObjectName.taint(scope)).taintAdd(scope, server, values),
+      find: (scope, text) => stub(stateObjectName.taint(scope)).taintFind(scope, text),
     },
     toolSchemas: {
-      set: (server, tools) => stub(stateObjectName.schemas(server)).schemaSet(server, tools),
-      get: (server, tool) => stub(stateObjectName.schemas(server)).schemaGet(server, tool),
+      set: (scope, server, tools) => stub(stateObjectName.schemas(scope, server)).schemaSet(scope, server, tools),
+      get: (scope, server, tool) => stub(stateObjectName.schemas(scope, server)).schemaGet(scope, server, tool),
     },
   };
 }

@@ -26,7 +26,8 @@ const LIST = {
 /** The i-th request of a varied, deterministic mix; times advance 0.5 s per request. */
 export function requestOf(i: number, tenant = 'default'): DecisionRequest {
   const time = new Date(BASE_TIME + i * 500).toISOString();
-  const who = ['alice', 'bob', 'carol', 'dave'][i % 4];
+  const whoAt = (j: number) => ['alice', 'bob', 'carol', 'dave'][j % 4];
+  const who = whoAt(i);
   const ctx = { time, tenant, principal: who, roles: i % 5 === 0 ? ['operator'] : ['user'], sessionId: `s${Math.floor(i / 12) % 10}` }; // a round of 12 per session, reused 120 requests later
   const call = (name: string, args: Record<string, unknown>, server?: string): DecisionRequest => ({ event: 'tools/call', phase: 'request', payload: { name, arguments: args }, context: { ...ctx, ...(server && { server }) } });
   switch (i % 12) {
@@ -35,11 +36,14 @@ export function requestOf(i: number, tenant = 'default'): DecisionRequest {
     case 2: return call('send_mail', { to: 'x@example.com', body: `note ${i % 3}` }); // allow until the rate limit bites
     case 3: return call('read_file', { path: i % 2 ? '/etc/passwd' : `/tmp/allowed/f${i}` }); // deny or allow
     case 4: return call('write_file', { path: `/tmp/allowed/w${i}`, content: 'x' }); // operators only
-    case 5: return { event: 'tools/list', phase: 'response', payload: LIST, context: { ...ctx, server: 'everything' } }; // discovery filter mutates
+    // The discovery filter mutates; listed to the principal of the next echo (case 6): a listing is its caller's own.
+    case 5: return { event: 'tools/list', phase: 'response', payload: LIST, context: { ...ctx, principal: whoAt(i + 1), server: 'everything' } };
     case 6: return call('echo', { message: i % 2 ? `key ${AWS}` : 42 }); // secrets (audit mode); schema error when listed
     case 7: return { event: 'sampling/createMessage', phase: 'request', payload: { messages: [], maxTokens: i % 2 ? 3000 : 500, modelPreferences: { hints: [{ name: 'gpt-4' }] } }, context: { ...ctx, server: 'everything' } };
     case 8: return { event: 'tools/call', phase: 'response', payload: { content: [{ type: 'text', text: `secret ${AWS}` }] }, context: { ...ctx, server: 'files' } };
-    case 9: return call('send_mail', { to: 'y@example.com', body: `fwd ${AWS}` }); // cross-boundary when tainted
+    // Cross-boundary when tainted: by the principal whose response (case 8, same session) carried
+    // the secret. Taint is the principal's own; another principal in the same session has none.
+    case 9: return { ...call('send_mail', { to: 'y@example.com', body: `fwd ${AWS}` }), context: { ...ctx, principal: whoAt(i - 1) } };
     case 10: return { event: 'prompts/get', phase: 'request', payload: { name: 'admin_prompt' }, context: ctx }; // default deny
     default: return call('get-sum', { a: i, b: 2 }, 'everything');
   }

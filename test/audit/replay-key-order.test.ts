@@ -14,7 +14,7 @@ import { canonicalText } from '../../src/canonical/index.js';
 import { activatePolicy, decide, recordActivation, type DecisionRequest } from '../../src/decide/index.js';
 import { executeChain, stripVolatile } from '../../src/interceptors/chain.js';
 import { CTX, validator } from '../interceptors/chain-kit.js';
-import { createMemoryStateStores } from '../../src/interceptors/builtin/index.js';
+import { createMemoryStateStores, principalScopeOf } from '../../src/interceptors/builtin/index.js';
 import { decodeEntry } from '../../src/log/index.js';
 import { loadConfigFile } from '../../src/policy/load-config.js';
 import { logPortOf } from '../../src/store/log-port.js';
@@ -40,7 +40,7 @@ describe('replay of payloads whose keys arrive out of canonical order', () => {
     const port = logPortOf(t.origin, t.store, t.appender);
     const state = createMemoryStateStores();
     // A schema cached as its server listed it (keys out of order), as a store may hand it back.
-    state.toolSchemas.set('everything', [{ name: 'echo', inputSchema: reversed({ type: 'object', properties: { z: { type: 'number' }, message: { type: 'string' }, a: { type: 'number' } }, required: ['message'] }) }]);
+    state.toolSchemas.set(principalScopeOf({ tenant: 'default', principal: 'alice' }), 'everything', [{ name: 'echo', inputSchema: reversed({ type: 'object', properties: { z: { type: 'number' }, message: { type: 'string' }, a: { type: 'number' } }, required: ['message'] }) }]);
     const policy = await activatePolicy(await loadConfigFile(EXAMPLE), { state, remote: 'offline' });
     await recordActivation(port, t.store, policy, '2026-03-01T08:00:00Z');
     const ctx = (i: number) => ({ time: `2026-03-01T09:00:${String(i).padStart(2, '0')}Z`, tenant: 'default', principal: 'alice', roles: ['user'], sessionId: 's1', server: 'everything' });

@@ -174,7 +174,7 @@ describe('vouch verify --caller-key', () => {
   async function cosignedReceipt(): Promise<Receipt> {
     const payload = { name: 'echo', arguments: { text: 'hi' } };
     const claim = { alg: 'Ed25519' as const, keyId: 'app', signature: toBase64(await caller.sign(canonicalBytes(payload))) };
-    const pre = await runPrechecks({ event: 'tools/call', phase: 'request', payload, meta: { 'io.vouch/caller-signature': claim } }, { tenant: 'acme', log: l.log, drift: parseDriftConfig(undefined), callerKeys: async () => [{ alg: 'Ed25519', publicKey: caller.publicKey, kid: 'app' }] });
+    const pre = await runPrechecks({ event: 'tools/call', phase: 'request', payload, meta: { 'io.vouch/caller-signature': claim } }, { tenant: 'acme', principal: 'app', log: l.log, drift: parseDriftConfig(undefined), callerKeys: async () => [{ alg: 'Ed25519', publicKey: caller.publicKey, kid: 'app' }] });
     const d = await decide({ event: 'tools/call', phase: 'request', payload, context: { time: T, tenant: 'acme' }, extra: pre.extra, guards: pre.guards }, { policy: EMPTY_POLICY, log: l.log });
     expect(d.effect).toBe('allow');
     return { ...d.receipt, callerSignature: pre.callerSignature };

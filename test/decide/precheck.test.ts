@@ -17,10 +17,10 @@ const lenient = parseDriftConfig({});
 const entryOf = (bytes: Uint8Array) => JSON.parse(utf8.decode(bytes));
 
 /** One decision as the service makes it: prechecks, then decide with their extras and guards. */
-async function decideWith(req: PrecheckRequest, opts: { drift?: typeof strict; recent?: RecentAuthorizations; tenant?: string } = {}) {
-  const pre = await runPrechecks(req, { tenant: opts.tenant ?? 'acme', log, drift: opts.drift ?? lenient, recent: opts.recent });
+async function decideWith(req: PrecheckRequest, opts: { drift?: typeof strict; recent?: RecentAuthorizations; tenant?: string; principal?: string } = {}) {
+  const pre = await runPrechecks(req, { tenant: opts.tenant ?? 'acme', principal: opts.principal ?? 'agent-1', log, drift: opts.drift ?? lenient, recent: opts.recent });
   const outcome = await decide(
-    { event: req.event, phase: req.phase, payload: req.payload, context: { ...ctx, sessionId: req.sessionId, traceId: req.traceId }, extra: pre.extra, guards: pre.guards, attachments: pre.attachments },
+    { event: req.event, phase: req.phase, payload: req.payload, context: { ...ctx, principal: opts.principal ?? ctx.principal, sessionId: req.sessionId, traceId: req.traceId }, extra: pre.extra, guards: pre.guards, attachments: pre.attachments },
     { policy: EMPTY_POLICY, log },
   );
   pre.after({ effect: outcome.effect, seq: outcome.appended.seq });
@@ -112,24 +112,46 @@ describe('response-phase link and drift', () => {
   });
 
   it('rejects a malformed authorization link as bad input', async () => {
-    await expect(runPrechecks({ event: 'tools/call', phase: 'response', payload: {}, meta: { 'io.vouch/authorization': 'seven' } }, { tenant: 'acme', log, drift: lenient })).rejects.toMatchObject({
+    await expect(runPrechecks({ event: 'tools/call', phase: 'response', payload: {}, meta: { 'io.vouch/authorization': 'seven' } }, { tenant: 'acme', principal: 'agent-1', log, drift: lenient })).rejects.toMatchObject({
       code: 'ERR_INPUT',
       issues: [{ path: '/_meta/io.vouch/authorization', message: expect.any(String) }],
     });
   });
 
-  it('the fallback index is bounded per tenant and needs both session and trace', () => {
+  it('the fallback index is bounded per tenant, keyed by principal, and needs both session and trace', () => {
     const r = new RecentAuthorizations(2);
-    r.remember('a', 's', '1', 1);
-    r.remember('a', 's', '2', 2);
-    r.remember('a', 's', '3', 3);
-    expect(r.lookup('a', 's', '1')).toBeUndefined(); // oldest forgotten
-    expect(r.lookup('a', 's', '3')).toBe(3);
-    expect(r.lookup('b', 's', '3')).toBeUndefined(); // per tenant
-    r.forget('a', 's', '3');
-    expect(r.lookup('a', 's', '3')).toBeUndefined();
-    r.remember('a', 's', undefined, 4);
-    expect(r.lookup('a', 's', undefined)).toBeUndefined();
+    const a = { tenant: 'a', principal: 'p' };
+    r.remember(a, 's', '1', 1);
+    r.remember(a, 's', '2', 2);
+    r.remember(a, 's', '3', 3);
+    expect(r.lookup(a, 's', '1')).toBeUndefined(); // oldest forgotten
+    expect(r.lookup(a, 's', '3')).toBe(3);
+    expect(r.lookup({ tenant: 'b', principal: 'p' }, 's', '3')).toBeUndefined(); // per tenant
+    expect(r.lookup({ tenant: 'a', principal: 'q' }, 's', '3')).toBeUndefined(); // per principal: the ids are the caller's word
+    expect(r.lookup({ tenant: 'a', principal: 'q', onBehalfOf: 'p' }, 's', '3')).toBeUndefined(); // acting for p is not being p
+    r.forget({ tenant: 'a', principal: 'q' }, 's', '3'); // another principal cannot end p's link
+    expect(r.lookup(a, 's', '3')).toBe(3);
+    r.forget(a, 's', '3');
+    expect(r.lookup(a, 's', '3')).toBeUndefined();
+    r.remember(a, 's', undefined, 4);
+    expect(r.lookup(a, 's', undefined)).toBeUndefined();
+  });
+
+  it("another principal's response neither links to nor names a principal's decision (by _meta seq or by its session and trace)", async () => {
+    const recent = new RecentAuthorizations();
+    const req = await request(recent, 't-mine');
+    const seq = req.outcome.appended.seq;
+    const byMeta = await response({ 'io.vouch/authorization': seq, 'io.vouch/executed': { name: 'other' } }, { principal: 'agent-2', drift: strict });
+    expect(byMeta.entry.authorization).toBeNull();
+    expect(byMeta.entry.state[GUARD_STATE_KEY].execution).toMatchObject({ via: 'meta', authorization: null, problem: `decision ${seq} was made for another principal` });
+    expect(JSON.stringify(byMeta.entry)).not.toContain('DE001');
+    expect(byMeta.outcome.effect).toBe('deny'); // failOnCritical: executed parameters with no authorization
+    const bySession = await response(undefined, { recent, principal: 'agent-2' }, 't-mine');
+    expect(bySession.entry.authorization).toBeUndefined();
+    // A delegate acting for agent-1 may follow the link; the owner's own response does by fallback.
+    const pre = await runPrechecks({ event: 'tools/call', phase: 'response', payload: {}, meta: { 'io.vouch/authorization': seq }, onBehalfOf: 'agent-1' }, { tenant: 'acme', principal: 'agent-2', log, drift: lenient });
+    expect(pre.extra.authorization).toBe(seq);
+    expect((await response(undefined, { recent }, 't-mine')).entry.authorization).toBe(seq);
   });
 });
 

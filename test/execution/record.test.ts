@@ -88,9 +88,20 @@ describe('recordExecution', () => {
     expect(entryOf(asAuthorized.receipt).intent).toEqual({ digest: d.intentDigest });
   });
 
-  it('flags a different principal and a different session', async () => {
+  it("another principal's decision is no authorization: nothing of its intent is read back (no drift, no target)", async () => {
     const d = await allow();
-    const out = await report(d.appended.seq, payload, { principal: 'agent-2', session: 's9' });
+    const out = await report(d.appended.seq, { name: 'other', arguments: {} }, { principal: 'agent-2' });
+    expect(out.flags).toEqual(['unauthorized']);
+    expect(out.why).toEqual({ unauthorized: `#${d.appended.seq} is no authorization: decision ${d.appended.seq} was made for another principal` });
+    expect(out.drift).toBeNull();
+    const entry = entryOf(out.receipt);
+    expect(entry).toMatchObject({ authorization: null, intent: null, claimed: { authorization: d.appended.seq } });
+    expect(entry.target).toBeUndefined();
+  });
+
+  it('flags a delegate acting for the principal, and a different session', async () => {
+    const d = await allow();
+    const out = await report(d.appended.seq, payload, { principal: 'agent-2', onBehalfOf: 'agent-1', session: 's9' });
     expect(out.flags).toEqual(['principal-mismatch', 'session-mismatch']);
     expect(out.why).toEqual({ 'principal-mismatch': 'authorized for agent-1, executed by agent-2', 'session-mismatch': 'authorized in session s1, executed in s9' });
   });

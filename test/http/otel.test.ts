@@ -180,6 +180,59 @@ describe('--otlp: decisions as OpenTelemetry spans and log records', () => {
   });
 });
 
+describe('--otlp: MCP 2026-07-28 callers (trace context in _meta)', () => {
+  const V26 = '2026-07-28';
+  const ENVELOPE = { 'io.modelcontextprotocol/protocolVersion': V26, 'io.modelcontextprotocol/clientCapabilities': {} };
+  const STATE = 'rojo=00f067aa0ba902b7,congo=t61rcWkgMzE';
+  const modern = (meta: Record<string, unknown>, headers: Record<string, string> = {}) =>
+    post(`${s.url}/mcp`, { jsonrpc: '2.0', id: 26, method: 'interceptor/executeChain', params: { event: 'tools/call', phase: 'request', payload: call, _meta: { ...ENVELOPE, ...meta } } }, { 'mcp-protocol-version': V26, 'mcp-method': 'interceptor/executeChain', ...headers });
+
+  // The lean way, and the SDK's own 2026 transport (reached with another spelling of the media type).
+  it.each([
+    ['lean', {}],
+    ['SDK', { 'content-type': 'application/json; charset=utf-8' }],
+  ])('%s way: _meta traceparent and tracestate continue the caller trace, in the entry and the span', async (_way, headers) => {
+    const trace = _way === 'lean' ? 'c'.repeat(32) : 'd'.repeat(32);
+    const tp = `00-${trace}-${CALLER_SPAN}-01`;
+    const r = await modern({ traceparent: tp, tracestate: ' rojo=00f067aa0ba902b7 , congo=t61rcWkgMzE', baggage: 'userId=alice' }, headers);
+    expect(r.json.result?.resultType, JSON.stringify(r.json)).toBe('complete');
+    const seq = r.json.result._meta['io.vouch/seq'];
+    const entry = entryOf(r.json.result._meta['io.vouch/receipt']);
+    expect(entry).toMatchObject({ protocolVersion: V26, trace, traceparent: tp, tracestate: STATE });
+    expect(JSON.stringify(entry)).not.toContain('userId'); // baggage is not recorded
+    const span = await until(() => spansOf(col.got).find((x) => Number(x.attrs['vouch.seq']) === seq));
+    expect(span).toMatchObject({ traceId: trace, parentSpanId: CALLER_SPAN, traceState: STATE });
+  });
+
+  it('the HTTP tracestate travels with the HTTP traceparent only; an invalid tracestate is dropped, the trace kept', async () => {
+    const header = await modern({}, { traceparent: `00-${TRACE}-2222222222222222-01`, tracestate: 'vendor=from-header' });
+    expect(entryOf(header.json.result._meta['io.vouch/receipt'])).toMatchObject({ traceparent: `00-${TRACE}-2222222222222222-01`, tracestate: 'vendor=from-header' });
+    const mixed = await modern({ traceparent: `00-${TRACE}-3333333333333333-01` }, { tracestate: 'vendor=from-header' });
+    const m = entryOf(mixed.json.result._meta['io.vouch/receipt']);
+    expect(m.traceparent).toBe(`00-${TRACE}-3333333333333333-01`);
+    expect(m.tracestate).toBeUndefined();
+    const bad = await modern({ traceparent: `00-${TRACE}-4444444444444444-01`, tracestate: 'Vendor=UPPER-KEY' });
+    const b = entryOf(bad.json.result._meta['io.vouch/receipt']);
+    expect(b.traceparent).toBe(`00-${TRACE}-4444444444444444-01`);
+    expect(b.tracestate).toBeUndefined();
+    const span = await until(() => spansOf(col.got).find((x) => Number(x.attrs['vouch.seq']) === bad.json.result._meta['io.vouch/seq']));
+    expect(span.parentSpanId).toBe('4444444444444444');
+    expect(span.traceState ?? '').toBe('');
+  });
+
+  it('REST /v1/authorize: the traceparent and tracestate headers, recorded and exported alike', async () => {
+    const r = await post(`${s.url}/v1/authorize`, { event: 'tools/call', phase: 'request', payload: call }, { traceparent: `00-${TRACE}-5555555555555555-01`, tracestate: 'rest=1' });
+    expect(entryOf(r.json.receipt)).toMatchObject({ traceparent: `00-${TRACE}-5555555555555555-01`, tracestate: 'rest=1' });
+    const span = await until(() => spansOf(col.got).find((x) => Number(x.attrs['vouch.seq']) === r.json.seq));
+    expect(span.traceState).toBe('rest=1');
+  });
+
+  it('recorded tracestate replays to match from the log alone', async () => {
+    const report = await replayLog(storeReplaySource(s.dataDir.log('default').store as never));
+    expect(report.results.filter((r) => r.status !== 'match')).toEqual([]);
+  });
+});
+
 describe('--otlp: the collector never decides', () => {
   it('a collector that refuses (500) or is gone: decisions still allow, failures are counted in /metrics', async () => {
     const bad = await receiver();
@@ -224,7 +277,7 @@ describe('vouch gateway --otlp: relayed messages continue the client trace', () 
       await rt.start(up, { upstream: rt.connectUpstream() });
       await client.connect(down);
       const tp = `00-${TRACE}-${CALLER_SPAN}-01`;
-      const res = await client.callTool({ name: 'get-sum', arguments: { a: 2, b: 3 }, _meta: { traceparent: tp } });
+      const res = await client.callTool({ name: 'get-sum', arguments: { a: 2, b: 3 }, _meta: { traceparent: tp, tracestate: 'gw=1,other=two' } });
       expect(res.isError).toBeFalsy();
       const mine = () => spansOf(gcol.got).filter((x) => x.attrs['vouch.event'] === 'tools/call' && x.traceId === TRACE);
       await until(() => (mine().some((x) => x.attrs['vouch.phase'] === 'response') ? true : undefined));
@@ -233,6 +286,7 @@ describe('vouch gateway --otlp: relayed messages continue the client trace', () 
       const resp = spans.find((x) => x.attrs['vouch.phase'] === 'response')!;
       for (const sp of [req, resp]) {
         expect(sp.parentSpanId).toBe(CALLER_SPAN);
+        expect(sp.traceState).toBe('gw=1,other=two');
         expect(sp.attrs).toMatchObject({ 'vouch.effect': 'allow', 'vouch.principal': 'local-operator', 'vouch.policy.digest': expect.stringMatching(/^sha256:/) });
         const e = JSON.parse(utf8.decode((await rt.log.entry(Number(sp.attrs['vouch.seq'])))!));
         expect(sp.attrs['vouch.target']).toBe(e.target); // what the entry names, as recorded
@@ -240,7 +294,7 @@ describe('vouch gateway --otlp: relayed messages continue the client trace', () 
       expect(req.attrs['vouch.target']).toBe('get-sum');
       // The entries keep the trace context: the exported spans are rebuilt from them alone.
       const entry = JSON.parse(utf8.decode((await rt.log.entry(Number(req.attrs['vouch.seq'])))!));
-      expect(entry).toMatchObject({ trace: TRACE, traceparent: tp, event: 'tools/call', phase: 'request' });
+      expect(entry).toMatchObject({ trace: TRACE, traceparent: tp, tracestate: 'gw=1,other=two', event: 'tools/call', phase: 'request' });
       // And every decision, trace context included, replays to match from the log alone.
       const log = rt.log;
       const report = await replayLog({ entries: (from, to) => log.entries(from, to), size: () => log.size(), payload: (d) => log.payload(d), document: async (d) => (await log.document(d))?.bytes });

@@ -83,7 +83,7 @@ describe('co-signed decisions and their receipts', () => {
   const drift = parseDriftConfig(undefined);
 
   async function cosigned(p: unknown, claim: CallerSignatureClaim) {
-    const pre = await runPrechecks({ event: 'tools/call', phase: 'request', payload: p, meta: { 'io.vouch/caller-signature': claim } }, { tenant: 'acme', log, drift, callerKeys: async () => callerKeys });
+    const pre = await runPrechecks({ event: 'tools/call', phase: 'request', payload: p, meta: { 'io.vouch/caller-signature': claim } }, { tenant: 'acme', principal: 'app', log, drift, callerKeys: async () => callerKeys });
     const d = await decide({ event: 'tools/call', phase: 'request', payload: p, context: { time: T, tenant: 'acme', principal: 'app' }, extra: pre.extra, guards: pre.guards }, { policy: EMPTY_POLICY, log });
     const receipt: Receipt = pre.callerSignature ? { ...d.receipt, callerSignature: pre.callerSignature } : d.receipt;
     return { d, receipt, entry: JSON.parse(utf8.decode(d.appended.bytes)) };

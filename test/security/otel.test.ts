@@ -75,4 +75,23 @@ describe('a hostile traceparent through a real server', () => {
     expect(JSON.parse(utf8.decode(fromBase64(r.json.receipt.entry))).traceparent).toBeUndefined();
     expect(Date.now() - t0).toBeLessThan(5000);
   }, 30_000);
+
+  it('a hostile tracestate: injected, oversized or a credential in a value is ignored, bounded or redacted before it is signed', async () => {
+    const decideWith = async (tracestate: unknown) => {
+      const r = await post(`${s.url}/v1/authorize`, { event: 'tools/call', phase: 'request', payload: { name: 'x', arguments: {} }, _meta: { traceparent: `00-${T}-${P}-01`, tracestate } });
+      expect(r.json.effect).toBe('allow'); // trace context never decides
+      return JSON.parse(utf8.decode(fromBase64(r.json.receipt.entry)));
+    };
+    for (const bad of ['k=1","effect":"deny', 'k=1\r\nx-evil: 1', { k: 1 }, 'K=upper']) {
+      const e = await decideWith(bad);
+      expect(e.traceparent).toBe(`00-${T}-${P}-01`);
+      expect(e.tracestate, JSON.stringify(bad)).toBeUndefined();
+    }
+    const huge = Array.from({ length: 32 }, (_, i) => `k${i}=${'v'.repeat(250)}`).join(',');
+    expect((await decideWith(huge)).tracestate).toBeUndefined(); // every member over 128: none kept
+    const aws = ['AKIA', '5MZXN8QRF3WBY6OE'].join('');
+    const e = await decideWith(`vendor=${aws}`);
+    expect(JSON.stringify(e)).not.toContain(aws);
+    expect(e.tracestate).toMatch(/^vendor=\S+$/);
+  });
 });

@@ -1,7 +1,8 @@
-// cross-boundary-guard: a secret that server X returned in a session must not flow into a request
-// to another server Y of the same session (exfiltration, "relaybleed"). Each call alone is
-// authorized; only the cross-call view sees the flow. Taint comes from responses only, so a
-// request can only be caught by strictly-prior reads; writing back to X stays allowed.
+// cross-boundary-guard: a secret that server X returned in a conversation must not flow into a
+// request to another server Y of the same conversation (exfiltration, "relaybleed"). Each call
+// alone is authorized; only the cross-call view sees the flow. Taint comes from responses only, so
+// a request can only be caught by strictly-prior reads; writing back to X stays allowed. The
+// conversation is the caller's own (state-scope.ts): tenant, principal, and the session it named.
 import { InputError } from '../../errors.js';
 import { serverOf, UNKNOWN_SERVER } from '../server-of.js';
 import type { Interceptor, InterceptorContext, Json, Message, ValidationOutcome } from '../types.js';
@@ -9,6 +10,7 @@ import { buildDescriptor, ConfigReader } from './_content-config.js';
 import { findSecrets } from './_patterns.js';
 import { fingerprintSecret, parseGuardState, type GuardMatch, type GuardState } from './_taint-state.js';
 import { forEachString, formatPath, joinStrings } from './_walk.js';
+import { conversationScopeOf } from './state-scope.js';
 import { whenAnswered, type BuiltinFactory, type MaybePromise, type TaintMatch, type TaintStore } from './types.js';
 
 type LiveCtx = Omit<InterceptorContext, 'state'>;
@@ -22,32 +24,36 @@ function remember<V>(memo: Map<string, V>, key: string, value: V): void {
   memo.set(key, value);
 }
 
+const kindKey = (scope: string, fingerprint: string) => JSON.stringify([scope, fingerprint]);
+
+/** The secret kind a response gave each tainted fingerprint, as far as known. */
+type KnownKinds = Pick<ReadonlyMap<string, string>, 'get'>;
+
+/** The kinds this conversation's responses gave its tainted fingerprints (a view of the instance's memo). */
+function kindsOf(kinds: ReadonlyMap<string, string>, scope: string): KnownKinds {
+  return { get: (fingerprint: string) => kinds.get(kindKey(scope, fingerprint)) };
+}
+
 /** The server a request goes to: as resolved by the caller, else from the payload (pure). */
 export function targetOf(payload: unknown, ctx: Pick<InterceptorContext, 'server' | 'event' | 'phase'>): string {
   return ctx.server ?? serverOf({ event: ctx.event, phase: ctx.phase, payload });
 }
 
-/** Taint is per session; a missing session id falls back to the trace, then one default session. */
-export function sessionKeyOf(ctx: Pick<InterceptorContext, 'sessionId' | 'traceId' | 'tenant'>): string {
-  const session = ctx.sessionId ?? ctx.traceId ?? 'default';
-  return ctx.tenant ? `${ctx.tenant}\u0000${session}` : session;
-}
-
 /**
- * Live, request phase: which tainted values of the session occur in the payload, each with the
+ * Live, request phase: which tainted values of the conversation occur in the payload, each with the
  * kind and path our detectors give it (the value itself is never recorded, only its fingerprint).
  */
 export function prepareGuardState(
   taint: TaintStore,
   payload: unknown,
   ctx: LiveCtx,
-  knownKinds: ReadonlyMap<string, string> = new Map(),
+  knownKinds: KnownKinds = new Map(),
 ): MaybePromise<GuardState> {
-  return whenAnswered(taint.find(sessionKeyOf(ctx), joinStrings(payload)), (found) => guardStateOf(found, payload, knownKinds));
+  return whenAnswered(taint.find(conversationScopeOf(ctx), joinStrings(payload)), (found) => guardStateOf(found, payload, knownKinds));
 }
 
 /** The matches of a request, sorted: where and as what our detectors see each tainted value (pure). */
-function guardStateOf(found: TaintMatch[], payload: unknown, knownKinds: ReadonlyMap<string, string>): GuardState {
+function guardStateOf(found: TaintMatch[], payload: unknown, knownKinds: KnownKinds): GuardState {
   if (found.length === 0) return { matches: [] };
   const located = new Map<string, { kind: string; path: string }>();
   forEachString(payload, (text, path) => {
@@ -88,11 +94,12 @@ export function decideGuard(state: GuardState, target: string): ValidationOutcom
 export const createCrossBoundaryGuard: BuiltinFactory = ({ name, config, declaration, deps }): Interceptor => {
   new ConfigReader(name, config, []).done();
   const taint = deps.state.taint;
-  // Server of each session's in-flight request, for responses whose server the caller could not
-  // name (a bare `{content}` result carries no tool name). Live only, like the taint store.
+  // Server of each conversation's in-flight request, for responses whose server the caller could
+  // not name (a bare `{content}` result carries no tool name). Live only, like the taint store.
   const inFlight = new Map<string, string>();
-  // Kind of each tainted fingerprint as detected in its response, for the deny message. Live
-  // memory of this instance only; a miss only makes the message say "secret".
+  // Kind of each tainted fingerprint as detected in its response, for the deny message, per
+  // conversation like the taint itself. Live memory of this instance only; a miss only makes the
+  // message say "secret".
   const kinds = new Map<string, string>();
   const descriptor = buildDescriptor(
     name,
@@ -110,8 +117,9 @@ export const createCrossBoundaryGuard: BuiltinFactory = ({ name, config, declara
     descriptor,
     prepare(payload, ctx) {
       if (ctx.phase !== 'request') return null;
-      remember(inFlight, sessionKeyOf(ctx), targetOf(payload, ctx));
-      return prepareGuardState(taint, payload, ctx, kinds) as unknown as MaybePromise<Json>;
+      const scope = conversationScopeOf(ctx);
+      remember(inFlight, scope, targetOf(payload, ctx));
+      return prepareGuardState(taint, payload, ctx, kindsOf(kinds, scope)) as unknown as MaybePromise<Json>;
     },
     run(payload, ctx) {
       if (ctx.phase === 'response') {
@@ -124,14 +132,14 @@ export const createCrossBoundaryGuard: BuiltinFactory = ({ name, config, declara
     },
     async commit(finalPayload, ctx) {
       if (ctx.phase !== 'response') return;
-      const key = sessionKeyOf(ctx);
-      const server = ctx.server && ctx.server !== UNKNOWN_SERVER ? ctx.server : (inFlight.get(key) ?? UNKNOWN_SERVER);
+      const scope = conversationScopeOf(ctx);
+      const server = ctx.server && ctx.server !== UNKNOWN_SERVER ? ctx.server : (inFlight.get(scope) ?? UNKNOWN_SERVER);
       const hits = findSecrets(joinStrings(finalPayload));
       if (hits.length === 0) return;
-      for (const h of hits) remember(kinds, fingerprintSecret(h.value), h.kind);
+      for (const h of hits) remember(kinds, kindKey(scope, fingerprintSecret(h.value)), h.kind);
       // Awaited: the decision is answered only once the taint is stored (a Durable Object on
-      // Workers), so the next request of the session, in any isolate, sees it.
-      await taint.add(key, server, [...new Set(hits.map((h) => h.value))]);
+      // Workers), so the next request of the conversation, in any isolate, sees it.
+      await taint.add(scope, server, [...new Set(hits.map((h) => h.value))]);
     },
   };
 };

@@ -1,11 +1,13 @@
 // discovery-filter: removes from tools/list, prompts/list and resources/list responses what the
 // caller may not use, asking Cedar per item with the matching call action (least exposure; the
-// call-time cedar-policy check still runs). Its commit() feeds listed tool schemas to schema-guard.
+// call-time cedar-policy check still runs). Its commit() feeds listed tool schemas to schema-guard,
+// under the caller's own scope (state-scope.ts): what one principal listed checks its calls only.
 import { ConfigError } from '../../errors.js';
 import { argumentsOf, buildAuthzRequest, LIST_TO_CALL, type PolicySet } from '../../policy/index.js';
 import { UNKNOWN_SERVER } from '../server-of.js';
 import type { InterceptorContext, Interceptor, Json, MutationOutcome } from '../types.js';
 import { buildDescriptor, ConfigReader } from './_content-config.js';
+import { principalScopeOf } from './state-scope.js';
 import type { BuiltinFactory, ToolSchema, ToolSchemaCache } from './types.js';
 
 type Rec = Record<string, unknown>;
@@ -80,7 +82,7 @@ export const createDiscoveryFilter: BuiltinFactory = ({ name, config, declaratio
     commit(finalPayload, ctx) {
       if (ctx.event !== 'tools/list' || ctx.phase !== 'response') return;
       const tools = toolSchemasOf(finalPayload);
-      if (tools.length > 0) return schemas.set(ctx.server ?? UNKNOWN_SERVER, tools);
+      if (tools.length > 0) return schemas.set(principalScopeOf(ctx), ctx.server ?? UNKNOWN_SERVER, tools);
     },
   };
 };

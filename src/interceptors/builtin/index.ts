@@ -25,4 +25,5 @@ export const builtinFactories: Readonly<Record<string, BuiltinFactory>> = Object
 );
 export { BUILTIN_COMPAT, BUILTIN_CONFIG_SCHEMAS, BUILTIN_VERSION } from './_config-schemas.js';
 export { createMemoryStateStores } from './state-memory.js';
+export { conversationScopeOf, principalScopeOf } from './state-scope.js';
 export type { BuiltinDeps, BuiltinFactory, StateStores, CounterStore, TaintStore, ToolSchemaCache } from './types.js';

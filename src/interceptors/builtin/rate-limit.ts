@@ -1,11 +1,13 @@
 // rate-limit: at most `limit` calls per fixed window of `windowMs`, per principal and tool (or
 // any key of principal, tool, server, session). The counter is live state: prepare() counts the
 // hit and returns {count, windowStart, limit}, recorded in the entry; run() decides from the
-// recorded count and window against the limit of its own config.
+// recorded count and window against the limit of its own config. A `session` is the caller's
+// conversation (state-scope.ts): always under its principal, and the principal alone without one.
 import { InputError, type Issue } from '../../errors.js';
 import type { Interceptor, InterceptorContext, Json, ValidationOutcome } from '../types.js';
 import { buildDescriptor, ConfigReader } from './_content-config.js';
 import { isRecord } from './_walk.js';
+import { conversationScopeOf } from './state-scope.js';
 import { whenAnswered, type BuiltinFactory, type CounterStore, type MaybePromise } from './types.js';
 
 export const RATE_KEY_PARTS = ['principal', 'tool', 'server', 'session'] as const;
@@ -43,14 +45,19 @@ export function windowStartOf(time: string, windowMs: number): string {
   return new Date(Math.floor(ms / windowMs) * windowMs).toISOString();
 }
 
-/** The counter key; the tenant is always part of it, so no count crosses tenants. */
+/**
+ * The counter key; the tenant is always part of it, so no count crosses tenants. `session` is the
+ * conversation scope (tenant, principal, on-behalf-of, session id): a session id is the caller's
+ * word, so one principal naming another's session, or two callers naming none (every 2026
+ * request), never share a counter through it.
+ */
 export function rateKeyOf(name: string, parts: readonly RateKeyPart[], payload: unknown, ctx: Omit<InterceptorContext, 'state'>): string {
   const tool = isRecord(payload) && typeof payload.name === 'string' ? payload.name : ctx.event;
   const values: Record<RateKeyPart, string> = {
     principal: ctx.principal ?? 'anonymous',
     tool,
     server: ctx.server ?? 'unknown',
-    session: ctx.sessionId ?? 'none',
+    session: conversationScopeOf(ctx),
   };
   return JSON.stringify([ctx.tenant ?? '', name, ...parts.map((p) => `${p}=${values[p]}`)]);
 }

@@ -1,6 +1,8 @@
 // schema-guard: tools/call arguments checked against the tool's inputSchema as last listed
-// (DESIGN 3). prepare() looks the schema up (live) and records it as state, so run() and replay
-// are pure; an unknown tool is a warning by default (configurable: allow | warning | error).
+// (DESIGN 3) to the same principal of the same tenant (state-scope.ts: another caller's listing
+// must neither loosen nor tighten it). prepare() looks the schema up (live) and records it as
+// state, so run() and replay are pure; an unknown tool is a warning by default (configurable:
+// allow | warning | error).
 // `closedTools` (the file tools, say) admit exactly what their schema declares: they must have been
 // listed, and an argument their inputSchema's `properties` do not name is an error, whatever the
 // server's schema says of additional properties (a path under another name is still a path).
@@ -9,6 +11,7 @@ import { escapePointer } from '../../canonical/index.js';
 import type { Interceptor, Json, Message, Severity, ValidationOutcome } from '../types.js';
 import { buildDescriptor, ConfigReader } from './_content-config.js';
 import { compileSchema } from './_json-schema.js';
+import { principalScopeOf } from './state-scope.js';
 import { whenAnswered, type BuiltinFactory, type ToolSchemaCache } from './types.js';
 
 export type UnknownToolHandling = 'allow' | 'warning' | 'error';
@@ -107,7 +110,7 @@ export const createSchemaGuard: BuiltinFactory = ({ name, config, declaration, d
     prepare(payload, ctx) {
       const tool = callOf(payload).name;
       if (tool === undefined) return null;
-      return whenAnswered(schemas.get(ctx.server ?? UNKNOWN_SERVER, tool), (inputSchema): Json => (inputSchema === undefined ? { tool, unknown: true } : { tool, inputSchema }));
+      return whenAnswered(schemas.get(principalScopeOf(ctx), ctx.server ?? UNKNOWN_SERVER, tool), (inputSchema): Json => (inputSchema === undefined ? { tool, unknown: true } : { tool, inputSchema }));
     },
     run: (payload, ctx) => checkArguments(payload, ctx.state, cfg),
   };

@@ -1,5 +1,5 @@
-// In-memory state stores for one process (tests, single-node dev). Durable stores implement
-// the same interfaces from builtin/types.ts.
+// In-memory state stores for one process (`vouch serve`, the gateway, tests). Durable stores
+// implement the same interfaces from builtin/types.ts. Keys arrive scoped (state-scope.ts).
 import { digestBytes, utf8 } from '../../canonical/index.js';
 import type { Json } from '../types.js';
 import type { CounterStore, StateStores, TaintMatch, TaintStore, ToolSchema, ToolSchemaCache } from './types.js';
@@ -21,18 +21,18 @@ export function createMemoryCounterStore(): CounterStore {
 }
 
 export function createMemoryTaintStore(): TaintStore {
-  const sessions = new Map<string, Map<string, TaintMatch>>();
+  const scopes = new Map<string, Map<string, TaintMatch>>();
   return {
-    add(sessionId, server, values) {
-      let s = sessions.get(sessionId);
-      if (!s) sessions.set(sessionId, (s = new Map()));
+    add(scope, server, values) {
+      let s = scopes.get(scope);
+      if (!s) scopes.set(scope, (s = new Map()));
       for (const v of values) {
         if (v.length === 0 || s.has(v)) continue;
         s.set(v, { server, fingerprint: digestBytes(utf8.encode(v)) });
       }
     },
-    find(sessionId, text) {
-      const s = sessions.get(sessionId);
+    find(scope, text) {
+      const s = scopes.get(scope);
       if (!s) return [];
       const out: TaintMatch[] = [];
       for (const [v, m] of s) if (text.includes(v)) out.push({ ...m });
@@ -43,14 +43,17 @@ export function createMemoryTaintStore(): TaintStore {
 
 export function createMemoryToolSchemaCache(): ToolSchemaCache {
   const servers = new Map<string, Map<string, Json>>();
+  // Scope and server as one key: JSON of the pair, so no pair of strings can forge another's.
+  const keyOf = (scope: string, server: string) => JSON.stringify([scope, server]);
   return {
-    set(server, tools: ToolSchema[]) {
-      let s = servers.get(server);
-      if (!s) servers.set(server, (s = new Map()));
+    set(scope, server, tools: ToolSchema[]) {
+      const k = keyOf(scope, server);
+      let s = servers.get(k);
+      if (!s) servers.set(k, (s = new Map()));
       for (const t of tools) s.set(t.name, t.inputSchema);
     },
-    get(server, tool) {
-      return servers.get(server)?.get(tool);
+    get(scope, server, tool) {
+      return servers.get(keyOf(scope, server))?.get(tool);
     },
   };
 }

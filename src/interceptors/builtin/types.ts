@@ -1,6 +1,8 @@
 // Shared contract of the built-in interceptors: the factory signature and the live state
-// stores (counters, session taint, tool schemas) that only prepare()/commit() may touch. A store
+// stores (counters, conversation taint, tool schemas) that only prepare()/commit() may touch. A store
 // may answer synchronously (memory, one process) or asynchronously (a Durable Object on Workers).
+// Every key a store is given already holds the tenant and the principal (state-scope.ts): the
+// stores compare keys, they never decide whose state is whose.
 import type { MaybePromise } from '../../maybe-promise.js';
 import type { PolicySet } from '../../policy/index.js';
 import type { Interceptor, InterceptorDescriptor, Json } from '../types.js';
@@ -19,11 +21,12 @@ export interface TaintMatch {
   fingerprint: string;
 }
 
-/** Values a server returned in a session, to catch them flowing to another server. */
+/** Values a server returned in a conversation, to catch them flowing to another server. */
 export interface TaintStore {
-  add(sessionId: string, server: string, values: string[]): MaybePromise<void>;
-  /** Every tainted value of the session that occurs in `text`. */
-  find(sessionId: string, text: string): MaybePromise<TaintMatch[]>;
+  /** `scope`: the conversation (state-scope.ts conversationScopeOf), tenant and principal included. */
+  add(scope: string, server: string, values: string[]): MaybePromise<void>;
+  /** Every tainted value of the conversation that occurs in `text`. */
+  find(scope: string, text: string): MaybePromise<TaintMatch[]>;
 }
 
 export interface ToolSchema {
@@ -31,14 +34,15 @@ export interface ToolSchema {
   inputSchema: Json;
 }
 
-/** The inputSchema of each tool as last listed by its server. */
+/** The inputSchema of each tool as last listed by its server to one principal of one tenant. */
 export interface ToolSchemaCache {
   /**
-   * Records these tools' schemas for `server`, replacing earlier schemas of the same tools. An
-   * upsert, not a replace: listings arrive in pages (cursor), and each caller sees a filtered list.
+   * Records these tools' schemas for `server` in `scope` (state-scope.ts principalScopeOf),
+   * replacing earlier schemas of the same tools there. An upsert, not a replace: listings arrive
+   * in pages (cursor), and each caller sees a filtered list.
    */
-  set(server: string, tools: ToolSchema[]): MaybePromise<void>;
-  get(server: string, tool: string): MaybePromise<Json | undefined>;
+  set(scope: string, server: string, tools: ToolSchema[]): MaybePromise<void>;
+  get(scope: string, server: string, tool: string): MaybePromise<Json | undefined>;
 }
 
 export interface StateStores {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createDiscoveryFilter } from '../../../src/interceptors/builtin/discovery-filter.js';
 import { createSchemaGuard } from '../../../src/interceptors/builtin/schema-guard.js';
 import { createMemoryStateStores } from '../../../src/interceptors/builtin/state-memory.js';
+import { principalScopeOf } from '../../../src/interceptors/builtin/state-scope.js';
 import type { InterceptorContext, MutationOutcome, ValidationOutcome } from '../../../src/interceptors/types.js';
 import { examplePolicySet, makeCtx } from './_policy-helpers.js';
 
@@ -19,6 +20,9 @@ const toolsList = {
   ],
   nextCursor: 'page-2',
 };
+
+/** The scope makeCtx's caller (alice) lists in. */
+const ALICE = principalScopeOf({ principal: 'alice' });
 
 function setup() {
   const state = createMemoryStateStores();
@@ -91,9 +95,9 @@ describe('discovery-filter', () => {
     const ctx = makeCtx('tools/list', 'response', { server: 'filesystem' });
     const out = filter.run(toolsList, ctx) as MutationOutcome;
     await filter.commit!(out.payload, ctx);
-    expect(state.toolSchemas.get('filesystem', 'read_file')).toEqual(toolsList.tools[2].inputSchema);
-    expect(state.toolSchemas.get('filesystem', 'get-env')).toBeUndefined(); // hidden: not listed to this caller
-    expect(state.toolSchemas.get('everything', 'read_file')).toBeUndefined();
+    expect(state.toolSchemas.get(ALICE, 'filesystem', 'read_file')).toEqual(toolsList.tools[2].inputSchema);
+    expect(state.toolSchemas.get(ALICE, 'filesystem', 'get-env')).toBeUndefined(); // hidden: not listed to this caller
+    expect(state.toolSchemas.get(ALICE, 'everything', 'read_file')).toBeUndefined();
 
     const guard = createSchemaGuard({ name: 'schemas', config: undefined, declaration: {}, deps: { state } });
     const callCtx = makeCtx('tools/call', 'request', { server: 'filesystem' });
@@ -106,7 +110,7 @@ describe('discovery-filter', () => {
   it('commit() ignores responses of other events', async () => {
     const { filter, state } = setup();
     await filter.commit!(toolsList, makeCtx('prompts/list', 'response', { server: 'x' }));
-    expect(state.toolSchemas.get('x', 'echo')).toBeUndefined();
+    expect(state.toolSchemas.get(ALICE, 'x', 'echo')).toBeUndefined();
   });
 
   it('refuses to build without a policy set', () => {

@@ -34,8 +34,21 @@ describe('rate-limit', () => {
     const rl = make(createRateLimit, { limit: 1, key: ['server', 'session'] });
     const t = '2025-06-01T12:00:00Z';
     expect(denied((await apply(rl, call('read_query'), at(t))).outcome)).toBe(false);
-    expect(denied((await apply(rl, call('list_tables'), at(t, { principal: 'bob' }))).outcome)).toBe(true);
+    expect(denied((await apply(rl, call('list_tables'), at(t))).outcome)).toBe(true);
     expect(denied((await apply(rl, call('read_file'), at(t, { server: 'filesystem' }))).outcome)).toBe(false);
+  });
+
+  it("a session is the caller's own: another principal naming it, or calling without one, has its own counter", async () => {
+    const rl = make(createRateLimit, { limit: 1, key: ['session'] });
+    const t = '2025-06-01T12:00:00Z';
+    expect(denied((await apply(rl, call('read_query'), at(t))).outcome)).toBe(false);
+    expect(denied((await apply(rl, call('read_query'), at(t, { principal: 'bob' }))).outcome)).toBe(false); // bob names alice's s1
+    // Without a session (MCP 2026-07-28): the principal is the conversation, not one counter for all.
+    const none = { sessionId: undefined };
+    expect(denied((await apply(rl, call('read_query'), at(t, { ...none, principal: 'carol' }))).outcome)).toBe(false);
+    expect(denied((await apply(rl, call('read_query'), at(t, { ...none, principal: 'dave' }))).outcome)).toBe(false);
+    expect(denied((await apply(rl, call('read_query'), at(t, { ...none, principal: 'carol' }))).outcome)).toBe(true);
+    expect(denied((await apply(rl, call('read_query'), at(t, { ...none, principal: 'carol', onBehalfOf: 'erin' }))).outcome)).toBe(false);
   });
 
   it('shares counters through the store, not the instance', async () => {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { compileSchema } from '../../../src/interceptors/builtin/_json-schema.js';
 import { createSchemaGuard } from '../../../src/interceptors/builtin/schema-guard.js';
 import { createMemoryStateStores } from '../../../src/interceptors/builtin/state-memory.js';
+import { principalScopeOf } from '../../../src/interceptors/builtin/state-scope.js';
 import type { Interceptor, Json, ValidationOutcome } from '../../../src/interceptors/types.js';
 import { makeCtx } from './_policy-helpers.js';
 
@@ -31,13 +32,16 @@ const annotated = {
   $schema: draft07,
 };
 
+/** The scope makeCtx's caller (alice) lists and calls in. */
+const ALICE = principalScopeOf({ principal: 'alice' });
+
 function setup(config?: Json) {
   const state = createMemoryStateStores();
-  state.toolSchemas.set('filesystem', [
+  state.toolSchemas.set(ALICE, 'filesystem', [
     { name: 'read_file', inputSchema: readFile },
     { name: 'read_multiple_files', inputSchema: readMultiple },
   ]);
-  state.toolSchemas.set('everything', [{ name: 'get-annotated-message', inputSchema: annotated }]);
+  state.toolSchemas.set(ALICE, 'everything', [{ name: 'get-annotated-message', inputSchema: annotated }]);
   const guard = createSchemaGuard({ name: 'schemas', config, declaration: {}, deps: { state } });
   return { state, guard };
 }
@@ -119,14 +123,14 @@ describe('schema-guard', () => {
 
   it('uses JSON Schema 2020-12 when no $schema is given (the MCP default)', async () => {
     const { state, guard } = setup();
-    state.toolSchemas.set('calc', [{ name: 'pair', inputSchema: { type: 'object', properties: { p: { type: 'array', prefixItems: [{ type: 'number' }, { type: 'string' }] } } } }]);
+    state.toolSchemas.set(ALICE, 'calc', [{ name: 'pair', inputSchema: { type: 'object', properties: { p: { type: 'array', prefixItems: [{ type: 'number' }, { type: 'string' }] } } } }]);
     expect((await check(guard, { name: 'pair', arguments: { p: [1, 'a'] } }, 'calc')).out.valid).toBe(true);
     expect((await check(guard, { name: 'pair', arguments: { p: ['a', 1] } }, 'calc')).out.messages?.map((m) => m.path)).toEqual(['/arguments/p/0', '/arguments/p/1']);
   });
 
   it('warns on a schema that does not compile, instead of crashing', async () => {
     const { state, guard } = setup();
-    state.toolSchemas.set('bad', [{ name: 'broken', inputSchema: { type: 'object', properties: { a: { type: 'not-a-type' } } } }]);
+    state.toolSchemas.set(ALICE, 'bad', [{ name: 'broken', inputSchema: { type: 'object', properties: { a: { type: 'not-a-type' } } } }]);
     const { out } = await check(guard, { name: 'broken', arguments: { a: 1 } }, 'bad');
     expect(out.severity).toBe('warning');
     expect(out.messages?.[0].message).toMatch(/^inputSchema of tool "broken" does not compile/);

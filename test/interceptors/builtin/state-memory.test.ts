@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { digestBytes, utf8 } from '../../../src/canonical/index.js';
 import { createMemoryStateStores } from '../../../src/interceptors/builtin/state-memory.js';
+import { conversationScopeOf, principalScopeOf } from '../../../src/interceptors/builtin/state-scope.js';
 
 describe('in-memory state stores', () => {
   it('counts hits per key and fixed window', () => {
@@ -21,13 +22,40 @@ describe('in-memory state stores', () => {
     expect(taint.find('s1', 'nothing here')).toEqual([]);
   });
 
-  it('upserts tool schemas per server', () => {
+  it('upserts tool schemas per scope and server: no scope reads another scope\'s listing', () => {
     const { toolSchemas } = createMemoryStateStores();
-    toolSchemas.set('fs', [{ name: 'a', inputSchema: { type: 'object' } }]);
-    toolSchemas.set('fs', [{ name: 'b', inputSchema: { type: 'object', required: ['x'] } }]);
-    toolSchemas.set('fs', [{ name: 'a', inputSchema: { type: 'string' } }]);
-    expect(toolSchemas.get('fs', 'a')).toEqual({ type: 'string' });
-    expect(toolSchemas.get('fs', 'b')).toEqual({ type: 'object', required: ['x'] });
-    expect(toolSchemas.get('other', 'a')).toBeUndefined();
+    const acme = principalScopeOf({ tenant: 'acme', principal: 'alice' });
+    toolSchemas.set(acme, 'fs', [{ name: 'a', inputSchema: { type: 'object' } }]);
+    toolSchemas.set(acme, 'fs', [{ name: 'b', inputSchema: { type: 'object', required: ['x'] } }]);
+    toolSchemas.set(acme, 'fs', [{ name: 'a', inputSchema: { type: 'string' } }]);
+    expect(toolSchemas.get(acme, 'fs', 'a')).toEqual({ type: 'string' });
+    expect(toolSchemas.get(acme, 'fs', 'b')).toEqual({ type: 'object', required: ['x'] });
+    expect(toolSchemas.get(acme, 'other', 'a')).toBeUndefined();
+    for (const other of [{ tenant: 'globex', principal: 'alice' }, { tenant: 'acme', principal: 'mallory' }, { tenant: 'acme', principal: 'alice', onBehalfOf: 'bob' }]) {
+      expect(toolSchemas.get(principalScopeOf(other), 'fs', 'a'), JSON.stringify(other)).toBeUndefined();
+    }
+  });
+});
+
+describe('state scopes', () => {
+  it('are injective: ids holding separators, quotes or NULs never make two callers one scope', () => {
+    const pairs = [
+      [{ tenant: 'a', principal: 'b\u0000c' }, { tenant: 'a\u0000b', principal: 'c' }],
+      [{ tenant: 'a', principal: 'b","c' }, { tenant: 'a","b', principal: 'c' }],
+      [{ tenant: 'a', principal: 'b', onBehalfOf: 'null' }, { tenant: 'a', principal: 'b' }],
+    ];
+    for (const [x, y] of pairs) {
+      expect(principalScopeOf(x)).not.toBe(principalScopeOf(y));
+      expect(conversationScopeOf(x)).not.toBe(conversationScopeOf(y));
+    }
+    expect(conversationScopeOf({ tenant: 'a', principal: 'b', sessionId: 's' })).not.toBe(conversationScopeOf({ tenant: 'a', principal: 'b', onBehalfOf: 's' }));
+    expect(conversationScopeOf({ tenant: 'a', principal: 'b', sessionId: 'null' })).not.toBe(conversationScopeOf({ tenant: 'a', principal: 'b' }));
+  });
+
+  it('a conversation without a session is the principal, never a value shared with other principals', () => {
+    expect(conversationScopeOf({ tenant: 'acme', principal: 'alice' })).not.toBe(conversationScopeOf({ tenant: 'acme', principal: 'mallory' }));
+    expect(conversationScopeOf({ tenant: 'acme', principal: 'alice', sessionId: 's' })).not.toBe(conversationScopeOf({ tenant: 'acme', principal: 'mallory', sessionId: 's' }));
+    // A trace id is no conversation: it plays no part.
+    expect(conversationScopeOf({ tenant: 'acme', principal: 'alice', traceId: 't1' } as never)).toBe(conversationScopeOf({ tenant: 'acme', principal: 'alice' }));
   });
 });

@@ -8,6 +8,7 @@ import { createCrossBoundaryGuard } from '../../../src/interceptors/builtin/cros
 import { createRateLimit } from '../../../src/interceptors/builtin/rate-limit.js';
 import { createSchemaGuard } from '../../../src/interceptors/builtin/schema-guard.js';
 import { createMemoryStateStores } from '../../../src/interceptors/builtin/state-memory.js';
+import { conversationScopeOf, principalScopeOf } from '../../../src/interceptors/builtin/state-scope.js';
 import type { BuiltinDeps, BuiltinFactory, StateStores } from '../../../src/interceptors/builtin/types.js';
 import type { Interceptor, InterceptorContext, Json } from '../../../src/interceptors/types.js';
 import { ctxOf } from './_content-ctx.js';
@@ -34,8 +35,8 @@ interface Setup {
 
 function setup(wrap: (s: StateStores) => StateStores): Setup {
   const base = createMemoryStateStores();
-  base.toolSchemas.set('files', [{ name: 'read', inputSchema: SCHEMA }]);
-  base.taint.add('s1', 'vault', [S.GITHUB_PAT]);
+  base.toolSchemas.set(principalScopeOf(ctx()), 'files', [{ name: 'read', inputSchema: SCHEMA }]);
+  base.taint.add(conversationScopeOf(ctx()), 'vault', [S.GITHUB_PAT]);
   const deps: BuiltinDeps = { state: wrap(base) };
   const make = (f: BuiltinFactory, name: string, config?: Json) => f({ name, config, declaration: {}, deps });
   return {
