@@ -6,7 +6,7 @@ import { describeSignature, verifyNote } from '../../src/log/index.js';
 import { verifiersFor, type WitnessLag } from '../../src/receipt/index.js';
 import { getJson } from './api.js';
 import { h, replaceChildren } from './dom.js';
-import { readNote } from './note-lines.js';
+import { lineWhat, readNote } from './note-lines.js';
 import { witnessPart } from './status-bar.js';
 import { loadTrust } from './trust.js';
 
@@ -45,10 +45,10 @@ export async function refreshCheckpointPanel(el: HTMLElement): Promise<void> {
     h('table', { class: 'note-lines', id: 'cp-lines' },
       h('thead', {}, h('tr', {}, ...['signature line', 'key id', 'algorithm', 'what'].map((c) => h('th', {}, c)))),
       h('tbody', {}, ...read.lines.map((l) => h('tr', { 'data-kind': l.kind }, h('td', {}, l.name), h('td', {}, h('code', {}, l.keyId)), h('td', {}, l.alg),
-        h('td', {}, l.kind === 'log' ? "the log's signature" : `witness cosignature${l.time ? ` at ${l.time}` : ''} (checked with the witness's key in a receipt check)`))))),
+        h('td', {}, lineWhat(l)))))),
     h('div', { id: 'cp-witness' }, h('b', {}, 'witnesses: '), witnessPart(cp.witnessed),
       cp.witnessed ? h('span', { class: 'muted' }, ` · cosigned by ${cp.witnessed.witnesses.join(', ')}`) : null,
-      cp.witnessed !== undefined ? h('span', { class: 'muted' }, ` · ${cosigs.length} cosignature line(s) on this checkpoint`) : null),
+      cp.witnessed !== undefined ? h('span', { class: 'muted' }, ` · ${cosigs.length} witness cosignature line(s) on this checkpoint, not verified here: give the witnesses' keys in a receipt or bundle check`) : null),
     h('div', { id: 'cp-tsa', class: 'muted' }, h('b', {}, 'trusted timestamp (TSA): '), 'none: vouch requests no RFC 3161 timestamp; a witness cosignature\'s time is the trusted time by which a checkpoint existed'));
   el.setAttribute('data-size', String(read.size));
 }

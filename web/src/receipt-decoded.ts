@@ -4,7 +4,7 @@
 // checklist above it says what verified.
 import { fromBase64, utf8 } from '../../src/canonical/index.js';
 import { h, pretty } from './dom.js';
-import { readNote } from './note-lines.js';
+import { lineWhat, readNote } from './note-lines.js';
 
 type Rec = Record<string, unknown>;
 
@@ -35,7 +35,7 @@ function checkpointPart(note: unknown): HTMLElement {
       h('thead', {}, h('tr', {}, ...['signature line', 'key id', 'algorithm', 'what'].map((c) => h('th', {}, c)))),
       h('tbody', {}, ...read.lines.map((l) => h('tr', { 'data-kind': l.kind },
         h('td', {}, l.name), h('td', {}, h('code', {}, l.keyId)), h('td', {}, l.alg),
-        h('td', {}, l.kind === 'log' ? "the log's signature" : `witness cosignature${l.time ? ` at ${l.time}` : ''}`))))));
+        h('td', {}, lineWhat(l)))))));
 }
 
 export function renderDecodedReceipt(receipt: unknown): HTMLElement {
