@@ -61,44 +61,40 @@ export function breakdownOf(rows: ConsoleRow[], field: Field): Breakdown {
   };
 }
 
-function seriesOf(rows: ConsoleRow[], field: Field, bucketOf: (r: ConsoleRow) => number | undefined, n: number): Series {
+function seriesOf(rows: ConsoleRow[], field: Field, bucket: (number | undefined)[], n: number): Series {
   const keys = tallies(rows, field).map((t) => t.key);
   const shown = keys.slice(0, SERIES_KEYS);
   const other = keys.length > SERIES_KEYS;
   const index = new Map(shown.map((k, i) => [k, i]));
   const counts = Array.from({ length: n }, () => new Array<number>(shown.length + (other ? 1 : 0)).fill(0));
-  for (const r of rows) {
-    const b = bucketOf(r);
-    if (b === undefined) continue;
-    counts[b][index.get(r[field]) ?? shown.length]++;
-  }
+  rows.forEach((r, i) => {
+    const b = bucket[i];
+    if (b !== undefined) counts[b][index.get(r[field]) ?? shown.length]++;
+  });
   return { keys: shown, other, counts };
 }
 
 /** Allow/deny counts per time bucket over the rows: the smallest bucket width giving at most 48 bars. */
 export function chartOf(rows: ConsoleRow[]): Chart {
-  const times = rows.filter((r) => r.effect).map((r) => Date.parse(r.time)).filter((t) => !Number.isNaN(t));
-  const empty: Series = { keys: [], other: false, counts: [] };
-  if (times.length === 0) return { bucketMs: BUCKETS_MS[0], start: null, buckets: [], by: { tool: empty, principal: empty } };
+  // Each row's time read once; min and max without spreading (a log's worth of arguments overflows the stack).
+  const times = rows.map((r) => (r.effect ? Date.parse(r.time) : NaN));
   let min = Infinity;
   let max = -Infinity;
   for (const t of times) {
+    if (Number.isNaN(t)) continue;
     if (t < min) min = t;
     if (t > max) max = t;
   }
+  const empty: Series = { keys: [], other: false, counts: [] };
+  if (min === Infinity) return { bucketMs: BUCKETS_MS[0], start: null, buckets: [], by: { tool: empty, principal: empty } };
   const bucketMs = BUCKETS_MS.find((b) => Math.floor(max / b) - Math.floor(min / b) < MAX_BUCKETS) ?? BUCKETS_MS[BUCKETS_MS.length - 1];
   const start = Math.floor(min / bucketMs) * bucketMs;
   const n = Math.floor((max - start) / bucketMs) + 1;
-  const bucketOf = (r: ConsoleRow): number | undefined => {
-    const t = Date.parse(r.time);
-    if (!r.effect || Number.isNaN(t)) return undefined;
-    const b = Math.floor((t - start) / bucketMs);
-    return b >= 0 && b < n ? b : undefined;
-  };
+  const bucket = times.map((t) => (Number.isNaN(t) ? undefined : Math.floor((t - start) / bucketMs)));
   const buckets = Array.from({ length: n }, () => ({ allow: 0, deny: 0 }));
-  for (const r of rows) {
-    const b = bucketOf(r);
+  rows.forEach((r, i) => {
+    const b = bucket[i];
     if (b !== undefined) buckets[b][r.effect!]++;
-  }
-  return { bucketMs, start: new Date(start).toISOString(), buckets, by: { tool: seriesOf(rows, 'target', bucketOf, n), principal: seriesOf(rows, 'principal', bucketOf, n) } };
+  });
+  return { bucketMs, start: new Date(start).toISOString(), buckets, by: { tool: seriesOf(rows, 'target', bucket, n), principal: seriesOf(rows, 'principal', bucket, n) } };
 }

@@ -2,7 +2,7 @@
 // or drops the log's published keys (the JWKS of /.well-known/vouch/keys, the vkeys of
 // /.well-known/vouch/vkeys, or a bundle's keys.json taken from somewhere they trust), the page
 // remembers them in localStorage, and every bundle and receipt check then runs against them.
-import { parseJwks } from '../../src/crypto/index.js';
+import { noteKeyId, parseJwks, type PublicKeyEntry } from '../../src/crypto/index.js';
 import { toHex } from '../../src/canonical/index.js';
 import { parseTrust } from '../../src/receipt/index.js';
 import { h, replaceChildren } from './dom.js';
@@ -33,14 +33,23 @@ export function parsePublishedKeys(text: string): Pinned {
   if (d && Array.isArray(d.vkeys)) {
     const vk = parseTrust(d.vkeys.filter((v): v is string => typeof v === 'string').join('\n'));
     const jwks = d.jwks === undefined ? [] : parseJwks(d.jwks);
-    return { trust: { ...vk, jwks }, ids: idsOf(vk).concat(jwks.map((k) => `${k.alg} kid ${k.kid}`)) };
+    return { trust: { ...vk, jwks }, ids: idsOf(vk).concat(jwks.map(jwkId)) };
   }
   const trust = parseTrust(t);
   return { trust, ids: idsOf(trust) };
 }
 
+/**
+ * A JWKS key by its kid, and, for each log its key history names (`vouch_logs`), the key id its
+ * checkpoints' signature lines carry there (the key name is the log's origin): the id verdicts name.
+ */
+function jwkId(k: PublicKeyEntry): string {
+  const lines = Object.keys(k.logs ?? {}).map((origin) => `${origin}+${toHex(noteKeyId(origin, k.alg, k.publicKey))}`);
+  return `${k.alg} kid ${k.kid}${lines.length ? ` = ${lines.join(', ')}` : ''}`;
+}
+
 function idsOf(trust: Trust): string[] {
-  return [...trust.vkeys.map((v) => `${v.alg} ${v.name}+${toHex(v.keyId)}`), ...trust.jwks.map((k) => `${k.alg} kid ${k.kid}`)];
+  return [...trust.vkeys.map((v) => `${v.alg} ${v.name}+${toHex(v.keyId)}`), ...trust.jwks.map(jwkId)];
 }
 
 /** The pinned keys, or undefined (none pinned, or what was stored no longer parses). */
