@@ -104,7 +104,7 @@ function lastAtOrBefore(rows: ConsoleRow[], max: number): number {
 async function definitionOf(port: LogPort, digest: Digest | null): Promise<{ definition: unknown } | { missing: string } | null> {
   if (!digest) return null;
   const bytes = await port.payload(digest);
-  if (!bytes) return { missing: 'not stored in this log: only its digest is recorded' };
+  if (!bytes) return { missing: 'not stored in this log (or erased): only its digest is recorded' };
   let def: unknown;
   try {
     def = parseJson(utf8.decode(bytes));

@@ -301,7 +301,7 @@ describe('the console an auditor opens, in Chromium', () => {
     const hostile = page.locator('.pin[data-diff], .pin').filter({ has: page.locator('[data-diff="digests-only"]') });
     expect(await hostile.count()).toBe(1);
     expect(await hostile.getAttribute('data-tool')).toBe(`srv/${HOSTILE_PIN}`);
-    expect(await hostile.textContent()).toContain('the new definition is not stored in this log: only its digest is recorded');
+    expect(await hostile.textContent()).toContain('the new definition is not stored in this log (or erased): only its digest is recorded');
     // The upstream's tool name is quoted for a shell: pasted, it is one argument, never a redirect.
     expect(await hostile.textContent()).toContain(`vouch tools approve srv '${HOSTILE_PIN}' ${toolDigest(HOSTILE_V2)}`);
     await page.locator('#pins-panel').screenshot({ path: join(OUTPUT, 'console-tool-pins.png') });
