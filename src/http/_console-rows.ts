@@ -1,5 +1,5 @@
-// One log entry as a row of the audit console's table (GET /v1/entries), the filters over rows,
-// and the allow/deny chart buckets. Entries are read only through their readers (entries/). Portable.
+// One log entry as a row of the audit console's table (GET /v1/entries) and the filters over rows
+// (the chart and breakdowns: _console-chart.ts). Entries are read only through their readers (entries/). Portable.
 import { readEntry, type DecisionEntry, type TypedEntry } from '../entries/index.js';
 import { InputError, type Issue } from '../errors.js';
 import type { Entry } from '../log/index.js';
@@ -38,6 +38,8 @@ export interface RowFilter {
   effect?: 'allow' | 'deny';
   event?: string;
   principal?: string;
+  /** The tool, prompt or resource the row is about (its `target`). */
+  target?: string;
   since?: number;
   until?: number;
   drift?: DriftFilter;
@@ -148,6 +150,7 @@ export function parseRowFilter(q: (name: string) => string | undefined): RowFilt
     effect: enumParam(q('effect'), ['allow', 'deny'] as const, '/effect', issues),
     event: q('event') || undefined,
     principal: q('principal') || undefined,
+    target: q('target') || undefined,
     since: timeParam(q('since'), '/since', issues),
     until: timeParam(q('until'), '/until', issues),
     drift: enumParam(q('drift'), ['none', 'benign', 'suspicious', 'critical', 'any'] as const, '/drift', issues),
@@ -161,6 +164,7 @@ export function matchesFilter(r: ConsoleRow, f: RowFilter): boolean {
   if (f.effect && r.effect !== f.effect) return false;
   if (f.event && r.event !== f.event) return false;
   if (f.principal && r.principal !== f.principal) return false;
+  if (f.target && r.target !== f.target) return false;
   if (f.since !== undefined || f.until !== undefined) {
     const t = Date.parse(r.time);
     if (f.since !== undefined && !(t >= f.since)) return false;
@@ -169,31 +173,4 @@ export function matchesFilter(r: ConsoleRow, f: RowFilter): boolean {
   if (f.drift === 'any' && (r.drift === null || r.drift === 'none')) return false;
   if (f.drift && f.drift !== 'any' && (r.drift ?? 'none') !== f.drift) return false;
   return true;
-}
-
-const BUCKETS_MS = [1e3, 1e4, 6e4, 3e5, 9e5, 36e5, 216e5, 864e5, 6048e5];
-const MAX_BUCKETS = 48;
-
-export interface Chart {
-  bucketMs: number;
-  start: string | null;
-  buckets: { allow: number; deny: number }[];
-}
-
-/** Allow/deny counts per time bucket over the rows: the smallest bucket width giving at most 48 bars. */
-export function chartOf(rows: ConsoleRow[]): Chart {
-  const times = rows.filter((r) => r.effect).map((r) => Date.parse(r.time)).filter((t) => !Number.isNaN(t));
-  if (times.length === 0) return { bucketMs: BUCKETS_MS[0], start: null, buckets: [] };
-  const min = Math.min(...times);
-  const max = Math.max(...times);
-  const bucketMs = BUCKETS_MS.find((b) => Math.floor(max / b) - Math.floor(min / b) < MAX_BUCKETS) ?? BUCKETS_MS[BUCKETS_MS.length - 1];
-  const start = Math.floor(min / bucketMs) * bucketMs;
-  const buckets = Array.from({ length: Math.floor((max - start) / bucketMs) + 1 }, () => ({ allow: 0, deny: 0 }));
-  for (const r of rows) {
-    const t = Date.parse(r.time);
-    if (!r.effect || Number.isNaN(t)) continue;
-    const b = buckets[Math.floor((t - start) / bucketMs)];
-    if (b) b[r.effect]++;
-  }
-  return { bucketMs, start: new Date(start).toISOString(), buckets };
 }

@@ -1,17 +1,24 @@
-// The audit console: GET /v1/entries (audit role), a filtered page of decoded entries with the
-// allow/deny totals and chart, and the page itself at /audit (the Vite bundle in web/dist, Node only;
-// see README "Audit console"). Each tenant reads only its own log.
+// The audit console: GET /v1/entries (audit role), a filtered page of decoded entries, oldest or
+// newest first, with the allow/deny totals, the timeline and the per-tool and per-principal
+// breakdowns; GET /v1/tools/pins (audit role), the tool pins with the definitions the log holds;
+// and the page itself at /audit (the Vite bundle in web/dist, Node only; see README "Audit
+// console"). Each tenant reads only its own log.
 import type { Hono } from 'hono';
-import { utf8 } from '../canonical/index.js';
+import { parseJson, utf8, type Digest } from '../canonical/index.js';
 import { InputError, StoreError } from '../errors.js';
+import { toolDigest } from '../mcp/tool-pins.js';
 import type { LogPort } from '../store/log-port.js';
 import { consoleHeaders } from './console-headers.js';
-import { answersAuthorization, chartOf, matchesFilter, parseRowFilter, rowOf, withExecutions, type ConsoleRow } from './_console-rows.js';
+import { breakdownOf, chartOf } from './_console-chart.js';
+import { PinFold } from './_console-pins.js';
+import { answersAuthorization, matchesFilter, parseRowFilter, rowOf, withExecutions, type ConsoleRow } from './_console-rows.js';
 import type { Env } from './app.js';
 import type { RestContext } from './routes-rest.js';
 
 /** The row shape GET /v1/entries answers with; the audit page imports this type. */
 export type { ConsoleRow } from './_console-rows.js';
+export type { Breakdown, Chart, Series, Tally } from './_console-chart.js';
+export type { PinRow } from './_console-pins.js';
 
 export const MAX_PAGE = 500;
 const DEFAULT_PAGE = 100;
@@ -25,6 +32,8 @@ interface RowCache {
   rows: ConsoleRow[];
   /** decision seq -> every row that reports it ran (executions, response decisions), in log order. */
   executions: Map<number, ConsoleRow[]>;
+  /** The tool pins, folded from the `pin` entries read so far. */
+  pins: PinFold;
   reading?: Promise<void>;
 }
 
@@ -33,8 +42,10 @@ async function catchUp(port: LogPort, cache: RowCache): Promise<void> {
   for (let seq = cache.rows.length; seq < size; seq++) {
     const bytes = await port.entry(seq);
     if (!bytes) throw new StoreError('ERR_STORE_INCONSISTENT', `entry ${seq} is not stored`);
-    const row = rowOf(seq, JSON.parse(utf8.decode(bytes)) as Record<string, unknown>);
+    const raw = JSON.parse(utf8.decode(bytes)) as Record<string, unknown>;
+    const row = rowOf(seq, raw);
     cache.rows.push(row);
+    cache.pins.add(seq, raw);
     if (answersAuthorization(row)) {
       const list = cache.executions.get(row.link!);
       if (list) list.push(row);
@@ -68,42 +79,116 @@ async function readAsset(path: string): Promise<Uint8Array | undefined> {
   }
 }
 
+/** The answer of a list request is a function of the log's size (entries never change): its ETag. */
+const etagOf = (origin: string, size: number) => `"${encodeURIComponent(origin)}@${size}"`;
+
+function orderParam(v: string | undefined): 'oldest' | 'newest' {
+  if (v === undefined || v === '' || v === 'oldest') return 'oldest';
+  if (v === 'newest') return 'newest';
+  throw new InputError('ERR_INPUT', 'order must be oldest or newest', [{ path: '/order', message: 'oldest or newest' }]);
+}
+
+/** The index of the last row with seq <= max (rows ascend by seq), or -1. */
+function lastAtOrBefore(rows: ConsoleRow[], max: number): number {
+  let lo = 0;
+  let hi = rows.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (rows[mid].seq <= max) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo - 1;
+}
+
+/** A tool definition the log holds (a payload stored under its digest), checked against that digest. */
+async function definitionOf(port: LogPort, digest: Digest | null): Promise<{ definition: unknown } | { missing: string } | null> {
+  if (!digest) return null;
+  const bytes = await port.payload(digest);
+  if (!bytes) return { missing: 'not stored in this log (or erased): only its digest is recorded' };
+  let def: unknown;
+  try {
+    def = parseJson(utf8.decode(bytes));
+  } catch {
+    return { missing: 'stored, but not JSON' };
+  }
+  if (typeof def !== 'object' || def === null || Array.isArray(def) || toolDigest(def as Record<string, unknown>) !== digest) return { missing: 'stored, but not matching its digest' };
+  return { definition: def };
+}
+
 export function registerConsoleRoutes(app: Hono<Env>, rc: RestContext): void {
   const { deps, withRole } = rc;
   const caches = new Map<string, RowCache>();
   // CSP, no framing, no sniffing: on every answer of these routes, errors and redirects included.
   const headers = consoleHeaders();
-  for (const path of ['/v1/entries', '/audit', '/audit/*']) app.use(path, headers);
+  for (const path of ['/v1/entries', '/v1/tools/pins', '/audit', '/audit/*']) app.use(path, headers);
+
+  /** The tenant's rows, read up to the log's size at the call; that size. */
+  async function rowsOf(port: LogPort): Promise<{ cache: RowCache; size: number }> {
+    const size = await port.size();
+    let cache = caches.get(port.origin);
+    if (!cache) caches.set(port.origin, (cache = { rows: [], executions: new Map(), pins: new PinFold() }));
+    // One reader per log at a time: two requests must not append the same rows twice.
+    while (cache.reading) await cache.reading;
+    if (cache.rows.length < size) {
+      cache.reading = catchUp(port, cache).finally(() => (cache!.reading = undefined));
+      await cache.reading;
+    }
+    return { cache, size };
+  }
 
   app.get('/v1/entries', withRole('audit'), async (c) => {
     const filter = parseRowFilter((n) => c.req.query(n));
-    const from = countParam(c.req.query('from'), 'from', Number.MAX_SAFE_INTEGER) ?? 0;
+    const order = orderParam(c.req.query('order'));
+    const from = countParam(c.req.query('from'), 'from', Number.MAX_SAFE_INTEGER);
     const limit = countParam(c.req.query('limit'), 'limit', MAX_PAGE) ?? DEFAULT_PAGE;
     const port = await deps.logs(c.get('caller').tenant);
-    let cache = caches.get(port.origin);
-    if (!cache) caches.set(port.origin, (cache = { rows: [], executions: new Map() }));
-    // One reader per log at a time: two requests must not append the same rows twice.
-    while (cache.reading) await cache.reading;
-    cache.reading = catchUp(port, cache).finally(() => (cache!.reading = undefined));
-    await cache.reading;
+    // Live updates poll with If-None-Match: nothing appended since, nothing to read or send.
+    const etag = etagOf(port.origin, await port.size());
+    if (c.req.header('if-none-match') === etag) return c.body(null, 304, { etag, 'cache-control': 'no-cache' });
+    const { cache, size } = await rowsOf(port);
 
-    const size = await port.size();
     const rows = cache.rows;
     const byseq = (seq: number) => (seq < rows.length ? rows[seq] : undefined);
     // Only what the log held when this request began: a linked row appended since does not count.
-    const decorated = (r: ConsoleRow): ConsoleRow => withExecutions(r, cache!.executions.get(r.seq)?.filter((x) => x.seq < size), byseq);
+    const decorated = (r: ConsoleRow): ConsoleRow => withExecutions(r, cache.executions.get(r.seq)?.filter((x) => x.seq < size), byseq);
     const matching = rows.slice(0, size).map(decorated).filter((r) => matchesFilter(r, filter));
-    const start = matching.findIndex((r) => r.seq >= from);
-    const page = start < 0 ? [] : matching.slice(start, start + limit);
-    const after = start < 0 ? undefined : matching[start + limit];
+    let page: ConsoleRow[];
+    let next: number | null;
+    if (order === 'newest') {
+      // From the newest at or before `from` (default: the newest) down.
+      const end = lastAtOrBefore(matching, from ?? Number.MAX_SAFE_INTEGER);
+      page = matching.slice(Math.max(0, end - limit + 1), end + 1).reverse();
+      next = end - limit >= 0 ? matching[end - limit].seq : null;
+    } else {
+      const start = matching.findIndex((r) => r.seq >= (from ?? 0));
+      page = start < 0 ? [] : matching.slice(start, start + limit);
+      next = start < 0 ? null : (matching[start + limit]?.seq ?? null);
+    }
+    c.header('etag', etagOf(port.origin, size));
+    c.header('cache-control', 'no-cache');
     return c.json({
-      size: cache.rows.length,
+      size,
+      order,
       total: matching.length,
       counts: { allow: matching.filter((r) => r.effect === 'allow').length, deny: matching.filter((r) => r.effect === 'deny').length },
       chart: chartOf(matching),
+      breakdown: { tool: breakdownOf(matching, 'target'), principal: breakdownOf(matching, 'principal') },
       rows: page,
-      next: after ? after.seq : null,
+      next,
     });
+  });
+
+  // What `vouch tools list` lists, for the console: each pin, a changed definition awaiting
+  // approval, and both definitions where the log holds them (else their digests only).
+  app.get('/v1/tools/pins', withRole('audit'), async (c) => {
+    const port = await deps.logs(c.get('caller').tenant);
+    const { cache } = await rowsOf(port);
+    const pins = [];
+    for (const p of cache.pins.rows()) {
+      const [pinned, pending] = await Promise.all([definitionOf(port, p.pinned), definitionOf(port, p.pending)]);
+      pins.push({ ...p, definitions: { pinned, pending } });
+    }
+    return c.json({ pins });
   });
 
   app.get('/audit', (c) => c.redirect('/audit/', 302));

@@ -134,10 +134,20 @@ export function verdictFields(report: FullReport): { ok: boolean; verdict: strin
   return { ok: report.ok, verdict: verdictOf(report), signatures: report.signatures, classicalOnly: report.classicalOnly, truncation: report.truncation, ...(report.witnessed && { witnessed: report.witnessed }) };
 }
 
+/** The checklist's first line: what was checked ("receipt: decision #5 of vouch.local/default, tools/call (deny)"). */
+export function checklistTitle(label: string, e: Entry | undefined): string {
+  return `${label}${e ? `: ${e.type} #${e.seq} of ${e.log}${typeof e.event === 'string' ? `, ${e.event}` : ''}${effectOf(e)}` : ''}`;
+}
+
+/** The line of a valid receipt checked with no newer checkpoint; `how`: how this verifier is given one (the console says it its own way). */
+export function truncationNotChecked(how: string): string {
+  return `truncation: not checked (no newer checkpoint: ${how} to prove the log still holds this entry)`;
+}
+
 /** One line per check (✓ / ✗, name, detail), then the verdict; fork evidence printed in full. */
 export function formatChecklist(report: FullReport, label: string): string[] {
   const e = report.entry;
-  const lines = [`${label}${e ? `: ${e.type} #${e.seq} of ${e.log}${typeof e.event === 'string' ? `, ${e.event}` : ''}${effectOf(e)}` : ''}`];
+  const lines = [checklistTitle(label, e)];
   // What was decided, from the signed entry: said to be unproven when any check failed.
   if (e) lines.push(`  ${summarizeEntry(e).text}${report.ok ? '' : '  (NOT PROVEN: see the failed checks)'}`);
   for (const c of report.checks) lines.push(`  ${c.ok ? '\u2713' : '\u2717'} ${c.name.padEnd(20)} ${c.detail}`);
@@ -146,7 +156,7 @@ export function formatChecklist(report: FullReport, label: string): string[] {
   }
   if (report.ok) {
     lines.push(`  signed by: ${report.signatures.map(describeSignature).join(', ')}`);
-    if (report.truncation === 'not checked') lines.push('  truncation: not checked (no newer checkpoint: give --checkpoint to prove the log still holds this entry)');
+    if (report.truncation === 'not checked') lines.push(`  ${truncationNotChecked('give --checkpoint')}`);
   }
   lines.push(verdictOf(report));
   return lines;

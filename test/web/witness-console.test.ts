@@ -2,7 +2,8 @@
 // `vouch serve` as the log and two `vouch witness` processes on loopback. With the witnesses'
 // vkeys pasted and K set, the page's receipt check and its bundle check name each witness that
 // cosigned and the latest cosignature time, pass with K cosignatures and fail with K+1, and
-// agree with `vouch verify --witness VKEY --min-witnesses K` on the same receipt and bundle.
+// agree with `vouch verify --witness VKEY --min-witnesses K` on the same receipt and bundle. The
+// newest checkpoint's panel lists each witness's cosignature lines and times.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -86,6 +87,17 @@ describe('witness verdicts in the audit console', () => {
     expect(bar).toMatch(/^newest witness cosignature covers size \d+ \(\d+ entr(y|ies) behind the checkpoint.*\) at \d{4}-\d\d-\d\dT/);
     const served = (await (await fetch(`${log.url}/v1/checkpoint`)).json()) as { witnessed: { size: number } };
     expect(Number(/covers size (\d+)/.exec(bar!)![1])).toBeLessThanOrEqual(served.witnessed.size);
+    // The newest checkpoint's panel (issue 37): each witness's cosignature lines with their times, beside the log's own signatures.
+    await page.waitForSelector('#checkpoint-panel #cp-lines tr[data-kind="witness"]', { timeout: 25_000 });
+    const cosigners = await page.$$eval('#cp-lines tr[data-kind="witness"]', (rs) => rs.map((r) => [r.children[0].textContent, r.children[2].textContent, /at (\S+)/.exec(r.children[3].textContent ?? '')?.[1]]));
+    expect([...new Set(cosigners.map((c) => c[0]))].sort()).toEqual(['w1.example/witness', 'w2.example/witness']);
+    expect(cosigners.map((c) => c[1]).sort()).toEqual(['Ed25519', 'Ed25519', 'ML-DSA-44', 'ML-DSA-44']);
+    for (const c of cosigners) expect(c[2]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.000Z$/);
+    expect(await page.getAttribute('#cp-signed', 'data-ok')).toBe('true');
+    const witnessLine = await page.textContent('#cp-witness');
+    expect(witnessLine).toMatch(/newest witness cosignature covers size \d+/);
+    for (const w of ['w1.example/witness', 'w2.example/witness']) expect(witnessLine).toContain(w);
+    await page.locator('#checkpoint-panel').screenshot({ path: join(OUTPUT, 'console-checkpoint-witnessed.png') });
     await page.click(`#rows tr[data-seq="${seq}"]`);
     await page.waitForSelector(`#decision-view[data-seq="${seq}"]`);
     const receipt = JSON.parse(await page.inputValue('#receipt-json'));

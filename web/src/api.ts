@@ -14,16 +14,30 @@ export class ApiError extends Error {
   }
 }
 
-async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
-  const headers: Record<string, string> = { accept: 'application/json' };
+function headersOf(more: Record<string, string> = {}): Record<string, string> {
+  const headers: Record<string, string> = { accept: 'application/json', ...more };
   const token = getToken();
   if (token) headers.authorization = `Bearer ${token}`;
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  return headers;
+}
+
+async function answerOf<T>(res: Response): Promise<T> {
   const json = (await res.json().catch(() => null)) as { error?: { code?: string; message?: string } } | null;
   if (!res.ok) throw new ApiError(res.status, json?.error?.code ?? 'ERR_HTTP', json?.error?.message ?? `HTTP ${res.status}`);
   return json as T;
 }
 
+async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+  const headers = headersOf(body === undefined ? {} : { 'content-type': 'application/json' });
+  return answerOf<T>(await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) }));
+}
+
 export const getJson = <T>(path: string): Promise<T> => call<T>('GET', path);
 export const postJson = <T>(path: string, body: unknown): Promise<T> => call<T>('POST', path, body);
+
+/** A GET that answers `undefined` when nothing changed since `etag` (304): what live updates poll with. */
+export async function getJsonIfChanged<T>(path: string, etag: string | undefined): Promise<{ json: T; etag: string | undefined } | undefined> {
+  const res = await fetch(path, { headers: headersOf(etag ? { 'if-none-match': etag } : {}), cache: 'no-store' });
+  if (res.status === 304) return undefined;
+  return { json: await answerOf<T>(res), etag: res.headers.get('etag') ?? undefined };
+}

@@ -1,8 +1,10 @@
 // Offline check of an audit bundle in the browser: drop a .tar.gz (as GET /v1/export and
 // `vouch export` write it) or the bundle's files, and the portable verifyBundle from src/audit
 // checks manifest, keys, checkpoint signature, range, every entry, link and leaf, and the root.
-// Decisions are not replayed here (Cedar is not loaded in the page; see cedar-stub.ts).
+// Decisions are not replayed here (Cedar is not loaded in the page; see cedar-stub.ts). Checked
+// against the service's keys, or opened from a file the keys the auditor pinned (pinned-keys.ts).
 import { collectBundleTar, DEFAULT_BUNDLE_LIMITS, isBundleFile, verifyBundle, type BundleReader, type BundleReport } from '../../src/audit/index.js';
+import { describeSignature } from '../../src/log/index.js';
 import { h, replaceChildren } from './dom.js';
 import { loadTrust } from './trust.js';
 import { isOffline } from './api.js';
@@ -65,23 +67,33 @@ export function memoryReader(files: Map<string, Uint8Array>, onLine: (n: number)
   };
 }
 
-/** The verdict of `vouch verify BUNDLE`: clean, self-consistent with keys not pinned, or findings. */
+/** The pinned (trusted) keys that verified the checkpoint, as verdicts name keys. */
+const pinnedBy = (r: BundleReport) => r.signatures.filter((x) => x.source === 'trusted key').map(describeSignature).join(', ');
+
+/** The verdict of `vouch verify BUNDLE`: clean (keys pinned, naming them), self-consistent with keys not pinned, or findings. */
 function verdictText(r: BundleReport): string {
   const where = `${r.origin} [${r.range?.from}, ${r.range?.to}), ${r.entries} entries`;
   if (r.verdict === 'findings') return `✗ bundle FAILED: ${[...new Set(r.findings.map((f) => f.check))].join(', ')}`;
   if (r.verdict === 'self-consistent, keys not pinned') return `⚠ bundle self-consistent, keys not pinned: ${where}; only the bundle's own keys vouch for it (truncation: ${r.truncation})`;
-  return `✓ bundle verified: ${where}${r.classicalOnly ? ', classical signatures only' : ''} (truncation: ${r.truncation})`;
+  return `✓ bundle verified: ${where}${r.classicalOnly ? ', classical signatures only' : ''} (truncation: ${r.truncation}); keys pinned: ${pinnedBy(r)}`;
 }
 
+/** Advice that names a command-line flag is for the CLI; the page opened from a file says it its own way. */
+const namesFlag = (s: string) => /(^|[\s(`])--[a-z]/.test(s);
+
 export function renderBundleReport(r: BundleReport): HTMLElement {
+  const offline = isOffline();
   const signed = r.signatures.map((x) => `${x.name} (${x.alg} ${x.keyId}, ${x.source})`).join(', ');
+  const notes = offline ? r.notes.filter((n) => !namesFlag(n)) : r.notes;
+  const keysUsed = r.keysFrom === 'bundle' ? "the bundle's keys" : offline ? "the bundle's keys and the pinned keys" : 'the bundle keys and the trusted key';
   return h('div', { class: `report ${r.ok ? 'pass' : 'fail'}`, id: 'bundle-result', 'data-ok': String(r.ok), 'data-verdict': r.verdict, 'data-truncation': r.truncation },
     h('div', { class: `verdict ${r.verdict === 'clean' ? 'pass' : r.verdict === 'findings' ? 'fail' : 'warn'}` }, verdictText(r)),
+    r.verdict === 'self-consistent, keys not pinned' && offline ? h('div', { class: 'warn', id: 'bundle-advice' }, "pin the log's published keys under Trusted keys (from its operator, not from this bundle), then check the bundle again") : null,
     signed ? h('div', { class: 'signed-by' }, `signed by: ${signed}`) : null,
     r.witnessCheck ? h('div', { class: `witnesses ${r.witnessCheck.ok ? 'good' : 'bad'}`, 'data-ok': String(r.witnessCheck.ok) }, `${r.witnessCheck.ok ? '✓' : '✗'} witnesses: ${r.witnessCheck.detail}`) : null,
     h('ul', { class: 'checklist' }, ...r.findings.map((f) => h('li', { class: 'bad' }, `✗ ${f.check}${f.seq !== undefined ? ` #${f.seq}` : ''} ${f.code}: ${f.message}`))),
-    h('p', { class: 'muted' }, `checked: manifest, keys, checkpoint signature (${r.keysFrom === 'bundle' ? "the bundle's keys" : 'the bundle keys and the trusted key'}), range, every entry's seq, link and leaf, root${r.truncated ? ' · findings truncated' : ''} · decisions are not replayed in the browser (use vouch verify)`),
-    r.notes.length ? h('ul', {}, ...r.notes.map((n) => h('li', { class: 'muted' }, n))) : null);
+    h('p', { class: 'muted' }, `checked: manifest, keys, checkpoint signature (${keysUsed}), range, every entry's seq, link and leaf, root${r.truncated ? ' · findings truncated' : ''} · decisions are not replayed in the browser${offline ? '' : ' (use vouch verify)'}`),
+    notes.length ? h('ul', {}, ...notes.map((n) => h('li', { class: 'muted' }, n))) : null);
 }
 
 export function renderBundlePanel(): HTMLElement {
@@ -102,7 +114,8 @@ export function renderBundlePanel(): HTMLElement {
       const files = await filesOf(list);
       const m = JSON.parse(new TextDecoder().decode(files.get('manifest.json') ?? new Uint8Array())) as { range?: { from: number; to: number } };
       progress.max = Math.max(1, (m.range?.to ?? 0) - (m.range?.from ?? 0));
-      const trusted = isOffline() ? undefined : await loadTrust().then((t) => t.trust, () => undefined);
+      // Online the service's keys; opened from a file the pinned ones, if any.
+      const trusted = await loadTrust().then((t) => t.trust, () => undefined);
       const report = await verifyBundle(memoryReader(files, (n) => (progress.value = n)), { replay: false, ...(trusted && { trusted }), witnesses: witnessCheck });
       progress.value = progress.max;
       replaceChildren(out, renderBundleReport(report));

@@ -1,7 +1,8 @@
-// One decision opened: the chain's steps in order with their messages, the input and the
-// authorized intent side by side with the changed paths marked, the execution that reports
-// it ran (every one, with its drift paths and both values, and its flags with their reasons),
-// the receipt, and a replay of it alone.
+// One decision opened: what was decided, the receipt's verification as the CLI's checklist (run
+// as the view opens, in the browser) with the receipt decoded, the chain's steps in order with
+// their messages, the input and the authorized intent side by side with the changed paths marked,
+// the execution that reports it ran (every one, with its drift paths and both values, and its
+// flags with their reasons), and a replay of it alone.
 import { diffJson } from '../../src/audit/diff.js';
 import { driftValues, type DriftValue } from '../../src/execution/drift-values.js';
 import type { DriftItem } from '../../src/execution/drift.js';
@@ -63,6 +64,10 @@ export async function renderDecision(seq: number): Promise<HTMLElement> {
     abortedBy ? h('p', { class: 'bad' }, `denied by ${abortedBy}: ${d.abortedAt.reason ?? ''}`) : null,
     malformed ? h('p', { class: 'bad', id: 'malformed' }, malformed) : null,
   ];
+  // The verdict first, as `vouch verify` would print it for this receipt.
+  const receiptPanel = renderReceiptPanel(receipt);
+  if (receipt) await receiptPanel.verify();
+  parts.push(receiptPanel.element);
   if (decision) {
     parts.push(h('section', { class: 'panel' }, h('h3', {}, 'Chain'), h('ol', { class: 'steps', id: 'steps' }, ...(d.results ?? []).map((r: Rec, i: number) => stepOf(r, i, abortedBy)))));
     const [input, intent] = await Promise.all([payloadOf(decision.input), payloadOf(decision.intent)]);
@@ -77,7 +82,6 @@ export async function renderDecision(seq: number): Promise<HTMLElement> {
   } else {
     parts.push(h('pre', {}, pretty(entry)));
   }
-  parts.push(renderReceiptPanel(receipt));
   const out = h('div', { id: 'replay-one' });
   if (decision) parts.push(h('section', { class: 'panel' }, h('h3', {}, 'Replay'), h('button', { id: 'replay-this', onclick: async () => out.replaceChildren(renderReplayResult(await replayRange(seq, seq + 1))) }, 'Replay this decision'), out));
   return h('div', { 'data-seq': String(seq), id: 'decision-view' }, ...parts);

@@ -1,14 +1,17 @@
-// Always visible: the public key fingerprint (key id) the page trusts, the latest signed
+// Always visible: the public key fingerprint (key id) the page trusts (offline: the pinned keys), the latest signed
 // checkpoint (size and root), and how far the newest witness cosignature is behind it (or that
 // no witness is configured: a cut of the log's end then goes unseen), or why they could not be read.
 import { describeWitnessLag, type WitnessLag } from '../../src/receipt/index.js';
 import { getJson, isOffline } from './api.js';
 import { h, replaceChildren } from './dom.js';
+import { loadPinned } from './pinned-keys.js';
 import { loadTrust } from './trust.js';
 
 export async function refreshStatus(el: HTMLElement): Promise<void> {
   if (isOffline()) {
-    replaceChildren(el, h('span', { class: 'muted' }, 'offline (opened from a file): drop a bundle below; its own keys are used'));
+    const pinned = loadPinned();
+    replaceChildren(el, h('span', { class: 'muted' }, 'offline (opened from a file) · '),
+      pinned ? h('span', { id: 'key-id', class: 'good' }, `keys pinned: ${pinned.ids.join(', ')}`) : h('span', { id: 'key-id', class: 'warn' }, "no keys pinned: a bundle is checked against its own keys only"));
     return;
   }
   const parts: (HTMLElement | string)[] = [];

@@ -12,7 +12,7 @@ export interface WitnessInputs {
 }
 
 export function witnessInputs(idPrefix: string): WitnessInputs {
-  const vkeys = h('textarea', { id: `${idPrefix}witness-vkeys`, rows: '2', spellcheck: 'false', placeholder: 'witness vkeys (one a line), as vouch verify --witness' });
+  const vkeys = h('textarea', { id: `${idPrefix}witness-vkeys`, rows: '2', spellcheck: 'false', placeholder: "witness vkeys, one a line (each witness publishes its own): only these witnesses' cosignatures count" });
   const min = h('input', { id: `${idPrefix}min-witnesses`, type: 'number', min: '0', value: '1', class: 'narrow' });
   return {
     element: h('div', { class: 'witness-policy' }, vkeys, ' ', h('label', { class: 'muted' }, 'at least ', min, ' witness(es)')),
