@@ -21,7 +21,7 @@ import { activateGatewayPolicies, type GatewayPolicies } from './gateway-policy.
 import { observedLog } from '../observe/observed-log.js';
 import { createOtelExporter, parseOtlpUrl } from '../observe/otel.js';
 import { startGateway, type Gateway } from './gateway.js';
-import { DEFAULT_UPSTREAM_ERA, parseUpstreamEra, type UpstreamEra } from './gateway-upstream.js';
+import { DEFAULT_UPSTREAM_ERA, EraMemo, parseUpstreamEra, type UpstreamEra } from './gateway-upstream.js';
 import { parseToolsConfig, readPins, ToolPins } from './tool-pins.js';
 
 export type UpstreamSpec = { command: string; env?: Record<string, string>; cwd?: string; stderr?: IOType } | { url: string };
@@ -67,6 +67,8 @@ export interface GatewayRuntime {
   wait: Wait;
   /** The MCP era spoken upstream (opts.upstreamEra; auto when not given). */
   upstreamEra: UpstreamEra;
+  /** What the first connection found the upstream to speak (later ones connect without probing). */
+  eraMemo: EraMemo;
   /** Who the client is, for policy: what discovery-filter judges listings for. */
   viewer(): { principal: string; roles?: string[]; tenant: string; server: string; time: string };
   /** A fresh transport to the upstream (a new child process for a command). */
@@ -136,6 +138,7 @@ export async function openGateway(opts: GatewayRunOptions): Promise<GatewayRunti
   }
   const open = new Set<Gateway>();
   const connectUpstream = () => upstreamTransport(opts.upstream);
+  const eraMemo = new EraMemo();
   // Start-up over: decisions get an engine instance under V8's own tiering budget (engine-refresh.ts).
   const stopRefresh = scheduleEngineRefresh();
   let closing: Promise<void> | undefined;
@@ -151,6 +154,7 @@ export async function openGateway(opts: GatewayRunOptions): Promise<GatewayRunti
     configPath,
     wait: opts.wait ?? 'signed',
     upstreamEra,
+    eraMemo,
     viewer: () => ({ principal, roles: opts.roles, tenant, server: serverName, time: systemClock.isoNow() }),
     connectUpstream,
     async start(downstream, s = {}) {
@@ -159,6 +163,7 @@ export async function openGateway(opts: GatewayRunOptions): Promise<GatewayRunti
         upstream: s.upstream ?? connectUpstream(),
         upstreamEra,
         probeTimeoutMs: opts.probeTimeoutMs,
+        eraMemo: s.upstream ? undefined : eraMemo, // a transport handed in may reach another server
         downstream,
         serverName,
         policy: policies!.clientToServer,

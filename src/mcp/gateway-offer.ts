@@ -85,7 +85,8 @@ export async function surveyUpstream(client: Client, capabilities: Partial<Recor
 export async function probeUpstream(rt: GatewayRuntime): Promise<UpstreamOffer> {
   const transport = rt.connectUpstream();
   const client = createUpstreamClient(rt.upstreamEra, transport, undefined, 'vouch-gateway-survey');
-  await client.connect(transport, { timeout: 60_000 });
+  await client.connect(transport, { timeout: 60_000, prior: rt.eraMemo.prior });
+  rt.eraMemo.remember(client);
   try {
     return await surveyUpstream(client, client.getServerCapabilities() ?? {}, rt.policies.clientToServer, rt.viewer(), rt.configPath);
   } finally {

@@ -3,7 +3,7 @@
 // embedded input request of a 2026 `input_required` result to the client call it belongs to, and
 // the bounds on what such a result may make the gateway echo back upstream.
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { Client, type ClientOptions, type RequestOptions, type Transport, type VersionNegotiationOptions } from '@modelcontextprotocol/client';
+import { Client, type ClientOptions, type PriorDiscovery, type RequestOptions, type Transport, type VersionNegotiationOptions } from '@modelcontextprotocol/client';
 import { VOUCH_ENGINE_VERSION } from '../decide/index.js';
 import { InputError } from '../errors.js';
 import { JSONRPC } from '../protocol/index.js';
@@ -52,6 +52,25 @@ export function versionNegotiationOf(era: UpstreamEra, transport: Transport, pro
   if (era === 'legacy') return undefined; // the plain 2025 handshake, byte for byte
   if (era === 'auto') return { mode: 'auto', probe: isStdio(transport) ? { timeoutMs: probeMs } : {} };
   return { mode: { pin: era } }; // no fallback: a 2025-only server fails the connect
+}
+
+/**
+ * The era one gateway run found its upstream to speak: probed once, then every later session (a
+ * new child of the same command, or the same URL) connects with the verdict and pays no probe (the
+ * SDK's gateway recipe, docs/advanced/gateway.md). Per run only, so a restart probes again: a
+ * server upgraded meanwhile is found then. Every session connects with the same (absent)
+ * credentials, so one verdict is every session's.
+ */
+export class EraMemo {
+  private verdict?: PriorDiscovery;
+  get prior(): PriorDiscovery | undefined {
+    return this.verdict;
+  }
+  remember(client: Client): void {
+    if (this.verdict || client.getProtocolEra() === undefined) return;
+    const discover = client.getDiscoverResult();
+    this.verdict = discover ? { kind: 'modern', discover } : { kind: 'legacy' };
+  }
 }
 
 /** What the gateway offers the upstream as its client (a server lists some tools only to clients that can sample). */

@@ -16,7 +16,7 @@ import { unavailableError } from './gateway-errors.js';
 import { decideInitialize, gateNotification } from './gateway-notify.js';
 import { relayRequest, type RelaySession } from './gateway-relay.js';
 import { SessionPins, type ToolPins } from './tool-pins.js';
-import { createUpstreamClient, currentCall, DEFAULT_UPSTREAM_ERA, type UpstreamClient, type UpstreamEra } from './gateway-upstream.js';
+import { createUpstreamClient, currentCall, DEFAULT_UPSTREAM_ERA, type EraMemo, type UpstreamClient, type UpstreamEra } from './gateway-upstream.js';
 
 export { GATEWAY_CLIENT_OPTIONS } from './gateway-upstream.js';
 
@@ -31,6 +31,8 @@ export interface GatewayOptions {
   upstreamEra?: UpstreamEra;
   /** With `auto` over stdio: how long the server/discover probe waits (gateway-upstream.ts). */
   probeTimeoutMs?: number;
+  /** The era this run's upstream was found to speak: a session after the first connects without a probe. */
+  eraMemo?: EraMemo;
   /** Transport to the client (not yet started). */
   downstream: Transport;
   /** The upstream's name for policy (`context.server`) and entries. */
@@ -164,7 +166,8 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     setProtocolVersion?.(v);
   };
   try {
-    await client.connect(opts.upstream, { timeout: Math.min(timeoutMs, 60_000) });
+    await client.connect(opts.upstream, { timeout: Math.min(timeoutMs, 60_000), prior: opts.eraMemo?.prior });
+    opts.eraMemo?.remember(client);
   } catch (e) {
     await client.close().catch(() => undefined);
     throw unavailableError(`upstream server "${opts.serverName}"`, `cannot connect: ${(e as Error).message}`);
@@ -233,7 +236,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     await client.close().catch(() => undefined); // no client side: do not leave the upstream running
     throw e;
   }
-  line({ msg: 'gateway session open', server: opts.serverName, session: sessionId, upstream: upstreamInfo?.name, methods });
+  line({ msg: 'gateway session open', server: opts.serverName, session: sessionId, upstream: upstreamInfo?.name, protocolVersion: session.protocolVersion, methods });
 
   return { serverName: opts.serverName, sessionId, upstreamInfo, capabilities, client, server, isUpstreamOpen: () => upstreamOpen, closed, close };
 }

@@ -139,6 +139,13 @@ describe('a 2026-07-28 upstream over stdio (--upstream-era auto), a 2025 client 
     expect(textOf(await kit.client.callTool({ name: 'hostile', arguments: { bytes: MAX_REQUEST_STATE_BYTES, asks: MAX_INPUT_REQUESTS } }))).toBe('the gateway echoed it');
   });
 
+  it("answers what the 2026 revision lacks (logging/setLevel) with -32601 naming it, decided and recorded", async () => {
+    const e = await failure(kit.client.setLoggingLevel('debug'));
+    expect(e.code).toBe(-32601);
+    expect(e.message).toContain('upstream server "input-required" does not serve this method in the MCP revision it speaks');
+    expect(await executionOf(kit.rt, e.data.seq)).toMatchObject({ authorization: e.data.seq });
+  });
+
   it('leaves a log that replays clean and verifies', async () => {
     await kit.close(); // every decision replayed from the log (expectReplaysClean)
     const r = vouch(['log', 'verify', '--data', kit.ws.data]);
@@ -184,6 +191,32 @@ describe('the same upstream over Streamable HTTP (--upstream-url, auto)', () => 
     expect((await decisions(rt, 'elicitation/create')).filter((x) => x.call === e.data.seq).map(effectOf)).toEqual(['deny']);
     expect(kit.calls.elicitation).toHaveLength(1);
     await kit.client.close();
+  });
+
+  it('probes once per run: a later session connects with the verdict, no server/discover sent', async () => {
+    let probes = 0;
+    let afterFirst = -1;
+    const fetch = globalThis.fetch;
+    globalThis.fetch = (input, init) => {
+      if (typeof init?.body === 'string' && init.body.includes('"server/discover"')) probes++;
+      return fetch(input, init);
+    };
+    try {
+      for (let i = 0; i < 3; i++) {
+        const kit = makeClient();
+        const [down, up] = InMemoryTransport.createLinkedPair();
+        const gateway = await rt.start(up);
+        await kit.client.connect(down);
+        expect(gateway.client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+        expect((await kit.client.listTools()).tools.length).toBeGreaterThan(0);
+        await kit.client.close();
+        if (i === 0) afterFirst = probes; // this run's first session may have been this one
+      }
+    } finally {
+      globalThis.fetch = fetch;
+    }
+    expect(afterFirst).toBeLessThanOrEqual(1);
+    expect(probes).toBe(afterFirst);
   });
 });
 
