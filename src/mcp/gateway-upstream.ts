@@ -17,12 +17,14 @@ export const DEFAULT_UPSTREAM_ERA: UpstreamEra = 'auto';
 /**
  * How long `auto` waits for a stdio server to answer the `server/discover` probe before taking it
  * for a 2025 server. The SDK's default is the connect timeout (60 s here): a 2025 server that never
- * answers unknown requests before `initialize` would hold the gateway's start that long. The probe
- * runs on a sibling process the SDK spawns for it, so this covers that process's start-up too:
- * server-everything answers in about 0.4 s (README, "Upstream era"). Over HTTP silence is an
- * outage, not a 2025 signal, and the connect timeout applies.
+ * answers unknown requests before `initialize` would hold the gateway's start that long (once a
+ * run: EraMemo). The probe runs on a sibling process the SDK spawns for it, so this covers that
+ * process's start-up too: server-everything answers in about 0.5 s, a `docker run` or a server
+ * under tsx on a loaded machine takes seconds, and a 2026 server slower than this is taken for a
+ * 2025 one (then served as such, or refused with a hint to pin). Over HTTP silence is an outage,
+ * not a 2025 signal, and the connect timeout applies.
  */
-export const DEFAULT_STDIO_PROBE_MS = 5_000;
+export const DEFAULT_STDIO_PROBE_MS = 10_000;
 
 /**
  * The most `requestState` a 2026 upstream may hand the gateway to echo back: the SDK's driver
@@ -134,6 +136,18 @@ export class UpstreamClient extends Client {
     const link = flow.options && callOf.get(flow.options);
     return link ? callContext.run(link, run) : run();
   }
+}
+
+/**
+ * Why a connect failed, for the operator: a 2026-only server refusing the 2025 handshake `auto` fell
+ * back to (it did not answer the probe in time) is told to be pinned.
+ */
+export function connectFailure(era: UpstreamEra, e: unknown): string {
+  const message = e instanceof Error ? e.message : String(e);
+  const supported = (e as { data?: { supported?: unknown } })?.data?.supported;
+  const modern = Array.isArray(supported) ? supported.filter((v): v is string => typeof v === 'string' && v >= '2026') : [];
+  if (era !== 'auto' || !modern.length) return message;
+  return `${message} (it speaks ${modern.join(', ')} only and did not answer the server/discover probe in time: pass --upstream-era ${modern[0]})`;
 }
 
 export function createUpstreamClient(era: UpstreamEra, transport: Transport, probeMs?: number, name = 'vouch-gateway'): UpstreamClient {

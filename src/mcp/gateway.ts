@@ -16,7 +16,7 @@ import { unavailableError } from './gateway-errors.js';
 import { decideInitialize, gateNotification } from './gateway-notify.js';
 import { relayRequest, type RelaySession } from './gateway-relay.js';
 import { SessionPins, type ToolPins } from './tool-pins.js';
-import { createUpstreamClient, currentCall, DEFAULT_UPSTREAM_ERA, type EraMemo, type UpstreamClient, type UpstreamEra } from './gateway-upstream.js';
+import { connectFailure, createUpstreamClient, currentCall, DEFAULT_UPSTREAM_ERA, type EraMemo, type UpstreamClient, type UpstreamEra } from './gateway-upstream.js';
 
 export { GATEWAY_CLIENT_OPTIONS } from './gateway-upstream.js';
 
@@ -126,7 +126,8 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   const onError = (e: unknown) => line({ msg: 'gateway notification failed', error: String(e) });
 
   // ---- upstream: the gateway is its client, offering what a client can (forwarded only if the real client can)
-  const client = createUpstreamClient(opts.upstreamEra ?? DEFAULT_UPSTREAM_ERA, opts.upstream, opts.probeTimeoutMs);
+  const era = opts.upstreamEra ?? DEFAULT_UPSTREAM_ERA;
+  const client = createUpstreamClient(era, opts.upstream, opts.probeTimeoutMs);
   let upstreamOpen = true;
   let clientInitialized!: () => void;
   const initialized = new Promise<void>((r) => (clientInitialized = r));
@@ -170,7 +171,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     opts.eraMemo?.remember(client);
   } catch (e) {
     await client.close().catch(() => undefined);
-    throw unavailableError(`upstream server "${opts.serverName}"`, `cannot connect: ${(e as Error).message}`);
+    throw unavailableError(`upstream server "${opts.serverName}"`, `cannot connect: ${connectFailure(era, e)}`);
   }
   session.protocolVersion ??= client.getNegotiatedProtocolVersion();
 

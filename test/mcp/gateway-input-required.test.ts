@@ -12,13 +12,16 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpError, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Entry } from '../../src/log/index.js';
 import { openGateway, type GatewayRuntime } from '../../src/mcp/gateway-node.js';
-import { MAX_INPUT_REQUESTS, MAX_REQUEST_STATE_BYTES } from '../../src/mcp/gateway-upstream.js';
+import { MAX_INPUT_REQUESTS, MAX_REQUEST_STATE_BYTES, type UpstreamEra } from '../../src/mcp/gateway-upstream.js';
 import { closeReplayed, entriesOf, everythingCmd, executionOf, makeClient, makeWorkspace, startKit, textOf, verifyWithJwks, vouch, type Kit, type Workspace } from './_gateway.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/input-required-server.ts', import.meta.url));
 const SILENT = fileURLToPath(new URL('./fixtures/silent-legacy-server.ts', import.meta.url));
 const fixtureCmd = (...flags: string[]) => `node --import tsx '${FIXTURE}' stdio ${flags.join(' ')}`;
 const NAME = 'input-required';
+/** The fixture runs under tsx: on a loaded machine it takes seconds to answer the probe (a timeout would read as 2025). */
+const SLOW_START_PROBE_MS = 30_000;
+const EXAMPLE = fileURLToPath(new URL('../../fixtures/config/vouch.example.yaml', import.meta.url));
 
 /** The gateway fixture config, with one folder the client may expose as a root. */
 function workspace(): Workspace {
@@ -43,7 +46,7 @@ async function failure(p: Promise<unknown>): Promise<McpError & { data: Rec }> {
 describe('a 2026-07-28 upstream over stdio (--upstream-era auto), a 2025 client in front', () => {
   let kit: Kit;
   beforeAll(async () => {
-    kit = await startKit(() => fixtureCmd('--reject-legacy'), workspace(), { serverName: NAME, roots: [] });
+    kit = await startKit(() => fixtureCmd('--reject-legacy'), workspace(), { serverName: NAME, roots: [], probeTimeoutMs: SLOW_START_PROBE_MS });
   }, 60_000);
   afterAll(() => kit?.close());
 
@@ -154,6 +157,24 @@ describe('a 2026-07-28 upstream over stdio (--upstream-era auto), a 2025 client 
   });
 });
 
+describe('the bundled example config in front of the 2026 upstream', () => {
+  it("its sensitive-field guard refuses the routing-number form asked inside a 2026 result, as it does a 2025 server's", async () => {
+    const ws = { ...makeWorkspace('vouch-gw-mrtr-example-'), config: EXAMPLE };
+    // Named as a server the example policy knows (elicitation-allow-known): its policy lets the ask
+    // through, and what refuses it is the guard, as for server-everything's own trigger.
+    const kit = await startKit(() => fixtureCmd('--reject-legacy'), ws, { serverName: 'everything', probeTimeoutMs: SLOW_START_PROBE_MS });
+    try {
+      const e = await failure(kit.client.callTool({ name: 'trigger-elicitation-request', arguments: {} }));
+      expect(e.data).toMatchObject({ code: 'ERR_FORBIDDEN', interceptor: 'elicitation-fields' });
+      expect(kit.calls.elicitation).toEqual([]);
+      const asked = (await decisions(kit.rt, 'elicitation/create')).filter((x) => x.call === e.data.seq);
+      expect(asked.map((x) => [x.phase, effectOf(x), x.protocolVersion])).toEqual([['request', 'deny', '2026-07-28']]);
+    } finally {
+      await kit.close();
+    }
+  }, 60_000);
+});
+
 describe('the same upstream over Streamable HTTP (--upstream-url, auto)', () => {
   let child: ChildProcess;
   let rt: GatewayRuntime;
@@ -221,9 +242,9 @@ describe('the same upstream over Streamable HTTP (--upstream-url, auto)', () => 
 });
 
 describe('the era is the operator\'s choice (--upstream-era)', () => {
-  async function startFails(cmd: string, era: 'legacy' | '2026-07-28', name: string): Promise<string> {
+  async function startFails(cmd: string, era: UpstreamEra, name: string, probeTimeoutMs?: number): Promise<string> {
     const ws = workspace();
-    const rt = await openGateway({ data: ws.data, config: ws.config, upstream: { command: cmd, stderr: 'ignore' }, upstreamEra: era, serverName: name, thread: false });
+    const rt = await openGateway({ data: ws.data, config: ws.config, upstream: { command: cmd, stderr: 'ignore' }, upstreamEra: era, serverName: name, probeTimeoutMs, thread: false });
     try {
       const e = await rt.start(InMemoryTransport.createLinkedPair()[1]).then(() => undefined, (x: Error) => x);
       expect(e).toBeInstanceOf(Error);
@@ -235,6 +256,10 @@ describe('the era is the operator\'s choice (--upstream-era)', () => {
 
   it('legacy: the 2025 handshake, which a 2026-only server refuses, a clear start error', async () => {
     expect(await startFails(fixtureCmd('--reject-legacy'), 'legacy', NAME)).toMatch(/upstream server "input-required" is not available: cannot connect: .*Unsupported protocol version/);
+  }, 30_000);
+
+  it('auto: a 2026-only server that does not answer the probe in time is refused at start with the pin to use', async () => {
+    expect(await startFails(fixtureCmd('--reject-legacy'), 'auto', NAME, 1)).toMatch(/Unsupported protocol version: 2025-11-25 \(it speaks 2026-07-28 only and did not answer the server\/discover probe in time: pass --upstream-era 2026-07-28\)/);
   }, 30_000);
 
   it('2026-07-28: pinned, a 2025-only server (server-everything) fails the start; it never falls back', async () => {

@@ -30,7 +30,7 @@ also serves /.well-known/vouch/keys (JWKS), /.well-known/vouch/vkeys and /health
   --upstream-url URL   connect to a Streamable HTTP server
   --upstream-era E     the MCP era spoken to the server: "auto" (default: probe with server/discover and
                        speak 2026-07-28 if it answers, else the 2025 initialize handshake; over stdio the
-                       probe runs on a second, short-lived server process and waits at most 5 s),
+                       probe runs on a second, short-lived server process and waits at most 10 s),
                        "legacy" (2025 only, no probe) or "2026-07-28" (that revision or fail)
   --listen HOST:PORT   serve clients over Streamable HTTP at http://HOST:PORT/mcp (loopback only
                        without --auth); default: serve one client over this process's stdin/stdout
