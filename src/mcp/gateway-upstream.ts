@@ -150,6 +150,24 @@ export function connectFailure(era: UpstreamEra, e: unknown): string {
   return `${message} (it speaks ${modern.join(', ')} only and did not answer the server/discover probe in time: pass --upstream-era ${modern[0]})`;
 }
 
+/**
+ * A 2026 server tells list changes only on a `subscriptions/listen` stream it is asked for (2025
+ * servers send them unsolicited). The gateway opens one for each list the server says changes, so
+ * a 2025 client still hears of them, and pinned tools are listed again: the notifications reach
+ * the gateway's fallback handler like a 2025 server's, and are decided there. Nothing to do on 2025.
+ */
+export async function listenForListChanges(client: Client): Promise<{ close(): Promise<void> } | undefined> {
+  if (client.getProtocolEra() !== 'modern') return undefined;
+  const caps = client.getServerCapabilities() ?? {};
+  const filter = {
+    ...(caps.tools?.listChanged && { toolsListChanged: true }),
+    ...(caps.prompts?.listChanged && { promptsListChanged: true }),
+    ...(caps.resources?.listChanged && { resourcesListChanged: true }),
+  };
+  if (!Object.keys(filter).length) return undefined;
+  return client.listen(filter);
+}
+
 export function createUpstreamClient(era: UpstreamEra, transport: Transport, probeMs?: number, name = 'vouch-gateway'): UpstreamClient {
   const options: ClientOptions = { ...GATEWAY_CLIENT_OPTIONS, versionNegotiation: versionNegotiationOf(era, transport, probeMs) };
   return new UpstreamClient({ name, version: VOUCH_ENGINE_VERSION }, options);

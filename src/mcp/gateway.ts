@@ -16,7 +16,7 @@ import { unavailableError } from './gateway-errors.js';
 import { decideInitialize, gateNotification } from './gateway-notify.js';
 import { relayRequest, type RelaySession } from './gateway-relay.js';
 import { SessionPins, type ToolPins } from './tool-pins.js';
-import { connectFailure, createUpstreamClient, currentCall, DEFAULT_UPSTREAM_ERA, type EraMemo, type UpstreamClient, type UpstreamEra } from './gateway-upstream.js';
+import { connectFailure, createUpstreamClient, currentCall, DEFAULT_UPSTREAM_ERA, listenForListChanges, type EraMemo, type UpstreamClient, type UpstreamEra } from './gateway-upstream.js';
 
 export { GATEWAY_CLIENT_OPTIONS } from './gateway-upstream.js';
 
@@ -238,6 +238,8 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     throw e;
   }
   line({ msg: 'gateway session open', server: opts.serverName, session: sessionId, upstream: upstreamInfo?.name, protocolVersion: session.protocolVersion, methods });
+  // 2026: list changes come only on a listen stream (closed with the client); a refusal is a diagnostic.
+  void listenForListChanges(client).catch((e) => line({ msg: 'upstream refused subscriptions/listen: list changes will not reach the client', server: opts.serverName, error: String(e) }));
 
   return { serverName: opts.serverName, sessionId, upstreamInfo, capabilities, client, server, isUpstreamOpen: () => upstreamOpen, closed, close };
 }

@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { McpError, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import { McpError, ToolListChangedNotificationSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Entry } from '../../src/log/index.js';
 import { openGateway, type GatewayRuntime } from '../../src/mcp/gateway-node.js';
 import { MAX_INPUT_REQUESTS, MAX_REQUEST_STATE_BYTES, type UpstreamEra } from '../../src/mcp/gateway-upstream.js';
@@ -147,6 +147,15 @@ describe('a 2026-07-28 upstream over stdio (--upstream-era auto), a 2025 client 
     expect(e.code).toBe(-32601);
     expect(e.message).toContain('upstream server "input-required" does not serve this method in the MCP revision it speaks');
     expect(await executionOf(kit.rt, e.data.seq)).toMatchObject({ authorization: e.data.seq });
+  });
+
+  it("hears the server's tool list change on a subscriptions/listen stream and tells the 2025 client, decided", async () => {
+    const changed = new Promise<void>((resolve) => kit.client.setNotificationHandler(ToolListChangedNotificationSchema, async () => resolve()));
+    expect(textOf(await kit.client.callTool({ name: 'add-tool', arguments: {} }))).toBe('added added-1');
+    await changed;
+    const told = await decisions(kit.rt, 'notifications/tools/list_changed');
+    expect(told.map((e) => [effectOf(e), e.flow, e.protocolVersion])).toEqual([['allow', 'server-to-client', '2026-07-28']]);
+    expect((await kit.client.listTools()).tools.map((t) => t.name)).toContain('added-1');
   });
 
   it('leaves a log that replays clean and verifies', async () => {
