@@ -137,6 +137,14 @@ describe('a 2026-07-28 upstream over stdio (--upstream-era auto), a 2025 client 
       expect((await decisions(kit.rt, 'elicitation/create')).filter((x) => x.call === e.data.seq)).toEqual([]);
     }
     expect(kit.calls.elicitation.length).toBe(before);
+    // The same in a later round: the first round's ask was answered, the second round refused whole.
+    kit.calls.answer = () => ({ action: 'accept', content: { ok: true } });
+    for (const args of [{ bytes: MAX_REQUEST_STATE_BYTES + 1 }, { asks: MAX_INPUT_REQUESTS + 1 }]) {
+      const e = await failure(kit.client.callTool({ name: 'hostile', arguments: { ...args, later: true } }));
+      expect(e.data).toMatchObject({ code: 'ERR_TOO_LARGE' });
+      expect((await decisions(kit.rt, 'elicitation/create')).filter((x) => x.call === e.data.seq && x.phase === 'request')).toHaveLength(1);
+    }
+    expect(kit.calls.elicitation.length).toBe(before + 2);
     // At the bound, the state is echoed as given.
     kit.calls.answer = () => ({ action: 'accept', content: { ok: true } });
     expect(textOf(await kit.client.callTool({ name: 'hostile', arguments: { bytes: MAX_REQUEST_STATE_BYTES, asks: MAX_INPUT_REQUESTS } }))).toBe('the gateway echoed it');
