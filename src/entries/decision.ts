@@ -56,6 +56,8 @@ export interface DecisionExtras {
   executed?: { digest: Digest };
   /** The gateway's direction of the relayed message. */
   flow?: string;
+  /** A server's request to the client (sampling, elicitation, roots): the request-phase decision of the client call it was made for. */
+  call?: number;
   /**
    * The MCP client software as it names itself (2026-07-28 `_meta` clientInfo): name and version,
    * bounded. Self-reported: shown to an auditor, never an input to the decision, never identity.
@@ -72,7 +74,7 @@ export type DecisionEntry = DecisionCore & DecisionExtras & { type: 'decision'; 
 
 /** Every field a decision entry may hold, core and extra (the JSON Schema in docs/ is tested against these lists). */
 export const DECISION_CORE_FIELDS: FieldSpec<DecisionCore> = { time: 'required', tenant: 'optional', principal: 'optional', onBehalfOf: 'optional', roles: 'optional', event: 'required', phase: 'required', direction: 'optional', session: 'optional', trace: 'optional', server: 'optional', protocolVersion: 'optional', target: 'optional', only: 'optional', ran: 'optional', policy: 'required', input: 'required', intent: 'required', decision: 'required', state: 'required' };
-export const DECISION_EXTRA_FIELDS: FieldSpec<DecisionExtras> = { caller: 'optional', timeoutMs: 'optional', traceparent: 'optional', tracestate: 'optional', callerSignature: 'optional', callerKey: 'optional', authorization: 'optional', executed: 'optional', flow: 'optional', clientInfo: 'optional', clientProtocolVersion: 'optional' };
+export const DECISION_EXTRA_FIELDS: FieldSpec<DecisionExtras> = { caller: 'optional', timeoutMs: 'optional', traceparent: 'optional', tracestate: 'optional', callerSignature: 'optional', callerKey: 'optional', authorization: 'optional', executed: 'optional', flow: 'optional', call: 'optional', clientInfo: 'optional', clientProtocolVersion: 'optional' };
 
 /**
  * The body decide() appends. An extra that is not a declared extra field (a core field, a header
@@ -110,6 +112,8 @@ export function readDecisionEntry(e: Entry): DecisionEntry {
   if (e.target !== undefined && (typeof e.target !== 'string' || e.target === '')) c.bad('/target', 'must be a non-empty string');
   if (e.timeoutMs !== undefined && !(Number.isSafeInteger(e.timeoutMs) && (e.timeoutMs as number) > 0)) c.bad('/timeoutMs', 'must be a positive integer');
   c.seqOrNull('authorization', true);
+  // The call is decided before anything it makes the server ask: its seq is always earlier.
+  if (e.call !== undefined && !(Number.isSafeInteger(e.call) && (e.call as number) >= 0 && !((e.call as number) >= (e.seq as number)))) c.bad('/call', 'must be the seq of an earlier entry');
   c.digestRef('executed', { optional: true });
   const ci = e.clientInfo;
   if (ci !== undefined && !(isRecord(ci) && Object.keys(ci).length === 2 && typeof ci.name === 'string' && typeof ci.version === 'string')) c.bad('/clientInfo', 'must be {name, version}, both strings');

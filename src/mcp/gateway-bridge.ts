@@ -35,6 +35,8 @@ export class BridgedCall {
   private wake?: () => void;
   private n = 0;
   private settled?: { result: Rec } | { error: unknown };
+  /** The call's own request decision, once made (gateway-modern.ts sets it from the relay). */
+  seq?: number;
   /** Set while parked: the handle the client must echo, and when it lapses. */
   handle?: string;
   lapse?: ReturnType<typeof setTimeout>;
@@ -159,6 +161,11 @@ export class InputBridge {
     const done = () => this.running.delete(call);
     result.then(done, done);
     return call;
+  }
+
+  /** The request-phase seq of the one call in flight, where known (the link an ask's decisions record). */
+  currentSeq(): number | undefined {
+    return this.running.size === 1 ? [...this.running][0]!.seq : undefined;
   }
 
   /**

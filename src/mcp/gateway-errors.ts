@@ -1,6 +1,7 @@
 // The JSON-RPC errors the gateway answers with: a deny (with its receipt), a peer that is gone,
 // timed out or failed (its own error relayed), a decision that could not be recorded. Codes
 // follow the project's JSON-RPC table (http/errors.ts); messages never carry a stack.
+import { ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { DecisionOutcome } from '../decide/index.js';
 import { codeOf, publicMessage } from '../errors.js';
@@ -51,6 +52,9 @@ const SDK_PREFIX = /^MCP error -?\d+: /;
  */
 export function peerError(peer: string, e: unknown, timeoutMs: number): GatewayError {
   if (e instanceof GatewayError) return e;
+  // The upstream side speaks through the SDK v2 Client: its peer's errors and its own local ones.
+  if (e instanceof ProtocolError) return new GatewayError(e.code, e.message, e.data === undefined ? undefined : { peer, upstream: e.data });
+  if (e instanceof SdkError) return sdkError(peer, e, timeoutMs);
   if (e instanceof McpError) {
     if (e.code === ErrorCode.ConnectionClosed) return unavailableError(peer, 'the connection closed while the request was in flight (it may or may not have run)');
     if (e.code === ErrorCode.RequestTimeout) return new GatewayError(JSONRPC.timeout, `${peer} did not answer within ${timeoutMs} ms (or the request was cancelled)`, { peer });
@@ -61,6 +65,26 @@ export function peerError(peer: string, e: unknown, timeoutMs: number): GatewayE
   if (message === 'Not connected') return unavailableError(peer, 'not connected');
   if ((e as { name?: string })?.name === 'ZodError' || (e as { issues?: unknown })?.issues) return new GatewayError(JSONRPC.internalError, `${peer} sent an answer that is not valid MCP`, { peer });
   return new GatewayError(JSONRPC.internalError, `${peer} failed: ${message.slice(0, 500)}`, { peer });
+}
+
+/** The SDK v2 Client's local failures (string codes), as the v1 ones above are told. */
+function sdkError(peer: string, e: SdkError, timeoutMs: number): GatewayError {
+  switch (e.code) {
+    case SdkErrorCode.ConnectionClosed:
+      return unavailableError(peer, 'the connection closed while the request was in flight (it may or may not have run)');
+    case SdkErrorCode.NotConnected:
+      return unavailableError(peer, 'not connected');
+    case SdkErrorCode.RequestTimeout:
+      return new GatewayError(JSONRPC.timeout, `${peer} did not answer within ${timeoutMs} ms (or the request was cancelled)`, { peer });
+    case SdkErrorCode.MethodNotSupportedByProtocolVersion:
+      // e.g. logging/setLevel to a 2026-07-28 server: nothing was sent.
+      return new GatewayError(JSONRPC.methodNotFound, `${peer} does not serve this method in the MCP revision it speaks: ${e.message.slice(0, 300)}`, { peer });
+    case SdkErrorCode.InvalidResult:
+    case SdkErrorCode.UnsupportedResultType:
+      return new GatewayError(JSONRPC.internalError, `${peer} sent an answer that is not valid MCP: ${e.message.slice(0, 300)}`, { peer });
+    default:
+      return new GatewayError(JSONRPC.internalError, `${peer} failed: ${e.message.slice(0, 500)}`, { peer, sdk: e.code });
+  }
 }
 
 /** JSON for an execution entry's result when the peer failed: the code and message only. */

@@ -29,6 +29,8 @@ export interface ModernCall {
   extra: HandlerExtra;
   clientInfo?: ClaimedClient;
   protocolVersion?: string;
+  /** Told the call's request-phase seq once it is decided (the bridge links the upstream's asks to it). */
+  onAuthorized?: (seq: number) => void;
 }
 
 export interface ModernCore {
@@ -108,7 +110,8 @@ async function bridged(core: ModernCore, method: string, params: Rec, ctx: Serve
     const capabilities = ((ctx.mcpReq.envelope ?? {}) as Rec)[ENVELOPE_META.clientCapabilities];
     const caps = typeof capabilities === 'object' && capabilities !== null ? (capabilities as Rec) : {};
     // The upstream request lives as long as the call, not as this round's HTTP request.
-    bridgedCall = core.bridge.open(core.owner, binding, caps, (signal) => core.relay(method, params, { ...call, extra: { ...call.extra, signal } }));
+    const opened = core.bridge.open(core.owner, binding, caps, (signal) => core.relay(method, params, { ...call, extra: { ...call.extra, signal }, onAuthorized: (seq) => (opened.seq = seq) }));
+    bridgedCall = opened;
   }
   const next = await bridgedCall.next(ctx.mcpReq.signal);
   if ('result' in next) return next.result;

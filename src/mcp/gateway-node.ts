@@ -3,8 +3,8 @@
 // shutdown (sessions, then the upstream, then the log batch in flight, then the databases).
 import type { IOType } from 'node:child_process';
 import { resolve } from 'node:path';
-import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StreamableHTTPClientTransport, type Transport as UpstreamTransport } from '@modelcontextprotocol/client';
+import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { canonicalBytes } from '../canonical/index.js';
 import { InputError, type Issue } from '../errors.js';
@@ -22,6 +22,7 @@ import { observedLog } from '../observe/observed-log.js';
 import { createOtelExporter, parseOtlpUrl } from '../observe/otel.js';
 import { startGateway, type Gateway } from './gateway.js';
 import type { DownstreamEra } from './gateway-era.js';
+import { DEFAULT_UPSTREAM_ERA, EraMemo, parseUpstreamEra, type UpstreamEra } from './gateway-upstream.js';
 import { parseToolsConfig, readPins, ToolPins } from './tool-pins.js';
 
 export type UpstreamSpec = { command: string; env?: Record<string, string>; cwd?: string; stderr?: IOType } | { url: string };
@@ -36,6 +37,10 @@ export interface GatewayRunOptions {
   /** The upstream's name for policy and entries; default derived from the command or URL. */
   serverName?: string;
   upstream: UpstreamSpec;
+  /** The MCP era spoken upstream (`--upstream-era`, default auto). */
+  upstreamEra?: UpstreamEra;
+  /** With `auto` over stdio: how long the server/discover probe may wait (gateway-upstream.ts). */
+  probeTimeoutMs?: number;
   keyName?: string;
   timeoutMs?: number;
   /** Sign in a worker thread (default true: signing never blocks relaying). */
@@ -61,12 +66,16 @@ export interface GatewayRuntime {
   configPath: string;
   /** What forwarded requests' decisions wait for (opts.wait; "signed" when not given). */
   wait: Wait;
+  /** The MCP era spoken upstream (opts.upstreamEra; auto when not given). */
+  upstreamEra: UpstreamEra;
+  /** What the first connection found the upstream to speak (later ones connect without probing). */
+  eraMemo: EraMemo;
   /** Who the client is, for policy: what discovery-filter judges listings for. */
   viewer(): { principal: string; roles?: string[]; tenant: string; server: string; time: string };
   /** A fresh transport to the upstream (a new child process for a command). */
-  connectUpstream(): Transport;
+  connectUpstream(): UpstreamTransport;
   /** One client session: a gateway over `downstream` and a fresh upstream (or the one given). */
-  start(downstream?: Transport, opts?: { upstream?: Transport; sessionId?: string; caller?: { principal: string; roles: string[] }; era?: DownstreamEra }): Promise<Gateway>;
+  start(downstream?: Transport, opts?: { upstream?: UpstreamTransport; sessionId?: string; caller?: { principal: string; roles: string[] }; era?: DownstreamEra }): Promise<Gateway>;
   sessions(): Gateway[];
   close(): Promise<void>;
 }
@@ -79,7 +88,7 @@ export function serverNameOf(spec: UpstreamSpec): string {
   return 'url' in spec ? serverNameOfUrl(spec.url) : serverNameOfCommand(splitCommand(spec.command));
 }
 
-export function upstreamTransport(spec: UpstreamSpec): Transport {
+export function upstreamTransport(spec: UpstreamSpec): UpstreamTransport {
   if ('url' in spec) return new StreamableHTTPClientTransport(new URL(spec.url));
   const [command, ...args] = splitCommand(spec.command);
   // The SDK's default environment (PATH, HOME, ...) keeps the gateway's secrets from the child.
@@ -96,6 +105,7 @@ export async function openGateway(opts: GatewayRunOptions): Promise<GatewayRunti
   if (principal.length === 0 || principal.length > 256) issues.push({ path: '/principal', message: 'a non-empty string of at most 256 characters' });
   if (issues.length) throw new InputError('ERR_INPUT', `bad gateway options: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`, issues);
   if (opts.otlp !== undefined) parseOtlpUrl(opts.otlp); // a bad URL fails before any key is touched
+  const upstreamEra = opts.upstreamEra === undefined ? DEFAULT_UPSTREAM_ERA : parseUpstreamEra(opts.upstreamEra);
   initDataDir(opts.data); // first run: keys generated; existing keys are kept
   const dataDir = await openDataDir(opts.data, { thread: opts.thread ?? true, keyName: opts.keyName, monotonic: systemClock.monotonic });
   const otel = opts.otlp === undefined ? undefined : createOtelExporter({ url: opts.otlp, onExportError: (signal, items, error) => opts.onLine?.({ level: 'warn', msg: 'OTLP export failed', signal, items, error }) });
@@ -129,6 +139,7 @@ export async function openGateway(opts: GatewayRunOptions): Promise<GatewayRunti
   }
   const open = new Set<Gateway>();
   const connectUpstream = () => upstreamTransport(opts.upstream);
+  const eraMemo = new EraMemo();
   // Start-up over: decisions get an engine instance under V8's own tiering budget (engine-refresh.ts).
   const stopRefresh = scheduleEngineRefresh();
   let closing: Promise<void> | undefined;
@@ -143,12 +154,17 @@ export async function openGateway(opts: GatewayRunOptions): Promise<GatewayRunti
     drift,
     configPath,
     wait: opts.wait ?? 'signed',
+    upstreamEra,
+    eraMemo,
     viewer: () => ({ principal, roles: opts.roles, tenant, server: serverName, time: systemClock.isoNow() }),
     connectUpstream,
     async start(downstream, s = {}) {
       if (closing) throw new Error('gateway is shutting down');
       const gateway = await startGateway({
         upstream: s.upstream ?? connectUpstream(),
+        upstreamEra,
+        probeTimeoutMs: opts.probeTimeoutMs,
+        eraMemo: s.upstream ? undefined : eraMemo, // a transport handed in may reach another server
         downstream,
         era: s.era,
         serverName,

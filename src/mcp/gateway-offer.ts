@@ -1,14 +1,14 @@
 // What the upstream offers and what the policy hides from the client, for the operator at start:
 // the gateway lists the upstream's tools, prompts and resources itself (nothing reaches the client,
 // nothing is recorded) and judges each the way discovery-filter would for this principal.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/client';
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { formatOf, parseConfigText } from '../policy/index.js';
-import { type Activated, VOUCH_ENGINE_VERSION } from '../decide/index.js';
+import type { Activated } from '../decide/index.js';
 import { filterListing } from '../interceptors/builtin/discovery-filter.js';
 import type { GatewayRuntime } from './gateway-node.js';
+import { createUpstreamClient } from './gateway-upstream.js';
 
 export interface OfferKind {
   offered: string[];
@@ -56,7 +56,7 @@ export function policyFilesOf(configPath: string): string[] {
 }
 
 /** List everything the upstream offers (all pages) and what the chain's discovery-filter would hide from `viewer`. */
-export async function surveyUpstream(client: Client, capabilities: ServerCapabilities, policy: Activated, viewer: Viewer, configPath: string): Promise<UpstreamOffer> {
+export async function surveyUpstream(client: Client, capabilities: Partial<Record<'tools' | 'prompts' | 'resources', unknown>>, policy: Activated, viewer: Viewer, configPath: string): Promise<UpstreamOffer> {
   const filterDecl = policy.resolved.config.interceptors.find((d) => 'use' in d && d.use === 'discovery-filter');
   const offer: UpstreamOffer = { server: viewer.server, config: configPath, policyFiles: policyFilesOf(configPath), ...(filterDecl && { filter: filterDecl.name }) };
   for (const kind of KINDS) {
@@ -81,10 +81,12 @@ export async function surveyUpstream(client: Client, capabilities: ServerCapabil
   return offer;
 }
 
-/** Connect a fresh upstream (as the gateway's own client would), survey it, close it. */
-export async function probeUpstream(rt: GatewayRuntime, capabilities: ConstructorParameters<typeof Client>[1]): Promise<UpstreamOffer> {
-  const client = new Client({ name: 'vouch-gateway-survey', version: VOUCH_ENGINE_VERSION }, capabilities);
-  await client.connect(rt.connectUpstream(), { timeout: 60_000 });
+/** Connect a fresh upstream (as the gateway's own client would, in the same era), survey it, close it. */
+export async function probeUpstream(rt: GatewayRuntime): Promise<UpstreamOffer> {
+  const transport = rt.connectUpstream();
+  const client = createUpstreamClient(rt.upstreamEra, transport, undefined, 'vouch-gateway-survey');
+  await client.connect(transport, { timeout: 60_000, prior: rt.eraMemo.prior });
+  rt.eraMemo.remember(client);
   try {
     return await surveyUpstream(client, client.getServerCapabilities() ?? {}, rt.policies.clientToServer, rt.viewer(), rt.configPath);
   } finally {

@@ -1,13 +1,16 @@
-// The two far sides of a relayed request: the upstream server (through the SDK Client) and the
-// client (through the SDK Server). Each send records the params exactly as handed to the
-// transport, so the execution entry's digest is of what went on the wire, not of what we meant.
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+// The two far sides of a relayed request: the upstream server (through the SDK v2 Client, either
+// MCP era) and the client (through the SDK v1 Server). Each send records the params exactly as
+// handed to the transport, so the execution entry's digest is of what went on the wire, not of
+// what we meant.
+import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, PROTOCOL_VERSION_META_KEY, type RequestOptions } from '@modelcontextprotocol/client';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ResultSchema, type JSONRPCMessage, type Progress, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import { JSONRPC } from '../protocol/index.js';
 import { GatewayError } from './gateway-errors.js';
 import type { Forwarded, Peer } from './gateway-relay.js';
+import type { UpstreamClient } from './gateway-upstream.js';
 
 type Rec = Record<string, unknown>;
 
@@ -32,7 +35,7 @@ export interface Wire {
  * the SDK handles notifications a microtask late, so the last progress of a request that
  * arrives with its response would otherwise be dropped as an unknown token.
  */
-export function tapWire(transport: Transport, gateOutgoing?: Gate): Wire {
+export function tapWire(transport: Pick<Transport, 'send' | 'onmessage'>, gateOutgoing?: Gate): Wire {
   let hook: ((m: JSONRPCMessage) => void) | undefined;
   const progress = new Map<unknown, (p: Progress) => void>();
   const send = transport.send.bind(transport);
@@ -122,18 +125,44 @@ export interface PeerDeps {
   gate: Gate;
 }
 
-export function upstreamPeer(client: Client, serverName: string, method: string, extra: HandlerExtra, deps: PeerDeps): Peer {
+// Loose: the SDK would strip result fields its schema does not know; a proxy must not.
+const ANY_RESULT = z.looseObject({});
+
+/** The 2026 `_meta` envelope the SDK adds to each request: the gateway naming itself (version, capabilities, name). */
+const ENVELOPE_KEYS = [PROTOCOL_VERSION_META_KEY, CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY];
+
+/**
+ * The wire params without the envelope keys the SDK added (ones the intent did not carry): like
+ * the progress token, they are the hop's own framing, not what the call asked for, so they are
+ * neither drift nor executed parameters. Keys the intent carried stay, whatever the SDK did to them.
+ */
+function withoutEnvelope(wire: Rec, intent: Rec): Rec {
+  const meta = wire._meta as Rec | undefined;
+  const asked = (intent._meta ?? {}) as Rec;
+  const added = meta ? ENVELOPE_KEYS.filter((k) => k in meta && !(k in asked)) : [];
+  if (!added.length) return wire;
+  const kept = { ...meta };
+  for (const k of added) delete kept[k];
+  const { _meta: _drop, ...body } = wire;
+  return Object.keys(kept).length || '_meta' in intent ? { ...body, _meta: kept } : body;
+}
+
+export function upstreamPeer(client: UpstreamClient, serverName: string, method: string, extra: HandlerExtra, deps: PeerDeps): Peer {
   return {
     name: `upstream server "${serverName}"`,
-    send(params) {
-      return sendRouted(deps, method, params, extra, (p, onprogress) =>
-        client.request({ method, params: p } as never, ResultSchema, {
-          signal: extra.signal, // the client's cancellation becomes notifications/cancelled upstream
-          timeout: deps.timeoutMs,
+    send(params, authorization) {
+      const sent = sendRouted(deps, method, params, extra, (p, onprogress) => {
+        const options: RequestOptions = {
+          signal: extra.signal, // the client's cancellation reaches the upstream (notifications/cancelled, or a closed 2026 stream)
+          timeout: deps.timeoutMs, // per round trip: a 2026 call's input rounds each get it
           resetTimeoutOnProgress: true,
           onprogress,
-        }),
-      );
+        };
+        const request = (o: RequestOptions) => client.request({ method, params: p } as never, ANY_RESULT, o);
+        // What the upstream asks to fulfil this call (2026 input requests) is decided as part of it.
+        return authorization === undefined ? request(options) : client.requestForCall({ seq: authorization, requestId: extra.requestId }, request, options);
+      });
+      return sent.wire ? { ...sent, wire: withoutEnvelope(sent.wire, params) } : sent;
     },
   };
 }

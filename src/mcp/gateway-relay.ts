@@ -73,7 +73,8 @@ export interface Forwarded {
 export interface Peer {
   /** For messages: `upstream server "everything"`, `the client`. */
   name: string;
-  send(params: Rec): Forwarded;
+  /** `authorization`: the request-phase decision that let `params` go (what the peer asks back is linked to it). */
+  send(params: Rec, authorization?: number): Forwarded;
 }
 
 function isRec(v: unknown): v is Rec {
@@ -96,8 +97,13 @@ function withProgress(payload: Rec, token: unknown): Rec {
   return token === undefined ? payload : { ...payload, _meta: { ...(isRec(payload._meta) ? payload._meta : {}), progressToken: token } };
 }
 
-/** `more`: what an entry records of this request beside the session's (a 2026 client's claimed clientInfo). */
-export async function relayRequest(s: RelaySession, flow: Flow, method: string, params: unknown, peer: Peer, more?: Rec): Promise<Rec> {
+/**
+ * `call`: for a server's request (sampling, elicitation, roots), the request-phase decision of the
+ * client call it was made for, where the gateway knows it (a 2026 input request; a 2025 request on
+ * that call's HTTP stream). Both of its decisions record it, so an auditor follows one thread.
+ * `more`: what an entry records of this request beside the session's (a 2026 client's claimed clientInfo and era).
+ */
+export async function relayRequest(s: RelaySession, flow: Flow, method: string, params: unknown, peer: Peer, call?: number, more?: Rec): Promise<Rec> {
   const policy = flow === 'client-to-server' ? s.policy : s.serverPolicy;
   const toUpstream = flow === 'server-to-client';
   const { payload, token } = splitProgress(params);
@@ -106,6 +112,7 @@ export async function relayRequest(s: RelaySession, flow: Flow, method: string, 
   const tp = traceContextOf(isRec(payload._meta) ? payload._meta : undefined);
   const ctxOf = () => (tp ? { ...contextOf(s), traceId: tp.traceId } : contextOf(s));
   const traced: Rec = tp ? { traceparent: tp.header, ...(tp.tracestate !== undefined && { tracestate: tp.tracestate }), ...more } : { ...more };
+  if (call !== undefined) traced.call = call;
   const pinned = s.pins && !toUpstream && method === 'tools/call' ? [await pinGuard(s.pins, payload)] : undefined;
   const request = await decideRelayed(s, policy, { event: method, phase: 'request', payload, context: ctxOf(), extra: { flow, ...traced }, guards: pinned });
   // The upstream asked for a server request (sampling...); the decision's receipt is the client side's, not its.
@@ -119,10 +126,12 @@ export async function relayRequest(s: RelaySession, flow: Flow, method: string, 
   let forwarded: Forwarded | undefined;
   let result: Rec;
   try {
-    forwarded = peer.send(withProgress(intent, token));
+    forwarded = peer.send(withProgress(intent, token), request.appended.seq);
     result = await forwarded.result;
   } catch (e) {
-    if (e instanceof GatewayError) throw e; // raised before sending (e.g. the client lacks the capability): nothing went out
+    // Raised before sending (e.g. the client lacks the capability): nothing went out. Once sent, a
+    // GatewayError is the peer's answer too (a 2026 input request of this call denied): recorded below.
+    if (e instanceof GatewayError && forwarded === undefined) throw e;
     const err = peerError(peer.name, e, s.timeoutMs);
     await settle(s, execute(s, request, forwarded?.wire ?? intent, errorRecord(err))).catch(() => undefined); // the peer's error is the answer
     // The client's error answer to a server's request (elicitation, sampling, roots) goes upstream as

@@ -1,16 +1,17 @@
-// The MCP gateway over any SDK transports: an SDK Client to the upstream server, an SDK Server for
-// the client. Every message that crosses, either way, goes through the chain of its way and is
-// signed: requests and their answers (gateway-relay.ts), notifications, progress and cancellation
-// (gateway-notify.ts), and the upstream's initialize answer (its name and instructions).
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+// The MCP gateway over any SDK transports: an SDK v2 Client to the upstream server (either MCP
+// era: gateway-upstream.ts), an SDK v1 Server for the client. Every message that crosses, either
+// way, goes through the chain of its way and is signed: requests and their answers
+// (gateway-relay.ts), notifications, progress and cancellation (gateway-notify.ts), and the
+// upstream's initialize answer or 2026 discover result (its name and instructions).
+import type { Transport as UpstreamTransport } from '@modelcontextprotocol/client';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Server as ModernServer } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ResultSchema, type Implementation, type RequestId, type ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import type { Implementation, RequestId, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { systemClock, type Clock } from '../clock.js';
-import { VOUCH_ENGINE_VERSION, type ActivePolicy, type DecisionOutcome, type Guard, type Wait } from '../decide/index.js';
+import type { ActivePolicy, DecisionOutcome, Guard, Wait } from '../decide/index.js';
 import type { DriftRules, ExecutionLog } from '../execution/index.js';
 import { clientPeer, isLateProgress, tapWire, upstreamPeer, type ClientCapability, type HandlerExtra, type PeerDeps } from './gateway-peers.js';
 import { deniedError, unavailableError, type GatewayError } from './gateway-errors.js';
@@ -22,6 +23,9 @@ import { gateListen, modernGatewayServer, type ModernCall, type ModernCore, type
 import { recordedLabel } from '../interceptors/builtin/recorded-text.js';
 import { JSONRPC, MAX_CLIENT_FIELD, PROTOCOL_VERSION } from '../protocol/index.js';
 import { SessionPins, type ToolPins } from './tool-pins.js';
+import { connectFailure, createUpstreamClient, currentCall, DEFAULT_UPSTREAM_ERA, listenForListChanges, type EraMemo, type UpstreamClient, type UpstreamEra } from './gateway-upstream.js';
+
+export { GATEWAY_CLIENT_OPTIONS } from './gateway-upstream.js';
 
 export const DEFAULT_GATEWAY_TIMEOUT_MS = 300_000;
 
@@ -29,7 +33,13 @@ export interface GatewayOptions {
   /** What each forwarded request's decisions wait for (gateway-relay.ts): "durable" or "signed" (default). */
   wait?: Wait;
   /** Transport to the upstream MCP server (not yet started). */
-  upstream: Transport;
+  upstream: UpstreamTransport;
+  /** Which MCP era to speak upstream (default auto: probe with server/discover, else 2025 initialize). */
+  upstreamEra?: UpstreamEra;
+  /** With `auto` over stdio: how long the server/discover probe waits (gateway-upstream.ts). */
+  probeTimeoutMs?: number;
+  /** The era this run's upstream was found to speak: a session after the first connects without a probe. */
+  eraMemo?: EraMemo;
   /**
    * Transport to the client (not yet started): its first message tells the era (gateway-era.ts),
    * unless `era` says. Absent: no connection of its own; 2026 requests are served one by one
@@ -65,7 +75,7 @@ export interface Gateway {
   /** What the upstream said about itself, and the capabilities offered to the client. */
   upstreamInfo?: Implementation;
   capabilities: ServerCapabilities;
-  client: Client;
+  client: UpstreamClient;
   /** The era the downstream speaks, once its first message arrived (legacy: `server` is the SDK v1 Server). */
   era(): DownstreamEra | undefined;
   server?: Server;
@@ -98,11 +108,10 @@ export const SERVER_REQUESTS: [string, ClientCapability][] = [
   ['roots/list', 'roots'],
 ];
 
-/** What the gateway offers the upstream as its client (a server lists some tools only to clients that can sample). */
-export const GATEWAY_CLIENT_OPTIONS = { capabilities: { sampling: {}, elicitation: { form: {}, url: {} }, roots: { listChanged: true } } };
-
 // Loose request schemas: the SDK would strip params fields it does not know; a proxy must not.
 const anyRequest = (method: string) => z.object({ method: z.literal(method), params: z.unknown().optional() }).passthrough();
+const ANY_PARAMS = z.looseObject({});
+const ANY_RESULT = z.looseObject({});
 
 export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   const line = opts.onLine ?? (() => undefined);
@@ -140,7 +149,8 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   const onError = (e: unknown) => line({ msg: 'gateway notification failed', error: String(e) });
 
   // ---- upstream: the gateway is its client, offering what a client can (forwarded only if the real client can)
-  const client = new Client({ name: 'vouch-gateway', version: VOUCH_ENGINE_VERSION }, GATEWAY_CLIENT_OPTIONS);
+  const upstreamEra = opts.upstreamEra ?? DEFAULT_UPSTREAM_ERA;
+  const client = createUpstreamClient(upstreamEra, opts.upstream, opts.probeTimeoutMs);
   let upstreamOpen = true;
   let clientInitialized!: () => void;
   const initialized = new Promise<void>((r) => (clientInitialized = r));
@@ -159,16 +169,22 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   const bridgePeer = (method: string): Peer => ({ name: 'the client', send: (params) => bridge.current(method).peer(method).send(params) });
   const related = () => (clientRequests.size === 1 ? [...clientRequests][0] : undefined);
 
+  // One handler each, for both eras: a 2025 server's own request, and each input request of a 2026
+  // server's input_required result (the SDK's driver calls the same handler, then retries the call).
   for (const [method, capability] of SERVER_REQUESTS) {
-    client.setRequestHandler(anyRequest(method), (req, extra) =>
-      track(
+    client.setRequestHandler(method, { params: ANY_PARAMS }, (params, ctx) => {
+      const call = currentCall(); // the client call this request was made for, when known
+      // Its own signal: a 2026 round's asks share one (up to MAX_INPUT_REQUESTS listeners on it otherwise).
+      const extra: HandlerExtra = { signal: AbortSignal.any([ctx.mcpReq.signal]), requestId: ctx.mcpReq.id, sendNotification: (n) => ctx.mcpReq.notify(n as never) };
+      const relatedTo = () => call?.requestId ?? related();
+      return track(
         (async () => {
-          if ((await waitFor(eraKnown, extra.signal)) === 'modern') return relayRequest(session, 'server-to-client', method, req.params, bridgePeer(method));
+          if ((await waitFor(eraKnown, extra.signal)) === 'modern') return relayRequest(session, 'server-to-client', method, params, bridgePeer(method), call?.seq ?? bridge.currentSeq());
           await waitFor(initialized, extra.signal); // the upstream may ask before the client finished initializing
-          return relayRequest(session, 'server-to-client', method, req.params, clientPeer(server!, method, capability, extra as HandlerExtra, related, downDeps!));
+          return relayRequest(session, 'server-to-client', method, params, clientPeer(server!, method, capability, extra, relatedTo, downDeps!), call?.seq);
         })(),
-      ) as never,
-    );
+      );
+    });
   }
   let closing: Promise<void> | undefined;
   client.onclose = () => {
@@ -184,18 +200,21 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     setProtocolVersion?.(v);
   };
   try {
-    await client.connect(opts.upstream, { timeout: Math.min(timeoutMs, 60_000) });
+    await client.connect(opts.upstream, { timeout: Math.min(timeoutMs, 60_000), prior: opts.eraMemo?.prior });
+    opts.eraMemo?.remember(client);
   } catch (e) {
     await client.close().catch(() => undefined);
     await opts.downstream?.close().catch(() => undefined);
-    throw unavailableError(`upstream server "${opts.serverName}"`, `cannot connect: ${(e as Error).message}`);
+    throw unavailableError(`upstream server "${opts.serverName}"`, `cannot connect: ${connectFailure(upstreamEra, e)}`);
   }
+  session.protocolVersion ??= client.getNegotiatedProtocolVersion();
 
   // ---- the upstream's initialize answer crosses too: its name and instructions (text the client's
   // model reads) are decided and redacted like any answer, before the client sees them.
   let welcome: { capabilities: ServerCapabilities; serverInfo?: Implementation; instructions?: string };
   try {
-    welcome = await decideInitialize(session, { capabilities: client.getServerCapabilities(), serverInfo: client.getServerVersion(), instructions: client.getInstructions() });
+    // From initialize (2025) or server/discover (2026): what the client is told at its initialize either way.
+    welcome = await decideInitialize(session, { capabilities: client.getServerCapabilities() as ServerCapabilities | undefined, serverInfo: client.getServerVersion() as Implementation | undefined, instructions: client.getInstructions() });
   } catch (e) {
     await client.close().catch(() => undefined);
     await opts.downstream?.close().catch(() => undefined);
@@ -228,7 +247,14 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
       };
       // The SDK v2 aborts a request's signal when its exchange ends; the v1 client would then send a
       // late notifications/cancelled upstream for a request already answered. Scoped to the relay.
-      return track(detached(call.extra.signal, (signal) => relayRequest(session, 'client-to-server', method, params, upstreamPeer(client, opts.serverName, method, { ...call.extra, signal }, upDeps), claimed)));
+      return track(
+        detached(call.extra.signal, (signal) => {
+          const peer = upstreamPeer(client, opts.serverName, method, { ...call.extra, signal }, upDeps);
+          // The call's request decision: what the upstream asks during it is linked to it (`call`).
+          const linked: Peer = { name: peer.name, send: (p, seq) => (seq !== undefined && call.onAuthorized?.(seq), peer.send(p, seq)) };
+          return relayRequest(session, 'client-to-server', method, params, linked, undefined, claimed);
+        }),
+      );
     },
   };
   const modernServer = () => modernGatewayServer(core);
@@ -295,6 +321,8 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     resolveClosed();
   };
   const close = () => (closing ??= shutdown());
+  // A 2026 upstream's list changes come only on a listen stream (closed with the client); a refusal is a diagnostic.
+  void listenForListChanges(client).catch((e) => line({ msg: 'upstream refused subscriptions/listen: list changes will not reach the client', server: opts.serverName, error: String(e) }));
 
   // ---- the downstream connection, once its era is known (an HTTP listener's 2026 requests have none)
   const attach = async (e: DownstreamEra) => {
@@ -309,7 +337,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
       const gated = gateListen(downstream, listenDecision);
       stdio = serveStdio(() => (listening = modernServer()) as never, { transport: gated as never, legacy: 'reject', onerror: (err) => line({ msg: 'client transport error', error: err.message }) });
     }
-    line({ msg: 'gateway session open', server: opts.serverName, session: sessionId, era: e, upstream: upstreamInfo?.name, methods });
+    line({ msg: 'gateway session open', server: opts.serverName, session: sessionId, era: e, upstream: upstreamInfo?.name, protocolVersion: session.protocolVersion, methods });
   };
   if (opts.era && downstream) {
     try {
@@ -348,11 +376,11 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
 }
 
 /** Every page of the upstream's tools/list, as sent (loose schema: the digest is of what the server said). */
-async function listUpstreamTools(client: Client, timeoutMs: number): Promise<Record<string, unknown>[]> {
+async function listUpstreamTools(client: UpstreamClient, timeoutMs: number): Promise<Record<string, unknown>[]> {
   const tools: Record<string, unknown>[] = [];
   let cursor: unknown;
   for (let page = 0; page < 1000; page++) {
-    const r = (await client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } } as never, ResultSchema, { timeout: timeoutMs })) as Record<string, unknown>;
+    const r = (await client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } } as never, ANY_RESULT, { timeout: timeoutMs })) as Record<string, unknown>;
     if (Array.isArray(r.tools)) tools.push(...(r.tools as Record<string, unknown>[]));
     cursor = r.nextCursor;
     if (typeof cursor !== 'string') return tools;

@@ -7,13 +7,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { CreateMessageRequestSchema, ElicitRequestSchema, type CreateMessageRequest, type ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
+import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema, type CreateMessageRequest, type ElicitRequest, type ElicitResult, type Root } from '@modelcontextprotocol/sdk/types.js';
 import { replayLog } from '../../src/audit/index.js';
 import { decodeEntry, type Entry } from '../../src/log/index.js';
 import { openGateway, type GatewayRuntime } from '../../src/mcp/gateway-node.js';
 import type { Gateway } from '../../src/mcp/gateway.js';
+import type { UpstreamEra } from '../../src/mcp/gateway-upstream.js';
 import { parseTrust, verifiersFor, verifyReceipt, type ReceiptReport } from '../../src/receipt/index.js';
 
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
@@ -46,20 +47,32 @@ export function makeWorkspace(prefix = 'vouch-gw-'): Workspace {
 export interface Calls {
   sampling: CreateMessageRequest['params'][];
   elicitation: ElicitRequest['params'][];
+  /** How many times the client was asked for its roots (only with `roots` given to makeClient). */
+  rootsAsked: number;
+  /** What the user answers a form (default: decline); a test may replace it. */
+  answer: (params: ElicitRequest['params']) => ElicitResult;
+  /** The roots the client exposes (with `roots` given to makeClient); a test may replace them. */
+  roots: Root[];
 }
 
-/** An SDK client that can sample and elicit, recording every request it is asked. */
-export function makeClient(): { client: Client; calls: Calls } {
-  const calls: Calls = { sampling: [], elicitation: [] };
-  const client = new Client({ name: 'gateway-test-client', version: '1.0.0' }, { capabilities: { sampling: {}, elicitation: { form: {} } } });
+/** An SDK (v1, MCP 2025) client that can sample and elicit (and, given `roots`, list roots), recording every request it is asked. */
+export function makeClient(roots?: Root[]): { client: Client; calls: Calls } {
+  const calls: Calls = { sampling: [], elicitation: [], rootsAsked: 0, answer: () => ({ action: 'decline' }), roots: roots ?? [] };
+  const client = new Client({ name: 'gateway-test-client', version: '1.0.0' }, { capabilities: { sampling: {}, elicitation: { form: {} }, ...(roots && { roots: {} }) } });
   client.setRequestHandler(CreateMessageRequestSchema, async (req) => {
     calls.sampling.push(req.params);
     return { model: 'test-model', role: 'assistant', content: { type: 'text', text: 'sampled by the test client' } };
   });
   client.setRequestHandler(ElicitRequestSchema, async (req) => {
     calls.elicitation.push(req.params);
-    return { action: 'decline' };
+    return calls.answer(req.params);
   });
+  if (roots) {
+    client.setRequestHandler(ListRootsRequestSchema, async () => {
+      calls.rootsAsked++;
+      return { roots: calls.roots };
+    });
+  }
   return { client, calls };
 }
 
@@ -74,14 +87,28 @@ export interface Kit {
   close(): Promise<void>;
 }
 
+export interface KitOptions {
+  serverName?: string;
+  upstreamEra?: UpstreamEra;
+  probeTimeoutMs?: number;
+  /** The roots the test client exposes (it declares the roots capability only when given). */
+  roots?: Root[];
+}
+
 /** The gateway in-process over `upstreamCmd` (a child over stdio) and an in-memory client. */
-export async function startKit(upstreamCmd: (ws: Workspace) => string, ws = makeWorkspace()): Promise<Kit> {
+export async function startKit(upstreamCmd: (ws: Workspace) => string, ws = makeWorkspace(), o: KitOptions = {}): Promise<Kit> {
   const lines: Record<string, unknown>[] = [];
-  const rt = await openGateway({ data: ws.data, config: ws.config, upstream: { command: upstreamCmd(ws), stderr: 'ignore' }, thread: false, onLine: (l) => lines.push(l) });
+  const rt = await openGateway({ data: ws.data, config: ws.config, upstream: { command: upstreamCmd(ws), stderr: 'ignore' }, serverName: o.serverName, upstreamEra: o.upstreamEra, probeTimeoutMs: o.probeTimeoutMs, thread: false, onLine: (l) => lines.push(l) });
   const upstream = rt.connectUpstream() as StdioClientTransport;
   const [down, up] = InMemoryTransport.createLinkedPair();
-  const gateway = await rt.start(up, { upstream });
-  const { client, calls } = makeClient();
+  let gateway: Gateway;
+  try {
+    gateway = await rt.start(up, { upstream });
+  } catch (e) {
+    await rt.close();
+    throw e;
+  }
+  const { client, calls } = makeClient(o.roots);
   await client.connect(down);
   let closed = false;
   return {

@@ -113,6 +113,9 @@ describe('gateway: a 2026-07-28 client in front of a 2025 server', () => {
       ['request', 'server-to-client', 'allow'],
       ['response', 'server-to-client', 'allow'],
     ]);
+    // One thread for the auditor: each ask's decisions name the tools/call they were made for.
+    const call = (await entriesOf(rt)).slice(before).find((e) => e.type === 'decision' && e.event === 'tools/call' && e.phase === 'request')!;
+    expect(fresh.every((e) => e.call === call.seq)).toBe(true);
   });
 
   it('refuses the routing-number form: the client never sees it, the upstream gets an error, the deny is signed', async () => {

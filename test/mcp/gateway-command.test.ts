@@ -50,6 +50,7 @@ describe('openGateway', () => {
     await expect(openGateway({ data, upstream: { url: 'not a url' } })).rejects.toMatchObject({ code: 'ERR_INPUT' });
     await expect(openGateway({ data, upstream: { command: `node 'open` } })).rejects.toMatchObject({ code: 'ERR_INPUT' });
     await expect(openGateway({ data, upstream: { command: 'node x.js' }, serverName: 'two words' })).rejects.toMatchObject({ code: 'ERR_INPUT' });
+    await expect(openGateway({ data, upstream: { command: 'node x.js' }, upstreamEra: 'modern' as never })).rejects.toMatchObject({ code: 'ERR_INPUT' });
     expect(existsSync(data)).toBe(false);
   });
 });
@@ -75,6 +76,12 @@ describe('vouch gateway usage', () => {
     expect(a.err.join('\n')).toContain('--listen takes HOST:PORT');
     const b = io();
     expect(await main(['gateway', '--upstream-cmd', 'x', '--env', 'BAD NAME=1'], b.io)).toBe(2);
+  });
+
+  it('rejects an --upstream-era it does not know, naming the ones it does', async () => {
+    const a = io();
+    expect(await main(['gateway', '--upstream-cmd', 'x', '--upstream-era', '2025-06-18'], a.io)).toBe(2);
+    expect(a.err.join('\n')).toContain('--upstream-era takes "auto", "legacy", "2026-07-28"');
   });
 
   it('is listed in the usage and has its own help', async () => {

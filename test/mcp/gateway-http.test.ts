@@ -8,7 +8,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { listenGateway, type Listening } from '../../src/mcp/gateway-http.js';
 import { openGateway, type GatewayRuntime } from '../../src/mcp/gateway-node.js';
-import { EVERYTHING, everythingCmd, makeClient, makeWorkspace, textOf, verifyWithJwks, closeReplayed } from './_gateway.js';
+import { EVERYTHING, entriesOf, everythingCmd, makeClient, makeWorkspace, textOf, verifyWithJwks, closeReplayed } from './_gateway.js';
 
 let rt: GatewayRuntime;
 let listening: Listening;
@@ -123,6 +123,9 @@ describe('gateway to an upstream over Streamable HTTP (--upstream-url)', () => {
     const s = await kit.client.callTool({ name: 'trigger-sampling-request', arguments: { prompt: 'p', maxTokens: 99_999 } });
     expect(s.isError).toBe(true);
     expect(kit.calls.sampling).toEqual([]);
+    // Over HTTP a 2025 server's request comes on the stream of the call that made it: linked to that call.
+    const asked = (await entriesOf(urlRt)).filter((e) => e.event === 'sampling/createMessage');
+    expect(asked.map((e) => e.call)).toEqual([s._meta!['io.vouch/seq']]);
     await kit.client.close();
   });
 });

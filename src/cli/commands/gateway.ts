@@ -10,8 +10,8 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { GatewayError } from '../../mcp/gateway-errors.js';
 import { listenGateway } from '../../mcp/gateway-http.js';
 import { formatOffer, probeUpstream, surveyUpstream, type UpstreamOffer } from '../../mcp/gateway-offer.js';
-import { GATEWAY_CLIENT_OPTIONS } from '../../mcp/gateway.js';
 import { DEFAULT_PRINCIPAL, DEFAULT_TENANT, openGateway, type GatewayRuntime, type UpstreamSpec } from '../../mcp/gateway-node.js';
+import { DEFAULT_UPSTREAM_ERA, UPSTREAM_ERAS, type UpstreamEra } from '../../mcp/gateway-upstream.js';
 import { intOption, parse } from '../args.js';
 import { EXIT, UsageError, type Io } from '../io.js';
 
@@ -28,6 +28,10 @@ also serves /.well-known/vouch/keys (JWKS), /.well-known/vouch/vkeys and /health
 
   --upstream-cmd CMD   start the server as a child process over stdio (split like a shell, never run by one)
   --upstream-url URL   connect to a Streamable HTTP server
+  --upstream-era E     the MCP era spoken to the server: "auto" (default: probe with server/discover and
+                       speak 2026-07-28 if it answers, else the 2025 initialize handshake; over stdio the
+                       probe runs on a second, short-lived server process and waits at most 10 s),
+                       "legacy" (2025 only, no probe) or "2026-07-28" (that revision or fail)
   --listen HOST:PORT   serve clients over Streamable HTTP at http://HOST:PORT/mcp (loopback only
                        without --auth); default: serve one client over this process's stdin/stdout
   --auth FILE          with --listen: an OAuth resource server. Every /mcp request needs a bearer JWT
@@ -73,6 +77,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
   const { values } = parse(argv, {
     'upstream-cmd': { type: 'string' },
     'upstream-url': { type: 'string' },
+    'upstream-era': { type: 'string', default: DEFAULT_UPSTREAM_ERA },
     listen: { type: 'string' },
     auth: { type: 'string' },
     config: { type: 'string' },
@@ -92,6 +97,8 @@ export async function run(argv: string[], io: Io): Promise<number> {
   if ((cmd === undefined) === (url === undefined)) throw new UsageError('give exactly one of --upstream-cmd or --upstream-url');
   if (url !== undefined && values.env) throw new UsageError('--env applies to --upstream-cmd only');
   const upstream: UpstreamSpec = cmd !== undefined ? { command: cmd, env: parseEnv(values.env) } : { url: url! };
+  const upstreamEra = values['upstream-era'] as UpstreamEra;
+  if (!UPSTREAM_ERAS.includes(upstreamEra)) throw new UsageError(`--upstream-era takes ${UPSTREAM_ERAS.map((e) => `"${e}"`).join(', ')}`);
   const listen = values.listen === undefined ? undefined : parseListen(values.listen);
   if (values.auth !== undefined && !listen) throw new UsageError('--auth applies to --listen only (over stdio the client is this process\'s parent)');
   const auth = values.auth === undefined ? undefined : readAuth(values.auth);
@@ -109,6 +116,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
     roles: values.role,
     serverName: values['server-name'],
     upstream,
+    upstreamEra,
     timeoutMs: intOption(values['timeout-ms'], 'timeout-ms'),
     wait,
     onLine,
@@ -178,7 +186,7 @@ async function serveHttp(rt: GatewayRuntime, at: { host: string; port: number; a
   if (listening.resource) io.out(`  oauth: tokens for ${listening.resource.resource} from ${listening.resource.authorizationServers.join(', ')}; metadata ${listening.resource.metadataUrl}`);
   else io.err('vouch gateway: no --auth: no tokens checked, serving loopback only');
   // No session yet: a short-lived upstream of its own, listed once at start.
-  const surveyed = survey(() => probeUpstream(rt, GATEWAY_CLIENT_OPTIONS), tell, onLine);
+  const surveyed = survey(() => probeUpstream(rt), tell, onLine);
   const why = await untilSignal();
   await surveyed;
   onLine?.({ msg: 'vouch gateway shutting down', why });
