@@ -3,13 +3,14 @@
 // and in DATA/checkpoints/); --log-level error|warn|info|debug chooses what reaches stderr, and
 // anything else is a usage error naming the choices.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { publishedCheckpointPath } from '../../src/http/log-lifecycle.js';
+import { createCosigner, formatCosignerVkey } from '../../src/witness/index.js';
 import { everythingCmd, makeClient, makeWorkspace, textOf, VOUCH_BIN } from '../mcp/_gateway.js';
 import { ROOT, startServe, type ServeChild } from './_serve.js';
 
@@ -85,6 +86,32 @@ describe('vouch serve: quiet by default', () => {
     }
     expect(error.stderr()).toBe('');
   }, 90_000);
+});
+
+describe('vouch serve with a witness configured', () => {
+  it("the log's own ML-DSA-44 cosigner is a short line naming its vkey file; a witness that stays down is one warn line, not one per poll", async () => {
+    const data = dataDir();
+    mkdirSync(data, { recursive: true });
+    // A witness nobody runs: its failures are short warn lines too.
+    const vkey = formatCosignerVkey(createCosigner('w.example/absent', 'Ed25519', new Uint8Array(32).fill(5)));
+    writeFileSync(join(data, 'witnesses.json'), JSON.stringify({ witnesses: [{ url: 'http://127.0.0.1:9', vkeys: [vkey] }], intervalMs: 100, timeoutMs: 200, retries: 0 }));
+    const s = await startServe(['--port', '0', '--data', data, '--checkpoint-idle', '0']);
+    try {
+      await decide(s.url);
+      await s.waitErr(/"msg":"log ML-DSA-44 cosigner".*\n/);
+      await s.waitErr(/"msg":"witness did not cosign".*\n/);
+      await new Promise((r) => setTimeout(r, 2000)); // about twenty polls of the witness (intervalMs 100)
+    } finally {
+      await s.stop();
+    }
+    const cosigner = jsonLines(s.stderr()).find((l) => l.msg === 'log ML-DSA-44 cosigner')!;
+    expect(cosigner).toMatchObject({ level: 'info', tenant: 'default', file: join(data, 'log-cosigner.vkeys') });
+    expect(cosigner).not.toHaveProperty('vkey');
+    for (const l of s.stderr().split('\n')) expect(l.length).toBeLessThan(600);
+    const down = jsonLines(s.stderr()).filter((l) => l.msg === 'witness did not cosign');
+    expect(down).toHaveLength(1);
+    expect(down[0]).toMatchObject({ level: 'warn', tenant: 'default', witness: 'w.example/absent' });
+  }, 60_000);
 });
 
 describe('--log-level takes error, warn, info or debug', () => {
