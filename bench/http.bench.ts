@@ -171,11 +171,11 @@ async function durableRuns(ctx: BenchContext, sizes: HttpSizes, url: string, mcp
   return out;
 }
 
-/** Cumulative bucket counts of vouch_checkpoint_coverage_delay_ms. */
+/** Cumulative bucket counts of vouch_checkpoint_coverage_delay_seconds, by bound in ms (the bench reports ms). */
 async function coverage(url: string): Promise<Map<number, number>> {
   const text = await (await fetch(`${url}/metrics`)).text();
   const m = new Map<number, number>();
-  for (const [, le, n] of text.matchAll(/vouch_checkpoint_coverage_delay_ms_bucket\{le="([^"]+)"\} (\d+)/g)) m.set(le === '+Inf' ? Infinity : Number(le), Number(n));
+  for (const [, le, n] of text.matchAll(/vouch_checkpoint_coverage_delay_seconds_bucket\{le="([^"]+)"\} (\d+)/g)) m.set(le === '+Inf' ? Infinity : Math.round(Number(le) * 1000), Number(n));
   return m;
 }
 

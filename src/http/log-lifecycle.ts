@@ -5,7 +5,8 @@
 import { chmodSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { codeOf, publicMessage } from '../errors.js';
-import type { SignedTree } from '../log/index.js';
+import { toHex } from '../canonical/index.js';
+import { parseCheckpoint, type SignedTree } from '../log/index.js';
 import type { DataDir, TenantLog } from '../store/node.js';
 import type { Metrics } from './metrics.js';
 
@@ -24,6 +25,15 @@ type State = { opening: true } | { opening: false; log: TenantLog } | { opening:
 function withoutName(message: string, tenant: string): string {
   const name = tenant.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'); // tenant names hold none: kept safe anyway
   return message.replace(new RegExp(`(?<![a-z0-9_-])${name}(?![a-z0-9_-])`, 'g'), '<tenant>');
+}
+
+/** The root hash (hex) a signed checkpoint note commits to. */
+function rootOf(note: string): string | undefined {
+  try {
+    return toHex(parseCheckpoint(note.slice(0, note.indexOf('\n\n') + 1)).root);
+  } catch {
+    return undefined; // the note was just signed by this process: only a line's detail is at stake
+  }
 }
 
 /** Where the newest published checkpoint of a tenant is written (besides the log line). */
@@ -45,7 +55,10 @@ export function createLogLifecycle(opts: LogLifecycleOptions) {
     writeFileSync(`${path}.tmp`, signed.note, { mode: 0o600 });
     chmodSync(`${path}.tmp`, 0o600);
     renameSync(`${path}.tmp`, path);
-    opts.logLine?.({ level: 'info', msg: 'checkpoint', reason, tenant, size: signed.size, note: signed.note });
+    // One short line (the note is 4.6 KB, mostly its ML-DSA-65 signature): where it is and what it
+    // commits to; the note itself at debug, and in the file.
+    opts.logLine?.({ level: 'info', msg: 'checkpoint', reason, tenant, size: signed.size, root: rootOf(signed.note), file: path });
+    opts.logLine?.({ level: 'debug', msg: 'checkpoint note', reason, tenant, size: signed.size, note: signed.note });
   };
 
   const sign = async (tenant: string, log: TenantLog, reason: 'shutdown' | 'idle'): Promise<void> => {

@@ -1,10 +1,13 @@
 // Prometheus text exposition: decisions by effect, decision latency, batch sizes, log sizes.
 // Counters only; no labels carry payloads, principals or tokens. Kept per tenant (DESIGN 11).
+// Durations are in seconds (`_seconds`, Prometheus base units); callers measure in milliseconds.
 
-const LATENCY_BUCKETS_MS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 5000];
+const LATENCY_BUCKETS_S = [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 5];
 const BATCH_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 4096];
 /** Coverage delay: entry durable -> covered by a signed checkpoint (log/pacing.ts bounds it). */
-const COVERAGE_BUCKETS_MS = [5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000];
+const COVERAGE_BUCKETS_S = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+/** Milliseconds to seconds: IEEE division is correctly rounded, so 250 ms lands exactly on the 0.25 bound. */
+const seconds = (ms: number) => ms / 1000;
 
 class Histogram {
   readonly counts: number[];
@@ -28,9 +31,9 @@ class Histogram {
 /** The counters one scope has: one tenant's, or the whole service's (the operator's view). */
 class Counters {
   readonly decisions = new Map<string, number>();
-  readonly latency = new Histogram(LATENCY_BUCKETS_MS);
+  readonly latency = new Histogram(LATENCY_BUCKETS_S);
   readonly batches = new Histogram(BATCH_BUCKETS);
-  readonly coverage = new Histogram(COVERAGE_BUCKETS_MS);
+  readonly coverage = new Histogram(COVERAGE_BUCKETS_S);
   readonly errors = new Map<string, number>();
 }
 
@@ -62,7 +65,7 @@ export class Metrics {
   decision(tenant: string, effect: 'allow' | 'deny', ms: number): void {
     for (const c of this.scopes(tenant)) {
       c.decisions.set(effect, (c.decisions.get(effect) ?? 0) + 1);
-      c.latency.observe(ms);
+      c.latency.observe(seconds(ms));
     }
   }
 
@@ -70,7 +73,7 @@ export class Metrics {
   batch(tenant: string, entries: number, size: number, coverMs?: number): void {
     for (const c of this.scopes(tenant)) {
       c.batches.observe(entries);
-      if (coverMs !== undefined) c.coverage.observe(coverMs, entries);
+      if (coverMs !== undefined) c.coverage.observe(seconds(coverMs), entries);
     }
     this.logSize.set(tenant, Math.max(size, this.logSize.get(tenant) ?? 0));
   }
@@ -106,9 +109,9 @@ export class Metrics {
     const l: string[] = [];
     l.push('# HELP vouch_decisions_total Decisions made, by effect.', '# TYPE vouch_decisions_total counter');
     for (const e of ['allow', 'deny']) l.push(`vouch_decisions_total{effect="${e}"} ${c.decisions.get(e) ?? 0}`);
-    l.push('# HELP vouch_decision_duration_ms Time from request to answer (signed receipt, or durable entry with wait "durable").', '# TYPE vouch_decision_duration_ms histogram', ...c.latency.lines('vouch_decision_duration_ms'));
+    l.push('# HELP vouch_decision_duration_seconds Seconds from request to answer (signed receipt, or durable entry with wait "durable").', '# TYPE vouch_decision_duration_seconds histogram', ...c.latency.lines('vouch_decision_duration_seconds'));
     l.push('# HELP vouch_batch_entries Entries per group-commit batch (one transaction; a signed checkpoint covers one or more).', '# TYPE vouch_batch_entries histogram', ...c.batches.lines('vouch_batch_entries'));
-    l.push('# HELP vouch_checkpoint_coverage_delay_ms Per entry: from durable (committed) to covered by a signed checkpoint.', '# TYPE vouch_checkpoint_coverage_delay_ms histogram', ...c.coverage.lines('vouch_checkpoint_coverage_delay_ms'));
+    l.push('# HELP vouch_checkpoint_coverage_delay_seconds Per entry, seconds: from durable (committed) to covered by a signed checkpoint.', '# TYPE vouch_checkpoint_coverage_delay_seconds histogram', ...c.coverage.lines('vouch_checkpoint_coverage_delay_seconds'));
     l.push('# HELP vouch_log_entries Entries in each tenant log.', '# TYPE vouch_log_entries gauge');
     for (const [t, n] of this.logSize) if (mine(t)) l.push(`vouch_log_entries{tenant="${t}"} ${n}`);
     const audits = [...this.audits].filter(([t]) => mine(t));

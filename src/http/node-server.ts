@@ -144,7 +144,15 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const witnessCfg = readWitnessingConfig(opts.data, opts.witnesses); // a bad file is a start-up error
   const metrics = new Metrics();
   const otel: OtelExporter | undefined =
-    opts.otlp === undefined ? undefined : otelModule!.createOtelExporter({ url: opts.otlp, onExportError: (signal, n, error) => (metrics.otlpFailed(signal, n), opts.logLine?.({ level: 'warn', msg: 'OTLP export failed', signal, items: n, error })) });
+    opts.otlp === undefined
+      ? undefined
+      : otelModule!.createOtelExporter({
+          url: opts.otlp,
+          onExportError: (signal, n, error) => (metrics.otlpFailed(signal, n), opts.logLine?.({ level: 'warn', msg: 'OTLP export failed', signal, items: n, error })),
+          // An execution's authorization, when this process did not export it: its span joins the caller's trace from the log.
+          entryOf: (tenant, seq) => openedDir?.log(tenant).store.entry(seq)?.bytes,
+        });
+  let openedDir: DataDir | undefined;
   // The log thread starts, and opens and checks each tenant's log, while this thread loads and
   // activates the policy (Cedar, schemas): the two largest parts of start-up run side by side.
   const opening = openDataDir(opts.data, {
@@ -178,6 +186,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     throw e;
   }
   const dataDir = await opening;
+  openedDir = dataDir;
   // The interceptor servers a tenant's policy may name (posted, or pinned in its log): the start-up
   // file's allow-list and its own remotes. The start-up file itself is the operator's (issue 35).
   const remoteAllow = remoteAllowListOf(policy.resolved.config);

@@ -137,8 +137,8 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     drift: opts.drift,
     wait: opts.wait,
     timeoutMs,
-    onHookError: (name, e) => line({ msg: 'commit hook failed', interceptor: name, error: String(e) }),
-    background: (what, p) => void track(p).catch((e) => line({ msg: `${what} could not be recorded`, error: String(e) })),
+    onHookError: (name, e) => line({ level: 'error', msg: 'commit hook failed', interceptor: name, error: String(e) }),
+    background: (what, p) => void track(p).catch((e) => line({ level: 'error', msg: `${what} could not be recorded`, error: String(e) })),
     // Decisions the upstream asked for: the receipts stay here (in the log), the operator sees the seqs.
     onDecided: (d) => line({ msg: d.denied ? 'denied, not forwarded' : 'decided for the upstream', ...d }),
   };
@@ -146,7 +146,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     (flow: 'client-to-server' | 'server-to-client') =>
     (method: string, params: unknown, deliver?: (params: Record<string, unknown>) => Promise<unknown>) =>
       track(gateNotification(session, flow, method, params, deliver));
-  const onError = (e: unknown) => line({ msg: 'gateway notification failed', error: String(e) });
+  const onError = (e: unknown) => line({ level: 'warn', msg: 'gateway notification failed', error: String(e) });
 
   // ---- upstream: the gateway is its client, offering what a client can (forwarded only if the real client can)
   const upstreamEra = opts.upstreamEra ?? DEFAULT_UPSTREAM_ERA;
@@ -189,9 +189,9 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   let closing: Promise<void> | undefined;
   client.onclose = () => {
     upstreamOpen = false;
-    if (!closing) line({ msg: 'upstream closed', server: opts.serverName });
+    if (!closing) line({ level: 'warn', msg: 'upstream closed', server: opts.serverName });
   };
-  client.onerror = (e) => isLateProgress(e) || line({ msg: 'upstream transport error', server: opts.serverName, error: e.message });
+  client.onerror = (e) => isLateProgress(e) || line({ level: 'warn', msg: 'upstream transport error', server: opts.serverName, error: e.message });
   if (opts.toolPins) session.pins = new SessionPins(opts.toolPins, () => listUpstreamTools(client, timeoutMs), sessionId);
   // The protocol version the upstream negotiated: every decision records it (compat skipping).
   const setProtocolVersion = opts.upstream.setProtocolVersion?.bind(opts.upstream);
@@ -330,12 +330,12 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     if (e === 'legacy') {
       server = legacyServer();
       server.onclose = () => void close();
-      server.onerror = (err) => isLateProgress(err) || line({ msg: 'client transport error', error: err.message });
+      server.onerror = (err) => isLateProgress(err) || line({ level: 'warn', msg: 'client transport error', error: err.message });
       await server.connect(downstream);
     } else {
       // subscriptions/listen is decided before the SDK opens the stream; what the upstream notifies goes to it, decided.
       const gated = gateListen(downstream, listenDecision);
-      stdio = serveStdio(() => (listening = modernServer()) as never, { transport: gated as never, legacy: 'reject', onerror: (err) => line({ msg: 'client transport error', error: err.message }) });
+      stdio = serveStdio(() => (listening = modernServer()) as never, { transport: gated as never, legacy: 'reject', onerror: (err) => line({ level: 'warn', msg: 'client transport error', error: err.message }) });
     }
     line({ msg: 'gateway session open', server: opts.serverName, session: sessionId, era: e, upstream: upstreamInfo?.name, protocolVersion: session.protocolVersion, methods });
   };

@@ -1,11 +1,12 @@
 // OpenTelemetry export of decisions (adapter, Node only; the core never imports OTel): one span
 // and one log record per durable log entry, over OTLP/HTTP (JSON), batched, off the decision's
 // path. The span continues the caller's W3C trace the entry records (`traceparent`, with the
-// vendors' `tracestate`, which the span carries on: OTLP `traceState`). Export
-// failures are counted, never thrown: telemetry must not block or fail a decision.
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, trace, type Attributes, type Context } from '@opentelemetry/api';
+// vendors' `tracestate`, which the span carries on: OTLP `traceState`); an execution's span
+// continues its authorization's (span-parents.ts). Export failures are counted, never thrown:
+// telemetry must not block or fail a decision.
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context } from '@opentelemetry/api';
 import { SeverityNumber } from '@opentelemetry/api-logs';
-import { ExportResultCode, TraceState, type ExportResult } from '@opentelemetry/core';
+import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
 import { OTLPLogExporter } from '@opentelemetry/exporter-logs-otlp-http';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
@@ -13,7 +14,7 @@ import { BatchLogRecordProcessor, LoggerProvider, type LogRecordExporter, type R
 import { AlwaysOnSampler, BasicTracerProvider, BatchSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { toHex, utf8 } from '../canonical/index.js';
 import { ConfigError } from '../errors.js';
-import { parseTraceparent, parseTracestate } from '../protocol/index.js';
+import { callerContextOf, createExecutionParents, type EntryLookup } from './span-parents.js';
 
 export type OtlpSignal = 'traces' | 'logs';
 
@@ -28,6 +29,11 @@ export interface OtelOptions {
   scheduledDelayMillis?: number;
   maxQueueSize?: number;
   exportTimeoutMillis?: number;
+  /**
+   * Reads a tenant log's entry by seq: the authorization of an execution whose decision this
+   * exporter did not see (exported before a restart), so the execution still joins the caller's trace.
+   */
+  entryOf?: EntryLookup;
 }
 
 /** What is observed: one durable entry of a tenant log (its bytes as signed, seq and leaf hash). */
@@ -116,15 +122,6 @@ export function entryAttributes(o: ObservedEntry, e: Entry): Attributes {
   return a;
 }
 
-/** The caller's span as our parent, from the recorded traceparent and tracestate; root context otherwise. */
-function parentOf(e: Entry): Context {
-  const tp = parseTraceparent(e.traceparent);
-  if (!tp) return ROOT_CONTEXT;
-  // Parsed again: the entry holds it as recorded (a redacted credential is still a valid value).
-  const ts = parseTracestate(e.tracestate);
-  return trace.setSpanContext(ROOT_CONTEXT, { traceId: tp.traceId, spanId: tp.spanId, traceFlags: tp.flags & TraceFlags.SAMPLED, isRemote: true, ...(ts !== undefined && { traceState: new TraceState(ts) }) });
-}
-
 export function createOtelExporter(opts: OtelOptions): OtelExporter {
   const base = parseOtlpUrl(opts.url);
   const resource = resourceFromAttributes({ 'service.name': opts.serviceName ?? 'vouch', 'service.version': opts.serviceVersion ?? '0.1.0' });
@@ -148,20 +145,37 @@ export function createOtelExporter(opts: OtelOptions): OtelExporter {
   const tracer = tracerProvider.getTracer('vouch', opts.serviceVersion ?? '0.1.0');
   const logger = loggerProvider.getLogger('vouch', opts.serviceVersion ?? '0.1.0');
   const pending = new Set<NodeJS.Immediate>();
+  const lookups = new Set<Promise<void>>();
+  const executions = createExecutionParents(opts.entryOf);
   let closed = false;
 
-  const emit = (o: ObservedEntry) => {
-    let e: Entry;
+  const decode = (o: ObservedEntry): Entry => {
     try {
-      e = obj(JSON.parse(utf8.decode(o.bytes))) ?? {};
+      return obj(JSON.parse(utf8.decode(o.bytes))) ?? {};
     } catch {
-      e = {};
+      return {};
     }
+  };
+
+  /** An entry's span: an execution's parent may need a log read (in order: later entries wait for none). */
+  const emit = (o: ObservedEntry) => {
+    const e = decode(o);
+    const parent = e.type === 'execution' ? executions.parentOf(o.tenant, e) : callerContextOf(e);
+    if (!(parent instanceof Promise)) return emitSpan(o, e, parent);
+    const p = parent.then(
+      (ctx) => emitSpan(o, e, ctx),
+      () => emitSpan(o, e, ROOT_CONTEXT),
+    );
+    const tracked = p.catch((err) => opts.onExportError?.('traces', 1, (err as Error).message)).finally(() => lookups.delete(tracked));
+    lookups.add(tracked);
+  };
+
+  const emitSpan = (o: ObservedEntry, e: Entry, parent: Context) => {
     const attributes = entryAttributes(o, e);
     const time = typeof e.time === 'string' && !Number.isNaN(Date.parse(e.time)) ? new Date(e.time) : new Date();
-    const parent = parentOf(e);
     const type = str(e.type) ?? 'entry';
     const span = tracer.startSpan(`vouch.${type}${typeof e.event === 'string' ? ` ${e.event}` : ''}`, { kind: SpanKind.INTERNAL, attributes, startTime: time }, parent);
+    if (type === 'decision') executions.remember(o.tenant, o.seq, span.spanContext());
     const effect = attributes['vouch.effect'];
     if (effect === 'deny') span.setStatus({ code: SpanStatusCode.ERROR, message: String(attributes['vouch.reason'] ?? 'deny') });
     span.end(new Date(Math.max(time.getTime(), Date.now())));
@@ -192,12 +206,14 @@ export function createOtelExporter(opts: OtelOptions): OtelExporter {
     },
     async flush() {
       await new Promise<void>((r) => setImmediate(r));
+      await Promise.all([...lookups]);
       await Promise.all([tracerProvider.forceFlush(), loggerProvider.forceFlush()]);
     },
     async shutdown() {
       if (closed) return;
       await new Promise<void>((r) => setImmediate(r));
       closed = true;
+      await Promise.all([...lookups]);
       await Promise.allSettled([tracerProvider.shutdown(), loggerProvider.shutdown()]);
     },
   };

@@ -12,6 +12,7 @@ import { createCosigner } from './cosignature.js';
 import { readCosignerSeed, writeCosignerKeyFile } from './key-file.js';
 import { withCosignatures } from './attach.js';
 import { WitnessSubmitter, type WitnessStatus } from './submitter.js';
+import { witnessStatusLines } from './status-lines.js';
 import { formatCosignerVkey } from './vkey.js';
 
 export interface NodeWitnessing {
@@ -53,12 +54,15 @@ export function openNodeWitnessing(opts: { data: string; config?: WitnessingConf
   const vkeyFile = join(opts.data, 'log-cosigner.vkeys');
   const submitters: WitnessSubmitter[] = [];
   const cfg = opts.config;
+  const statusLine = opts.logLine && witnessStatusLines(opts.logLine);
   return {
     track(tenant, port) {
       const self = createCosigner(port.origin, key.alg, key.seed);
       const vkey = formatCosignerVkey(self);
       if (!existsSync(vkeyFile) || !readFileSync(vkeyFile, 'utf8').split('\n').includes(vkey)) appendFileSync(vkeyFile, `${vkey}\n`, { mode: 0o644 });
-      opts.logLine?.({ level: 'info', msg: 'log ML-DSA-44 cosigner', tenant, vkey });
+      // The vkey is 1.8 KB: the line names the file verifiers copy it from; the vkey itself at debug.
+      opts.logLine?.({ level: 'info', msg: 'log ML-DSA-44 cosigner', tenant, file: vkeyFile });
+      opts.logLine?.({ level: 'debug', msg: 'log ML-DSA-44 cosigner vkey', tenant, vkey });
       const s = new WitnessSubmitter({
         source: port,
         witnesses: cfg?.witnesses ?? [],
@@ -70,7 +74,7 @@ export function openNodeWitnessing(opts: { data: string; config?: WitnessingConf
         nowSeconds: () => Math.floor(Date.now() / 1000),
         onStatus: (st) => {
           opts.onStatus?.(tenant, st);
-          if (!st.ok) opts.logLine?.({ level: 'warn', msg: 'witness did not cosign', tenant, witness: st.witness, size: st.logSize, cosigned: st.cosignedSize, error: st.error });
+          statusLine?.(tenant, st);
         },
       }).start();
       submitters.push(s);

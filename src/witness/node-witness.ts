@@ -12,7 +12,7 @@ import { POST_QUANTUM_ALG, type NoteVerifier } from '../log/note.js';
 import { keyTypesOf, openCompleteCheckpoint } from '../log/open-complete.js';
 import { parseTrust } from '../receipt/trust.js';
 import { loadOrCreateCosigner, readCosignerSeed } from './key-file.js';
-import { startWitnessServer, type WitnessServer } from './server.js';
+import { startWitnessServer, type WitnessServer, type WitnessServerOptions } from './server.js';
 import { openWitnessState, type SqliteWitnessState } from './state.js';
 import { formatCosignerVkey } from './vkey.js';
 import type { WitnessedLog, WitnessOptions } from './witness.js';
@@ -31,6 +31,8 @@ export interface WitnessRunOptions {
   port?: number;
   /** A vkey file was re-read (or could not be: the keys held before stay in force). */
   onReload?(origin: string, file: string, error?: string): void;
+  /** Each add-checkpoint answered (server.ts). */
+  onAnswer?: WitnessServerOptions['onAnswer'];
 }
 
 export interface WitnessLogSpec {
@@ -142,7 +144,7 @@ export async function runWitness(opts: WitnessRunOptions): Promise<RunningWitnes
   try {
     const classical = recordClassical(state, opts.logs);
     const warnings = checkRecords(state, logs);
-    const server = await startWitnessServer({ logs, state, cosigners, vkeys, now: () => Date.now() / 1000, host: opts.host, port: opts.port });
+    const server = await startWitnessServer({ logs, state, cosigners, vkeys, now: () => Date.now() / 1000, host: opts.host, port: opts.port, onAnswer: opts.onAnswer });
     return {
       ...server,
       name,

@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ConfigError } from '../errors.js';
 import { MAX_REQUEST_BYTES } from './request.js';
-import { addCheckpoint, type WitnessOptions } from './witness.js';
+import { addCheckpoint, type WitnessOptions, type WitnessResponse } from './witness.js';
 
 export interface WitnessServer {
   url: string;
@@ -13,7 +13,16 @@ export interface WitnessServer {
   close(): Promise<void>;
 }
 
-export async function startWitnessServer(opts: WitnessOptions & { host?: string; port?: number; prefix?: string; vkeys: string[]; onRequest?: (origin: string | undefined, status: number) => void }): Promise<WitnessServer> {
+export interface WitnessServerOptions extends WitnessOptions {
+  host?: string;
+  port?: number;
+  prefix?: string;
+  vkeys: string[];
+  /** Each add-checkpoint answered (a cosignature or a refusal); `error` for an internal failure (500). */
+  onAnswer?: (r: WitnessResponse, error?: string) => void;
+}
+
+export async function startWitnessServer(opts: WitnessServerOptions): Promise<WitnessServer> {
   const prefix = (opts.prefix ?? '').replace(/\/$/, '');
   const server: Server = createServer((req, res) => {
     const send = (status: number, body: string, type = 'text/plain; charset=utf-8') => {
@@ -35,13 +44,15 @@ export async function startWitnessServer(opts: WitnessOptions & { host?: string;
     });
     req.on('end', () => {
       if (n > MAX_REQUEST_BYTES) return;
-      let r;
+      let r: WitnessResponse;
       try {
         r = addCheckpoint(Buffer.concat(chunks).toString('utf8'), opts);
-      } catch {
-        return send(500, 'internal error\n');
+      } catch (e) {
+        r = { status: 500, contentType: 'text/plain; charset=utf-8', body: 'internal error\n' };
+        opts.onAnswer?.(r, (e as Error).message);
+        return send(r.status, r.body, r.contentType);
       }
-      opts.onRequest?.(undefined, r.status);
+      opts.onAnswer?.(r);
       send(r.status, r.body, r.contentType);
     });
   });

@@ -51,6 +51,8 @@ export interface WitnessResponse {
   status: number;
   contentType: string;
   body: string;
+  /** What the request asked for, once it parsed (the witness's log line names it). */
+  about?: { origin: string; size: number; oldSize: number };
 }
 
 export interface WitnessOptions {
@@ -77,6 +79,10 @@ export function addCheckpoint(body: string, opts: WitnessOptions): WitnessRespon
   } catch (e) {
     return text(400, (e as Error).message);
   }
+  return { ...answer(req, cp, noteText, body, opts), about: { origin: cp.origin, size: cp.size, oldSize: req.oldSize } };
+}
+
+function answer(req: AddCheckpointRequest, cp: Checkpoint, noteText: string, body: string, opts: WitnessOptions): WitnessResponse {
   const log = opts.logs.get(cp.origin);
   if (!log) return text(404, `unknown log origin ${JSON.stringify(cp.origin)}`);
   try {

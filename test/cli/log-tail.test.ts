@@ -1,7 +1,7 @@
 // `vouch log tail --follow --json` as a SIEM pipeline runs it: a real child process following the
 // SQLite log of a real server while decisions are appended; every entry once, in seq order, byte
 // for byte as signed; SIGTERM and SIGINT end it cleanly (exit 0).
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,8 +12,9 @@ import { BIN, ROOT } from './_serve.js';
 
 let s: RunningServer;
 let data: string;
-const authorize = (n: number) =>
-  fetch(`${s.url}/v1/authorize`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ event: 'tools/call', phase: 'request', payload: { name: 'lookup', arguments: { n } } }) }).then((r) => r.json() as Promise<{ effect: string; seq: number }>);
+const authorizeTool = (name: string, args: Record<string, unknown> = {}) =>
+  fetch(`${s.url}/v1/authorize`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ event: 'tools/call', phase: 'request', payload: { name, arguments: args } }) }).then((r) => r.json() as Promise<{ effect: string; seq: number }>);
+const authorize = (n: number) => authorizeTool('lookup', { n });
 
 function follow(args: string[]) {
   const child: ChildProcess = spawn(process.execPath, [BIN, 'log', 'tail', '--data', data, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -106,4 +107,33 @@ describe('vouch log tail --follow --json', () => {
     expect(await f.exited).toEqual({ code: 0, signal: null });
     expect(f.lines()).toEqual([]);
   }, 60_000);
+});
+
+describe('vouch log tail (text)', () => {
+  const tail = (...args: string[]) => spawnSync(process.execPath, [BIN, 'log', 'tail', '--data', data, ...args], { cwd: ROOT, encoding: 'utf8' });
+  const lineOf = (out: string, seq: number) => out.split('\n').find((l) => l.includes(`  #${seq}  `));
+
+  it('names the tool each decision is about, and why a deny denied', async () => {
+    const allowed = await authorizeTool('echo', { text: 'hi' });
+    const denied = await authorizeTool('dangerous_tool');
+    expect([allowed.effect, denied.effect]).toEqual(['allow', 'deny']);
+    const entry = JSON.parse(utf8.decode(s.dataDir.log('default').store.entry(denied.seq)!.bytes));
+    const r = tail('-n', '50');
+    expect(r.status).toBe(0);
+    const deny = lineOf(r.stdout, denied.seq)!;
+    expect(deny).toMatch(/^default {2}#\d+ {2}\S+ {2}decision {2}tools\/call {2}dangerous_tool {2}deny {2}\S+/);
+    expect(deny).toContain(`${entry.decision.abortedAt.interceptor}: ${entry.decision.abortedAt.reason}`);
+    const allow = lineOf(r.stdout, allowed.seq)!;
+    expect(allow).toMatch(/ {2}tools\/call {2}echo {2}allow {2}/);
+    expect(allow).not.toMatch(/reason|: denied/);
+  }, 30_000);
+
+  it('one line per entry whatever a tool name holds: control characters are shown escaped, never written to the terminal', async () => {
+    const evil = await authorizeTool('x\n#999  2026-01-01  decision  forged\u001b[2J');
+    const r = tail('-n', '50');
+    const lines = r.stdout.split('\n').filter((l) => l.length > 0);
+    expect(r.stdout).not.toMatch(/\u001b/);
+    expect(lines.filter((l) => l.includes('forged'))).toHaveLength(1);
+    expect(lineOf(r.stdout, evil.seq)).toContain('forged');
+  }, 30_000);
 });

@@ -73,7 +73,7 @@ describe('service', () => {
     const text = (await get(`${s.url}/metrics`)).json as string;
     expect(text).toMatch(/vouch_decisions_total\{effect="allow"\} [1-9]/);
     expect(text).toContain('vouch_batch_entries_bucket');
-    expect(text).toContain('vouch_decision_duration_ms_count');
+    expect(text).toContain('vouch_decision_duration_seconds_count');
   });
 });
 

@@ -148,7 +148,7 @@ describe("/metrics: a tenant token sees its own tenant's counters only", () => {
       expect(text).not.toContain(A);
       expect(text).toMatch(new RegExp(`^vouch_log_entries\\{tenant="${B}"\\} \\d+$`, 'm'));
       expect(total(text, 'vouch_decisions_total')).toBe(bDecisions);
-      expect(total(text, 'vouch_decision_duration_ms_count')).toBe(bDecisions);
+      expect(total(text, 'vouch_decision_duration_seconds_count')).toBe(bDecisions);
       expect(text).not.toMatch(/vouch_errors_total\{code="ERR_INPUT"\}/);
     }
     // The operator reads both tenants: both decisions, and a's three errors.

@@ -60,7 +60,7 @@ describe('wait "durable"', () => {
 
   it('/metrics reports the checkpoint coverage delay per entry', async () => {
     const text = await (await fetch(`${s.url}/metrics`)).text();
-    const count = Number(/vouch_checkpoint_coverage_delay_ms_count (\d+)/.exec(text)?.[1]);
+    const count = Number(/vouch_checkpoint_coverage_delay_seconds_count (\d+)/.exec(text)?.[1]);
     expect(count).toBeGreaterThanOrEqual(3);
   });
 });

@@ -14,6 +14,7 @@ import { DEFAULT_PRINCIPAL, DEFAULT_TENANT, openGateway, type GatewayRuntime, ty
 import { DEFAULT_UPSTREAM_ERA, UPSTREAM_ERAS, type UpstreamEra } from '../../mcp/gateway-upstream.js';
 import { intOption, parse } from '../args.js';
 import { EXIT, UsageError, type Io } from '../io.js';
+import { diagnostics, LOG_LEVEL_HELP, LOG_LEVEL_OPTION, parseLogLevel, type Diagnostics } from '../log-lines.js';
 
 export const help = `vouch gateway (--upstream-cmd "COMMAND ARGS" | --upstream-url URL) [options]
 
@@ -52,7 +53,9 @@ also serves /.well-known/vouch/keys (JWKS), /.well-known/vouch/vkeys and /health
   --otlp URL           export each log entry as an OpenTelemetry span and log record over OTLP/HTTP
                        to the collector at URL (e.g. http://127.0.0.1:4318), continuing the client's
                        trace (params._meta.traceparent). Off by default; never delays a message.
-  --quiet              no diagnostics on stderr`;
+${LOG_LEVEL_HELP.replace('  --log-level L  ', '  --log-level L        ')}
+                       (log lines are JSON on stderr: {t, level, msg, ...})
+  --quiet              no diagnostics on stderr at all`;
 
 function parseListen(v: string): { host: string; port: number } {
   const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d+)$/.exec(v) ?? (/^\d+$/.test(v) ? [v, undefined, '127.0.0.1', v] : null);
@@ -90,8 +93,10 @@ export async function run(argv: string[], io: Io): Promise<number> {
     wait: { type: 'string' },
     otlp: { type: 'string' },
     quiet: { type: 'boolean', default: false },
+    ...LOG_LEVEL_OPTION,
   });
   if (values.help) return io.out(help), EXIT.ok;
+  const log = diagnostics(values.quiet ? undefined : io, parseLogLevel(values['log-level']));
   const cmd = values['upstream-cmd'];
   const url = values['upstream-url'];
   if ((cmd === undefined) === (url === undefined)) throw new UsageError('give exactly one of --upstream-cmd or --upstream-url');
@@ -106,7 +111,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
   // entry is fsync'd before anything is forwarded, and its checkpoint follows within the bound.
   const wait = values.wait ?? 'durable';
   if (wait !== 'signed' && wait !== 'durable') throw new UsageError('--wait takes "signed" or "durable"');
-  const onLine = values.quiet ? undefined : (l: Record<string, unknown>) => io.err(JSON.stringify({ t: new Date().toISOString(), ...l }));
+  const onLine = log.enabled('error') ? log.line : undefined;
 
   const rt = await openGateway({
     data: values.data!,
@@ -125,8 +130,9 @@ export async function run(argv: string[], io: Io): Promise<number> {
   try {
     // The bundled example is not the operator's to edit: point at where `vouch init` puts their copy.
     const bundled = rt.configPath === resolve(EXAMPLE_CONFIG.pathname) ? { ownConfig: join(resolve(values.data!), 'vouch.yaml') } : {};
-    const tell = values.quiet ? undefined : (o: UpstreamOffer) => formatOffer({ ...o, ...bundled }).forEach((l) => io.err(`vouch gateway: ${l}`));
-    return listen ? await serveHttp(rt, { ...listen, auth }, io, onLine, tell) : await serveStdio(rt, onLine, tell);
+    // The offer summary is info: below it, the upstream is not even listed for it.
+    const tell = log.enabled('info') ? (o: UpstreamOffer) => formatOffer({ ...o, ...bundled }).forEach((l) => log.text('info', `vouch gateway: ${l}`)) : undefined;
+    return listen ? await serveHttp(rt, { ...listen, auth }, io, log, tell) : await serveStdio(rt, onLine, tell);
   } catch (e) {
     // An upstream that cannot be started is a setup problem, not an internal failure.
     if (e instanceof GatewayError) throw new ConfigError('ERR_CONFIG', e.message);
@@ -158,7 +164,7 @@ type Tell = (o: UpstreamOffer) => void;
 /** The summary in the background: it never delays the client, and a failure is only a diagnostic. */
 function survey(p: () => Promise<UpstreamOffer>, tell: Tell | undefined, onLine?: (l: Record<string, unknown>) => void): Promise<void> {
   if (!tell) return Promise.resolve();
-  return p().then(tell, (e) => onLine?.({ msg: 'could not list what the upstream offers', error: String(e) }));
+  return p().then(tell, (e) => onLine?.({ level: 'warn', msg: 'could not list what the upstream offers', error: String(e) }));
 }
 
 async function serveStdio(rt: GatewayRuntime, onLine?: (l: Record<string, unknown>) => void, tell?: Tell): Promise<number> {
@@ -178,13 +184,14 @@ async function serveStdio(rt: GatewayRuntime, onLine?: (l: Record<string, unknow
   return EXIT.ok;
 }
 
-async function serveHttp(rt: GatewayRuntime, at: { host: string; port: number; auth?: AuthConfig }, io: Io, onLine?: (l: Record<string, unknown>) => void, tell?: Tell): Promise<number> {
+async function serveHttp(rt: GatewayRuntime, at: { host: string; port: number; auth?: AuthConfig }, io: Io, log: Diagnostics, tell?: Tell): Promise<number> {
+  const onLine = log.line;
   const listening = await listenGateway(rt, at);
   const base = listening.url.slice(0, -'/mcp'.length);
   io.out(`vouch gateway on ${listening.url} -> ${rt.serverName}  tenant ${rt.tenant}  principal ${rt.principal}  policy ${rt.policies.clientToServer.chainDigest.slice(0, 19)}…  wait ${rt.wait}`);
   io.out(`  keys ${base}/.well-known/vouch/keys  vkeys ${base}/.well-known/vouch/vkeys  health ${base}/healthz`);
   if (listening.resource) io.out(`  oauth: tokens for ${listening.resource.resource} from ${listening.resource.authorizationServers.join(', ')}; metadata ${listening.resource.metadataUrl}`);
-  else io.err('vouch gateway: no --auth: no tokens checked, serving loopback only');
+  else log.text('warn', 'vouch gateway: no --auth: no tokens checked, serving loopback only');
   // No session yet: a short-lived upstream of its own, listed once at start.
   const surveyed = survey(() => probeUpstream(rt), tell, onLine);
   const why = await untilSignal();

@@ -9,6 +9,7 @@ import { listTenants, loadKeys, logPath, openSqliteStore, DEFAULT_KEY_NAME } fro
 import { intOption, parse } from '../args.js';
 import { EXIT, UsageError, type Io } from '../io.js';
 import { followLogs } from './_log-follow.js';
+import { formatTailLine } from './_tail-line.js';
 
 export const help = `vouch log verify [--data DIR] [--tenant T] [--json]
 vouch log tail [--data DIR] [--tenant T] [-n N] [--json] [--follow [--interval MS]]
@@ -21,7 +22,9 @@ verify  checks every entry (bytes, leaf hash, seq, prev link), every stored tree
         yet) are listed as unsigned, with whether their commit tag matches the signing seed: the
         check start-up makes before it signs them; a missing or wrong tag is a finding.
         Exit 0 clean, 1 findings, 2 usage.
-tail    prints the newest N entries (default 10). --json prints each entry as it is signed, one
+tail    prints the newest N entries (default 10), one line each: tenant, seq, time, type, event,
+        tool (or prompt, resource), effect, principal, and for a deny the interceptor that denied
+        and its reason (control characters shown escaped). --json prints each entry as it is signed, one
         JSON object per line. --follow keeps printing entries as they are appended (polling the
         database read-only every --interval ms, default 500; logs created meanwhile included)
         until SIGINT or SIGTERM, then exits 0: \`vouch log tail -f --json | your-siem-shipper\`.`;
@@ -105,9 +108,7 @@ function tail(argv: string[], io: Io): number | Promise<number> {
   const n = intOption(values.n, 'n')!;
   const line = (t: string, bytes: Uint8Array) => {
     if (values.json) return io.out(new TextDecoder().decode(bytes));
-    const entry = decodeEntry(bytes) as Record<string, unknown>;
-    const d = entry.decision as { effect?: string } | undefined;
-    io.out([t, `#${entry.seq}`, entry.time, entry.type, entry.event ?? '', d?.effect ?? '', entry.principal ?? ''].join('  '));
+    io.out(formatTailLine(t, decodeEntry(bytes) as Record<string, unknown>));
   };
   if (values.follow) return follow(values.data!, values.tenant, n, intOption(values.interval, 'interval')!, (t, b) => line(t, b), io);
   for (const t of tenantsOf(values.data!, values.tenant)) {

@@ -6,11 +6,12 @@ import { startServer } from '../../http/node-server.js';
 import { initDataDir, listTenants } from '../../store/node.js';
 import { intOption, parse } from '../args.js';
 import { EXIT, type Io } from '../io.js';
+import { diagnostics, LOG_LEVEL_HELP, LOG_LEVEL_OPTION, parseLogLevel } from '../log-lines.js';
 import { watchConfig } from './_config-watch.js';
 import { activateHint, formatReady, readyReport } from './_serve-ready.js';
 import { writeExampleConfig } from './init.js';
 
-export const help = `vouch serve [--host H] [--port P] [--data DIR] [--config FILE] [--auth FILE] [--callers FILE [--require-caller-signature]] [--allow-origin URL]... [--otlp URL] [--witnesses FILE]
+export const help = `vouch serve [--host H] [--port P] [--data DIR] [--config FILE] [--auth FILE] [--callers FILE [--require-caller-signature]] [--allow-origin URL]... [--otlp URL] [--witnesses FILE] [--log-level L]
 
 Run the service: POST /mcp (SEP-2624 interceptor server over MCP Streamable HTTP), the REST API
 (/v1/authorize, /v1/entries/:seq, /v1/checkpoint, /v1/proofs/*), /.well-known/vouch/keys,
@@ -39,8 +40,9 @@ edit while running) is a WARNING saying how to activate it (vouch policy activat
   --require-caller-signature  co-signing required: a request without a caller signature is denied
                  (and recorded as such), not just decided unsigned. Needs --callers.
   --checkpoint-idle S  after S seconds without new entries, sign a checkpoint over the log and publish
-                 it (DIR/checkpoints/TENANT.note and a log line); default 60, 0 turns it off. One is
-                 also signed on clean shutdown. Keep them elsewhere: they prove a later cut.
+                 it (DIR/checkpoints/TENANT.note; a log line names its size, root and file, the note
+                 itself is logged at debug); default 60, 0 turns it off. One is also signed on clean
+                 shutdown. Keep them elsewhere: they prove a later cut.
   --otlp URL     export each log entry as an OpenTelemetry span and log record over OTLP/HTTP (JSON)
                  to the collector at URL (e.g. http://127.0.0.1:4318; /v1/traces and /v1/logs are
                  appended), continuing the caller's W3C trace (_meta.traceparent or the traceparent
@@ -53,7 +55,9 @@ edit while running) is a WARNING saying how to activate it (vouch policy activat
                  DIR/log-cosigner-mldsa44.key, vkeys in DIR/log-cosigner.vkeys), are attached to the
                  checkpoints served (GET /v1/checkpoint, receipts from /v1/entries/:seq, proofs,
                  bundles). A witness that is down never delays a decision; /metrics says how far
-                 behind each one is (vouch_witness_behind_entries).`;
+                 behind each one is (vouch_witness_behind_entries).
+${LOG_LEVEL_HELP}
+                 Log lines are JSON on stderr ({t, level, msg, ...}).`;
 
 export const NO_WITNESS_WARNING =
   'WARNING: no witness configured (--witnesses FILE or DATA/witnesses.json): nothing off this machine vouches for the log\'s end, so a clean cut of its newest entries goes unseen unless someone holds a later checkpoint. Run at least one `vouch witness` off this machine and list it (README, "Keys, witnesses and tiles").';
@@ -70,8 +74,10 @@ export async function run(argv: string[], io: Io): Promise<number> {
     'checkpoint-idle': { type: 'string', default: '60' },
     otlp: { type: 'string' },
     witnesses: { type: 'string' },
+    ...LOG_LEVEL_OPTION,
   });
   if (values.help) return io.out(help), EXIT.ok;
+  const log = diagnostics(io, parseLogLevel(values['log-level']));
   const auth = values.auth ? parseAuthConfig(JSON.parse(readFileSync(values.auth, 'utf8'))) : undefined;
   const data = values.data!;
   let config = values.config;
@@ -94,13 +100,13 @@ export async function run(argv: string[], io: Io): Promise<number> {
     requireCallerSignature: values['require-caller-signature'],
     allowOrigins: values['allow-origin'],
     idleCheckpointMs: (intOption(values['checkpoint-idle'], 'checkpoint-idle') ?? 60) * 1000,
-    logLine: (l) => io.err(JSON.stringify(l)),
+    logLine: log.line,
     otlp: values.otlp,
     witnesses: values.witnesses,
   });
-  if (!auth) io.err('WARNING: no --auth given: development mode, no tokens checked, serving loopback only. Do not expose this port.');
+  if (!auth) log.text('warn', 'WARNING: no --auth given: development mode, no tokens checked, serving loopback only. Do not expose this port.');
   // Production without a witness: nothing off this machine can show that the log's end was cut (README, Threat model).
-  else if (server.witnesses === 0) io.err(NO_WITNESS_WARNING);
+  else if (server.witnesses === 0) log.text('warn', NO_WITNESS_WARNING);
   // Signals first: a SIGTERM right after the ready line (or during the lines after it) shuts down cleanly.
   const stopped = new Promise<void>((resolve) => {
     const stop = () => resolve();
@@ -117,23 +123,22 @@ export async function run(argv: string[], io: Io): Promise<number> {
     throw e;
   }
   const text = formatReady(ready, data);
-  if (values.json) {
-    io.out(JSON.stringify(ready));
-    for (const w of text.warnings) io.err(JSON.stringify({ level: 'warn', msg: w }));
-  } else {
-    for (const l of text.lines) io.out(l);
-    for (const w of text.warnings) io.err(w);
+  if (values.json) io.out(JSON.stringify(ready));
+  else for (const l of text.lines) io.out(l);
+  for (const w of text.warnings) {
+    if (values.json) log.line({ level: 'warn', msg: w });
+    else log.text('warn', w);
   }
   const stopWatching = await watchConfig({
     config,
     loadedChain: server.policy.chainDigest,
     inForce: async () => Promise.all(tenants.map(async (t) => ({ tenant: t, chain: (await server.policyOf(t)).chainDigest }))),
     hint: (t) => activateHint(config, data, t, server.url),
-    warn: (w) => io.err(values.json ? JSON.stringify({ level: 'warn', ...w }) : `WARNING: ${w.msg}`),
+    warn: (w) => (values.json ? log.line({ level: 'warn', ...w }) : log.text('warn', `WARNING: ${w.msg}`)),
   });
   await stopped;
   stopWatching();
-  io.err('vouch: shutting down (finishing the batch in flight)');
+  log.text('info', 'vouch: shutting down (finishing the batch in flight)');
   await server.close();
   return EXIT.ok;
 }

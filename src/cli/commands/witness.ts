@@ -7,12 +7,15 @@ import { InputError } from '../../errors.js';
 import { parseNewerCheckpoint } from '../../receipt/index.js';
 import { runWitness, type WitnessLogSpec } from '../../witness/node-witness.js';
 import { resetWitnessedLog } from '../../witness/reset.js';
+import { SIZE_CONTENT_TYPE } from '../../witness/request.js';
+import type { WitnessResponse } from '../../witness/witness.js';
 import { intOption, parse } from '../args.js';
 import { EXIT, UsageError, type Io } from '../io.js';
+import { diagnostics, LOG_LEVEL_HELP, LOG_LEVEL_OPTION, parseLogLevel, type LogLine } from '../log-lines.js';
 
 const DEFAULT_DATA = './.vouch-witness';
 
-export const help = `vouch witness --log ORIGIN=VKEYFILE... [--classical-ok ORIGIN]... [--name NAME] [--host H] [--port P] [--data DIR] [--json]
+export const help = `vouch witness --log ORIGIN=VKEYFILE... [--classical-ok ORIGIN]... [--name NAME] [--host H] [--port P] [--data DIR] [--json] [--log-level L]
 vouch witness reset-log ORIGIN --to-checkpoint FILE --log ORIGIN=VKEYFILE [--force] [--reason TEXT] [--data DIR] [--json]
 
 Runs a transparency-log witness (c2sp.org/tlog-witness): POST /add-checkpoint takes a log's new
@@ -40,6 +43,9 @@ key can make: 403 ERR_VERIFY_NOTE). Vkeys without an ML-DSA-65 key are refused a
   --data DIR             keys (witness-ed25519.key, witness-mldsa44.key, mode 0600) and
                          witness.db (default ./.vouch-witness)
   --host H --port P      where to listen (default 127.0.0.1:2024; 0: any free port)
+${LOG_LEVEL_HELP.replace('  --log-level L  ', '  --log-level L          ')}
+                         Each cosignature is a line at info ({t, level, msg: "cosigned", origin,
+                         size, old}); each refusal one at warn (a stale old size, 409: info)
 
 Prints the URL and the witness's vkeys (give them to logs and verifiers), then serves until
 SIGINT/SIGTERM. GET /vkeys returns the vkeys too. At start it re-checks each record it holds and
@@ -77,14 +83,16 @@ export async function run(argv: string[], io: Io): Promise<number> {
     name: { type: 'string' },
     host: { type: 'string', default: '127.0.0.1' },
     port: { type: 'string', default: '2024' },
+    ...LOG_LEVEL_OPTION,
   });
   if (values.help) return io.out(help), EXIT.ok;
+  const log = diagnostics(io, parseLogLevel(values['log-level']));
   const logs = readLogs(values.log ?? [], values['classical-ok'] ?? []);
   if (logs.length === 0) throw new UsageError('give at least one --log ORIGIN=VKEYFILE');
   const data = dataOf(argv, values.data);
   const onReload = (origin: string, file: string, error?: string) =>
-    io.err(error ? `vouch witness: ${file} changed but was not loaded (the keys of ${origin} stay as they were): ${error}` : `vouch witness: re-read the keys of ${origin} from ${file}`);
-  const w = await runWitness({ data, name: values.name, logs, host: values.host, port: intOption(values.port, 'port'), onReload });
+    error ? log.text('warn', `vouch witness: ${file} changed but was not loaded (the keys of ${origin} stay as they were): ${error}`) : log.text('info', `vouch witness: re-read the keys of ${origin} from ${file}`);
+  const w = await runWitness({ data, name: values.name, logs, host: values.host, port: intOption(values.port, 'port'), onReload, onAnswer: (r, error) => logAnswer(log.line, r, error) });
   const stopped = new Promise<void>((resolve) => {
     process.once('SIGINT', () => resolve());
     process.once('SIGTERM', () => resolve());
@@ -97,11 +105,24 @@ export async function run(argv: string[], io: Io): Promise<number> {
     if (w.classical.length) io.out(`classical signatures alone accepted (--classical-ok) for: ${w.classical.join(', ')}`);
     for (const v of w.vkeys) io.out(`vkey: ${v}`);
   }
-  for (const o of w.classical) io.err(`WARNING: ${o}: checkpoints signed by the Ed25519 key alone are cosigned (--classical-ok): whoever holds that key can take this witness over for that log`);
-  for (const warning of w.warnings) io.err(`WARNING: ${warning}`);
+  for (const o of w.classical) log.text('warn', `WARNING: ${o}: checkpoints signed by the Ed25519 key alone are cosigned (--classical-ok): whoever holds that key can take this witness over for that log`);
+  for (const warning of w.warnings) log.text('warn', `WARNING: ${warning}`);
   await stopped;
   await w.close();
   return EXIT.ok;
+}
+
+/**
+ * One short line per request answered: a cosignature at info; a refusal at warn (a forged or
+ * rolled-back checkpoint, a bad proof: what an operator looks into), but a stale old size (409
+ * with the size held), which a log's submitter meets and retries from, at info.
+ */
+function logAnswer(line: LogLine, r: WitnessResponse, error?: string): void {
+  const about = r.about ? { origin: r.about.origin, size: r.about.size, old: r.about.oldSize } : {};
+  if (r.status === 200) return line({ level: 'info', msg: 'cosigned', ...about });
+  const stale = r.status === 409 && r.contentType === SIZE_CONTENT_TYPE;
+  const why = stale ? `the size this witness holds is ${r.body.trim()}` : (error ?? r.body.trim()).slice(0, 200);
+  line({ level: r.status >= 500 ? 'error' : stale ? 'info' : 'warn', msg: 'refused', ...about, status: r.status, why });
 }
 
 async function resetLog(argv: string[], io: Io): Promise<number> {
