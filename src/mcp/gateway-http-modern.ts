@@ -1,5 +1,5 @@
 // NODE-ONLY: MCP 2026-07-28 requests to the gateway's /mcp (`--listen`, issue 36). Stateless: no
-// Mcp-Session-Id; each caller (the token's subject, or the one local principal) has one gateway
+// Mcp-Session-Id; each caller (the token's subject and roles, or the one local principal) has one gateway
 // (one upstream connection) that its requests share, so a call parked for input is resumed by
 // the same caller's retry and never by another's. Each request is served by the SDK v2's own
 // entry (createMcpHandler) with a Server over that gateway. A request whose Mcp-Method,
@@ -76,7 +76,9 @@ export function modernListener(rt: GatewayRuntime, opts: { room(): boolean }): M
   };
 
   const gatewayOf = (caller: { principal: string; roles: string[] } | undefined): Promise<Caller> => {
-    const key = caller?.principal ?? rt.principal;
+    // A gateway decides under the roles it was opened with: keyed by them too, so a token of the
+    // same subject with other roles (fewer, or more) never rides another token's gateway or handles.
+    const key = caller ? JSON.stringify([caller.principal, [...caller.roles].sort()]) : rt.principal;
     let g = gateways.get(key);
     if (!g) {
       if (!opts.room()) throw Object.assign(new Error('too many callers hold an upstream connection; try again later'), { status: 503 });
