@@ -27,6 +27,8 @@ export interface ListenOptions {
   host?: string;
   port?: number;
   maxSessions?: number;
+  /** How long a 2026-07-28 caller's upstream connection outlives its last request (default 60 s). */
+  callerIdleMs?: number;
   maxBodyBytes?: number;
   /** OAuth: every /mcp request needs a token for this resource (default `resource`: this listener's /mcp URL). */
   auth?: AuthConfig;
@@ -76,8 +78,8 @@ export async function listenGateway(rt: GatewayRuntime, opts: ListenOptions = {}
   const maxSessions = opts.maxSessions ?? 32;
   const maxBody = opts.maxBodyBytes ?? 4 * 1024 * 1024;
   const sessions = new Map<string, { transport: StreamableHTTPServerTransport; gateway: Gateway; principal?: string; roles?: string }>();
-  // 2026-07-28 callers: no sessions, one gateway per caller (gateway-http-modern.ts), counted with the sessions.
-  const modern = modernListener(rt, { room: () => sessions.size + modern.size() < maxSessions });
+  // 2026-07-28 callers: no sessions, one gateway per caller while it calls (gateway-http-modern.ts), counted with the sessions.
+  const modern = modernListener(rt, { room: () => sessions.size + modern.size() < maxSessions, idleMs: opts.callerIdleMs });
   // Set once listening (the resource defaults to this listener's own URL).
   let verify: ((authorization: string | undefined) => Promise<Verified>) | undefined;
   let resource: ProtectedResource | undefined;
