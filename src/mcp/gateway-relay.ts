@@ -121,7 +121,9 @@ export async function relayRequest(s: RelaySession, flow: Flow, method: string, 
     forwarded = peer.send(withProgress(intent, token));
     result = await forwarded.result;
   } catch (e) {
-    if (e instanceof GatewayError) throw e; // raised before sending (e.g. the client lacks the capability): nothing went out
+    // Raised before sending (e.g. the client lacks the capability): nothing went out. Once sent (a
+    // 2026 round carried it to the client), a refusal is the peer's answer and is recorded as such.
+    if (e instanceof GatewayError && forwarded === undefined) throw e;
     const err = peerError(peer.name, e, s.timeoutMs);
     await settle(s, execute(s, request, forwarded?.wire ?? intent, errorRecord(err))).catch(() => undefined); // the peer's error is the answer
     // The client's error answer to a server's request (elicitation, sampling, roots) goes upstream as
