@@ -107,6 +107,9 @@ export async function listenGateway(rt: GatewayRuntime, opts: ListenOptions = {}
       return void res.writeHead(200, { 'content-type': JSON_TYPE, 'cache-control': 'max-age=300' }).end(req.method === 'HEAD' ? undefined : JSON.stringify(metadataDocument(resource)));
     }
     if (path !== GATEWAY_PATH && path !== TOOLS_APPROVE_PATH) return reply(res, 404, JSONRPC.methodNotFound, `not found: the gateway serves ${GATEWAY_PATH}, ${Object.keys(publicRoutes).join(', ')}`);
+    // DNS rebinding: a page whose name now resolves here sends its own Host. Checked for every request
+    // that acts (2026 requests and tool approvals have no SDK transport of ours to check it, as 2025 sessions do).
+    if (!allowedHosts.includes(req.headers.host ?? '')) return reply(res, 403, JSONRPC.unauthorized, `the Host header does not name this gateway (DNS rebinding is refused): reach it at one of ${allowedHosts.join(', ')}`);
     if (req.method === 'POST' || req.method === 'PUT' || req.method === 'PATCH') {
       try {
         requireJsonMediaType(req.headers['content-type']);
