@@ -210,6 +210,11 @@ export class InputBridge {
     call.abandon(why);
   }
 
+  /** Calls in flight or waiting for a retry: while any is, the caller still holds this side. */
+  size(): number {
+    return this.parked.size + this.running.size;
+  }
+
   close(): void {
     for (const h of [...this.parked.keys()]) this.drop(h, 'the gateway is closing');
   }

@@ -27,6 +27,8 @@ export interface ListenOptions {
   host?: string;
   port?: number;
   maxSessions?: number;
+  /** How long a 2026-07-28 caller's upstream connection outlives its last request (default 60 s). */
+  callerIdleMs?: number;
   maxBodyBytes?: number;
   /** OAuth: every /mcp request needs a token for this resource (default `resource`: this listener's /mcp URL). */
   auth?: AuthConfig;
@@ -39,6 +41,9 @@ export interface Listening {
   resource?: ProtectedResource;
   close(): Promise<void>;
 }
+
+/** A token's roles as one comparable value (order-free): a session is decided under exactly these. */
+const rolesKey = (roles: string[]): string => JSON.stringify([...roles].sort());
 
 function reply(res: ServerResponse, status: number, code: number, message: string): void {
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }));
@@ -72,9 +77,9 @@ export async function listenGateway(rt: GatewayRuntime, opts: ListenOptions = {}
   if (!LOOPBACK.test(host) && !opts.auth?.resource) throw new ConfigError('ERR_CONFIG', `listening on ${host}: set "resource" in the auth file to the public URL clients reach /mcp at (tokens are checked for it)`);
   const maxSessions = opts.maxSessions ?? 32;
   const maxBody = opts.maxBodyBytes ?? 4 * 1024 * 1024;
-  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; gateway: Gateway; principal?: string }>();
-  // 2026-07-28 callers: no sessions, one gateway per caller (gateway-http-modern.ts), counted with the sessions.
-  const modern = modernListener(rt, { room: () => sessions.size + modern.size() < maxSessions });
+  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; gateway: Gateway; principal?: string; roles?: string }>();
+  // 2026-07-28 callers: no sessions, one gateway per caller while it calls (gateway-http-modern.ts), counted with the sessions.
+  const modern = modernListener(rt, { room: () => sessions.size + modern.size() < maxSessions, idleMs: opts.callerIdleMs });
   // Set once listening (the resource defaults to this listener's own URL).
   let verify: ((authorization: string | undefined) => Promise<Verified>) | undefined;
   let resource: ProtectedResource | undefined;
@@ -102,6 +107,9 @@ export async function listenGateway(rt: GatewayRuntime, opts: ListenOptions = {}
       return void res.writeHead(200, { 'content-type': JSON_TYPE, 'cache-control': 'max-age=300' }).end(req.method === 'HEAD' ? undefined : JSON.stringify(metadataDocument(resource)));
     }
     if (path !== GATEWAY_PATH && path !== TOOLS_APPROVE_PATH) return reply(res, 404, JSONRPC.methodNotFound, `not found: the gateway serves ${GATEWAY_PATH}, ${Object.keys(publicRoutes).join(', ')}`);
+    // DNS rebinding: a page whose name now resolves here sends its own Host. Checked for every request
+    // that acts (2026 requests and tool approvals have no SDK transport of ours to check it, as 2025 sessions do).
+    if (!allowedHosts.includes(req.headers.host ?? '')) return reply(res, 403, JSONRPC.unauthorized, `the Host header does not name this gateway (DNS rebinding is refused): reach it at one of ${allowedHosts.join(', ')}`);
     if (req.method === 'POST' || req.method === 'PUT' || req.method === 'PATCH') {
       try {
         requireJsonMediaType(req.headers['content-type']);
@@ -132,8 +140,10 @@ export async function listenGateway(rt: GatewayRuntime, opts: ListenOptions = {}
     if (typeof sid === 'string') {
       const s = sessions.get(sid);
       if (!s) return reply(res, 404, JSONRPC.unauthorized, 'session not found (it ended, or the gateway restarted): initialize again');
-      // A session is its token subject's: another's token cannot ride it (session ids leak: logs, proxies).
+      // A session is its token subject's, under that token's roles: another's token, or one of the
+      // same subject with other roles, cannot ride it (session ids leak: logs, proxies).
       if (caller && s.principal !== caller.principal) return reply(res, 403, JSONRPC.unauthorized, 'this session belongs to another principal');
+      if (caller && s.roles !== rolesKey(caller.roles)) return reply(res, 403, JSONRPC.unauthorized, 'this session was opened under other roles: initialize a session with this token');
       const body = req.method === 'POST' ? await readBody(req, maxBody) : undefined;
       return s.transport.handleRequest(req, res, body);
     }
@@ -149,7 +159,7 @@ export async function listenGateway(rt: GatewayRuntime, opts: ListenOptions = {}
     const sessionId = crypto.randomUUID();
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => sessionId, enableDnsRebindingProtection: true, allowedHosts });
     const gateway = await rt.start(transport, { sessionId, caller, era: 'legacy' });
-    sessions.set(sessionId, { transport, gateway, principal: caller?.principal });
+    sessions.set(sessionId, { transport, gateway, principal: caller?.principal, roles: caller && rolesKey(caller.roles) });
     void gateway.closed.then(() => sessions.delete(sessionId));
     await transport.handleRequest(req, res, body);
   }

@@ -8,9 +8,10 @@ import { ProtocolError, Server, type ServerContext } from '@modelcontextprotocol
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Implementation, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { claimedClientOf, ENVELOPE_META, JSONRPC } from '../protocol/index.js';
+import { claimedClientOf, ENVELOPE_META, JSONRPC, SERVER_INFO_META } from '../protocol/index.js';
 import { bindingOf, type InputBridge } from './gateway-bridge.js';
 import { GatewayError } from './gateway-errors.js';
+import { SEQ_META } from './gateway-relay.js';
 import type { HandlerExtra } from './gateway-peers.js';
 import type { ClaimedClient } from '../protocol/index.js';
 
@@ -20,6 +21,8 @@ type Rec = Record<string, unknown>;
 export const MRTR_METHODS: ReadonlySet<string> = new Set(['tools/call', 'prompts/get', 'resources/read']);
 /** Listings the gateway filters per principal (pins, discovery filter): never for a shared cache. */
 const LISTS: ReadonlySet<string> = new Set(['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list']);
+/** The 2026 results a client or intermediary may cache (the SDK fills ttlMs/cacheScope on these): each was decided for one principal. */
+const CACHEABLE: ReadonlySet<string> = new Set([...LISTS, 'resources/read']);
 export const MODERN_LIST_CACHE = Object.freeze({ ttlMs: 0, cacheScope: 'private' as const });
 /** The `requestState` a client may echo: the gateway mints 32 characters; anything much longer is not one of its. */
 const MAX_REQUEST_STATE = 1024;
@@ -64,6 +67,26 @@ function sorted(method: string, result: Rec): Rec {
   return { ...result, [key]: [...items].sort((a, b) => (name(a) < name(b) ? -1 : name(a) > name(b) ? 1 : 0)) };
 }
 
+/**
+ * A 2025 upstream's answer as a 2026 client gets it. The members that steer the client's protocol
+ * layer are the gateway's alone: a `resultType` other than "complete" would open a round (a form
+ * or a sampling no decision saw as such) or name a task no handle reaches, so it is refused; a
+ * cacheable answer is private with no ttl (it was decided for this principal); the serverInfo
+ * stamp is the gateway's own. The answer was decided and recorded before this (its seq is named).
+ */
+function ownEnvelope(method: string, result: Rec): Rec {
+  const { resultType, ttlMs: _ttl, cacheScope: _scope, ...rest } = result;
+  const meta = typeof rest._meta === 'object' && rest._meta !== null ? (rest._meta as Rec) : undefined;
+  if (resultType !== undefined && resultType !== 'complete') {
+    throw new GatewayError(JSONRPC.internalError, `the upstream answered ${method} with a resultType other than "complete": a 2025 server cannot ask the client for input or open a task through the gateway; nothing was forwarded`, { code: 'ERR_UPSTREAM_RESULT', ...(meta && typeof meta[SEQ_META] === 'number' && { seq: meta[SEQ_META] }) });
+  }
+  if (meta && SERVER_INFO_META in meta) {
+    const { [SERVER_INFO_META]: _claimed, ...own } = meta;
+    rest._meta = own;
+  }
+  return CACHEABLE.has(method) ? { ...rest, ...MODERN_LIST_CACHE } : rest;
+}
+
 function callOf(ctx: ServerContext): ModernCall {
   const envelope = (ctx.mcpReq.envelope ?? {}) as Rec;
   const v = envelope[ENVELOPE_META.protocolVersion];
@@ -83,8 +106,8 @@ export function modernGatewayServer(core: ModernCore): Server {
       try {
         const call = callOf(ctx);
         if (MRTR_METHODS.has(method)) return (await bridged(core, method, params, ctx, call)) as never;
-        const result = await core.relay(method, params, call);
-        return (LISTS.has(method) ? { ...sorted(method, result), ...MODERN_LIST_CACHE } : result) as never;
+        const result = ownEnvelope(method, await core.relay(method, params, call));
+        return (LISTS.has(method) ? sorted(method, result) : result) as never;
       } catch (e) {
         throw framed(e);
       }
@@ -114,7 +137,7 @@ async function bridged(core: ModernCore, method: string, params: Rec, ctx: Serve
     bridgedCall = opened;
   }
   const next = await bridgedCall.next(ctx.mcpReq.signal);
-  if ('result' in next) return next.result;
+  if ('result' in next) return ownEnvelope(method, next.result);
   const requestState = core.bridge.park(bridgedCall);
   const inputRequests = Object.fromEntries(next.asked.map((a) => [a.key, { method: a.method, params: a.params }]));
   return { resultType: 'input_required', inputRequests, requestState };

@@ -286,8 +286,13 @@ function driftGuard(s: RelaySession, request: RelayOutcome, intent: Rec, wire: R
   return [{ name: 'execution', record, deny: critical.length ? `forwarded parameters drift critically from authorization #${request.appended.seq}: ${critical.slice(0, 5).join(', ')}` : undefined }];
 }
 
+/** vouch's own `_meta` keys: in an answer the client gets, set by the gateway alone. */
+const VOUCH_META_PREFIX = 'io.vouch/';
+
 function withReceipts(result: Rec, request: RelayOutcome, response: RelayOutcome): Rec {
-  const meta = isRec(result._meta) ? result._meta : {};
+  // The peer's answer may carry keys of ours (a receipt of another call, a made-up durable entry):
+  // each pair is filled with one of its two keys below, so the other would otherwise pass as evidence.
+  const meta = isRec(result._meta) ? Object.fromEntries(Object.entries(result._meta).filter(([k]) => !k.startsWith(VOUCH_META_PREFIX))) : {};
   return {
     ...result,
     _meta: {

@@ -88,6 +88,8 @@ export interface Gateway {
   /** A client request refused before the chain (a header that disagrees with the body): a signed deny that names the guard. */
   refuse(method: string, params: unknown, guard: Guard): Promise<DecisionOutcome>;
   isUpstreamOpen(): boolean;
+  /** 2026 calls in flight or parked for the client's retry (gateway-bridge.ts). */
+  pendingCalls(): number;
   /** Settles when the client side closes (or close() was called). */
   closed: Promise<void>;
   /** Close both sides and wait for requests in flight to finish recording. */
@@ -370,6 +372,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     refuse: (method, params, guard) =>
       decideOrThrow(session, opts.policy, { event: method, phase: 'request', payload: typeof params === 'object' && params !== null ? (params as Record<string, unknown>) : {}, context: contextOf(session), extra: { flow: 'client-to-server' }, guards: [guard], wait: 'signed' }),
     isUpstreamOpen: () => upstreamOpen,
+    pendingCalls: () => bridge.size(),
     closed,
     close,
   };
