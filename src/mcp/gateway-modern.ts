@@ -77,7 +77,10 @@ function sorted(method: string, result: Rec): Rec {
 function ownEnvelope(method: string, result: Rec): Rec {
   const { resultType, ttlMs: _ttl, cacheScope: _scope, ...rest } = result;
   const meta = typeof rest._meta === 'object' && rest._meta !== null ? (rest._meta as Rec) : undefined;
-  if (resultType !== undefined && resultType !== 'complete') {
+  // The members only a 2026 round or a task has: the SDK v2 client on the 2025 era drops a
+  // `resultType` it does not expect, so the rest of such an answer is refused by its shape too.
+  const shaped = ['inputRequests', 'requestState', 'task'].some((k) => k in rest);
+  if ((resultType !== undefined && resultType !== 'complete') || shaped) {
     throw new GatewayError(JSONRPC.internalError, `the upstream answered ${method} with a resultType other than "complete": a 2025 server cannot ask the client for input or open a task through the gateway; nothing was forwarded`, { code: 'ERR_UPSTREAM_RESULT', ...(meta && typeof meta[SEQ_META] === 'number' && { seq: meta[SEQ_META] }) });
   }
   if (meta && SERVER_INFO_META in meta) {
