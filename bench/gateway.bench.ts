@@ -9,7 +9,8 @@
 // `*2026.*` (issue 36): the same calls from the SDK v2 client pinned to MCP 2026-07-28 through the
 // same gateway, in the same interleaving; its baseline is the SDK v2 client calling
 // server-everything directly (a 2025-era server: that client negotiates 2025-11-25 there), and its
-// `added2026.*` lines read against the 2025 path's `added.*` of the same run.
+// `added2026.*` lines read against the 2025 path's `added.*` of the same run; `added2026.minus2025`
+// pairs the two paths round by round, so a busy machine's drift cancels out.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -198,6 +199,9 @@ export async function run(ctx: BenchContext, sizes: GatewaySizes = ctx.quick ? Q
         results.push({ name: `echo2026.p${q}`, unit: 'ms', ...against(g, b), note: `SDK v2 client pinned to ${MODERN}; baseline: the SDK v2 client direct (${directEra} with this server); ${note}` });
         results.push({ name: `added2026.p${q}`, unit: 'ms', ...against(g - b, percentile(t.gateway, q) - percentile(t.direct, q)), note: 'the 2026 path minus its direct call; baseline: added.p' + q + ' (the 2025 path) of the same run' });
       }
+      // Paired within each round (the four calls of a round follow one another): robust to the machine's drift.
+      const paired = t.gateway2026.map((g, i) => g - t.direct2026[i] - (t.gateway[i] - t.direct[i]));
+      results.push({ name: 'added2026.minus2025.p50', unit: 'ms', value: round(median(paired)), note: 'median over the rounds of (2026 through the gateway minus its direct call) minus (2025 the same): what the 2026 path adds beyond the 2025 one' });
       results.push({ name: 'echo2026.c16', unit: 'calls/s', ...against(rate.gateway2026, rate.direct2026), note: `${MODERN}: ${total} echo calls, 16 in flight; baseline: the SDK v2 client direct` });
       results.push({ name: 'echo2026.cpu', unit: 'ms/call', ...against(cpu.gateway2026, cpu.direct2026), note: `${MODERN}: CPU of the gateway's process per sequential call; baseline: the SDK v2 client direct` });
       results.push({ name: 'added2026.cpu', unit: 'ms/call', ...against(cpu.gateway2026 - cpu.direct2026, cpu.gateway - cpu.direct), note: 'the 2026 path minus its direct call; baseline: added.cpu (the 2025 path) of the same run' });

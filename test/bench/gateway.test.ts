@@ -36,6 +36,7 @@ describe('bench/gateway.bench.ts', () => {
       for (const q of ['p50', 'p99', 'cpu']) expect(line(`added2026.${q}`).baseline).toBe(line(`added.${q}`).value);
       for (const q of ['p50', 'p99']) expect(line(`signed.added2026.${q}`).baseline).toBe(line(`signed.added.${q}`).value);
       expect(line('echo2026.p50').note).toContain('2026-07-28');
+      expect(line('added2026.minus2025.p50').unit).toBe('ms');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
