@@ -107,7 +107,7 @@ function print(r: BundleReport, path: string, json: boolean, io: Io, witnesses: 
   for (const f of r.findings) io.out(`  - ${f.seq !== undefined ? `seq ${f.seq} ` : ''}[${f.check}] ${f.message}`);
   if (r.truncated) io.out('  - ... more findings not listed');
   for (const n of r.notes) io.out(`  note: ${n}`);
-  if (r.verdict !== 'findings') io.out(`  truncation: ${r.truncation}${r.truncation === 'not checked' ? ' (give --checkpoint with a newer checkpoint to prove the log was not cut after the bundle)' : ''}`);
+  if (r.verdict !== 'findings') io.out(`  truncation: ${r.truncation}${r.truncation === 'checked' ? '' : r.truncationNote !== undefined ? `: ${r.truncationNote}` : ' (give --checkpoint with a newer checkpoint to prove the log was not cut after the bundle)'}`);
   if (r.verdict === 'findings') io.out(`verify bundle: ${r.findings.length}${r.truncated ? '+' : ''} finding(s)`);
   else if (r.verdict === 'clean') io.out(`verify bundle: clean (truncation: ${r.truncation})`);
   else io.out(`verify bundle: self-consistent, keys not pinned${r.ok ? ' (accepted by --trust-bundle-keys)' : ': pass --key with keys you trust, or --trust-bundle-keys'} (truncation: ${r.truncation})`);
