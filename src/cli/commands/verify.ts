@@ -9,6 +9,7 @@ import { hashLeaf } from '../../log/index.js';
 import { formatChecklist, summarizeEntry, parseNewerCheckpoint, parseTlogProof, parseTrust, verdictFields, verifyReceiptFully, type NewerCheckpoint } from '../../receipt/index.js';
 import { parse } from '../args.js';
 import { EXIT, UsageError, type Io } from '../io.js';
+import { kindOf, notAKeyFile, notAReceipt } from './_input-kind.js';
 import { WITNESS_OPTIONS, witnessPolicy, type WitnessPolicy } from './_witness-policy.js';
 
 export const help = `vouch verify RECEIPT --key KEYFILE [--checkpoint NEWER] [--origin O] [--caller-key FILE] [--witness VKEY]... [--min-witnesses K] [--classical-ok] [--json]
@@ -58,7 +59,37 @@ function readText(path: string, what: string): string {
 function readReceipt(path: string): unknown {
   const text = readText(path, 'receipt');
   if (text.startsWith(TLOG_PROOF_HEADER + '\n')) return parseTlogProof(text, hashLeaf);
-  return parseJson(text);
+  let doc: unknown;
+  try {
+    doc = parseJson(text);
+  } catch (e) {
+    const why = notAReceipt(kindOf(text));
+    throw why ? new InputError('ERR_INPUT', `${path}: ${why}`) : e;
+  }
+  const kind = kindOf(text, doc);
+  const why = notAReceipt(kind);
+  if (why) throw new InputError('ERR_INPUT', `${path}: ${why}`);
+  if (kind !== 'entry-answer') return doc;
+  // What GET /v1/entries/SEQ answered: the receipt is one member of it.
+  const receipt = (doc as { receipt: unknown }).receipt;
+  if (receipt === null) throw new InputError('ERR_INPUT', `${path} is what GET /v1/entries/SEQ answered before a checkpoint covered the entry (pending): fetch it again`);
+  return receipt;
+}
+
+function readTrust(path: string): ReturnType<typeof parseTrust> {
+  const text = readText(path, 'key file');
+  try {
+    return parseTrust(text);
+  } catch (e) {
+    let doc: unknown;
+    try {
+      doc = JSON.parse(text);
+    } catch {
+      doc = undefined;
+    }
+    const why = notAKeyFile(kindOf(text, doc));
+    throw why ? new InputError('ERR_INPUT', `${path}: ${why}`) : e;
+  }
 }
 
 function readCallerKeys(path: string): PublicKeyEntry[] {
@@ -92,7 +123,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
   try {
     input = {
       receipt: readReceipt(path),
-      trust: parseTrust(readText(values.key, 'key file')),
+      trust: readTrust(values.key),
       callerKeys: values['caller-key'] ? readCallerKeys(values['caller-key']) : undefined,
       newer: values.checkpoint ? parseNewerCheckpoint(readText(values.checkpoint, 'checkpoint file')) : undefined,
     };
