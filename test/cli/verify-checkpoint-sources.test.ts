@@ -45,6 +45,7 @@ let proof: string; // what GET /v1/proofs/consistency?from=<early size> answered
 let shutdown: string; // DATA/checkpoints/default.note after a clean stop
 let small: { ours: string; theirs: string; proof: unknown; size: number }; // checkpoints of size early.size from both instances, and our proof from there to late
 let sameSizeFork: string; // the other instance's checkpoint at early.size
+let entryAnswer: string; // what GET /v1/entries/SEQ answered for the early decision
 
 beforeAll(async () => {
   const s1: RunningServer = await startServer({ data, port: 0, idleCheckpointMs: 0 });
@@ -56,6 +57,7 @@ beforeAll(async () => {
     const l = (await decide(s1.url, 'five')).json.receipt;
     late = { path: file('late.json', l), size: sizeOf(l.checkpoint) };
     keys = file('keys.json', (await get(`${s1.url}/.well-known/vouch/keys`)).json);
+    entryAnswer = file('entry.json', (await get(`${s1.url}/v1/entries/${e.index}`)).json);
     current = file('current.json', (await get(`${s1.url}/v1/checkpoint`)).json);
     proof = file('proof.json', (await get(`${s1.url}/v1/proofs/consistency?from=${early.size}`)).json);
     const back = (await get(`${s1.url}/v1/proofs/consistency?from=${early.size}&to=${late.size}`)).json;
@@ -110,6 +112,14 @@ describe('vouch verify RECEIPT --checkpoint: the sources the README names', () =
     // The proof starts at the early size; the late receipt's tree is bigger than the proof's end or equal.
     expect(r.out).not.toMatch(/INVALID/);
     expect(r.code).toBe(0);
+  });
+});
+
+describe('GET /v1/entries/SEQ as the receipt', () => {
+  it('is read as the receipt it carries', async () => {
+    const r = await cli('verify', entryAnswer, '--key', keys);
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toMatch(/\nVALID \(ML-DSA-65 \+ Ed25519; truncation: not checked\)$/);
   });
 });
 
