@@ -1,5 +1,6 @@
 // vouch CLI: one dispatch table, one error-to-exit-code mapping (cli/io.ts).
 import { readFileSync } from 'node:fs';
+import { unknownCommand } from './suggest.js';
 import { describeError, EXIT, exitCodeFor, processIo, UsageError, type Io } from './io.js';
 
 type Command = { help: string; run(argv: string[], io: Io): Promise<number> };
@@ -91,7 +92,7 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
   if (cmd === '--version' || cmd === '-V' || cmd === 'version') return io.out(`vouch ${packageVersion()}`), EXIT.ok;
   const load = COMMANDS[cmd];
   if (!load) {
-    io.err(`vouch: unknown command ${JSON.stringify(cmd)}\n\n${usage()}`);
+    io.err(`vouch: ${unknownCommand('command', cmd, Object.keys(COMMANDS).filter((c) => c !== 'verify-bundle')).message}\n\n${usage()}`);
     return EXIT.usage;
   }
   try {

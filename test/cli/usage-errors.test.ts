@@ -63,6 +63,17 @@ describe('flag mistakes, in vouch\'s words', () => {
   });
 });
 
+describe('a mistyped command', () => {
+  it('vouch verfy, vouch tools lst: did you mean, and the known ones', async () => {
+    const top = await cli('verfy', 'x');
+    expect(top.code).toBe(2);
+    expect(top.err).toMatch(/^vouch: unknown command "verfy": did you mean verify\? \(commands: /);
+    const sub = await cli('tools', 'lst');
+    expect(sub.code).toBe(2);
+    expect(sub.err).toMatch(/unknown tools command "lst": did you mean list\? \(tools commands: approve, list\)/);
+  });
+});
+
 describe('vouch --help and --version', () => {
   it('lists every command, tools list included, descriptions in one column', () => {
     const text = usage();

@@ -19,16 +19,19 @@ Checks a receipt offline, with nothing but the receipt and a trusted public key:
 bytes, the leaf hash, the index, the checkpoint signature, the origin and the RFC 9162
 inclusion proof. Prints the checklist (✓ / ✗ per check).
 
-  RECEIPT              a receipt JSON file, or a c2sp.org/tlog-proof@v1 text file
+  RECEIPT              a receipt JSON file (or what GET /v1/entries/SEQ answered), or a
+                       c2sp.org/tlog-proof@v1 text file
   --key KEYFILE        trusted keys: vkey lines, or a JWKS (the service's /.well-known/vouch/keys)
   --origin O           the log the receipt must come from (e.g. vouch.local/acme)
   --caller-key FILE    the caller's keys (JWKS): also check the caller's co-signature over the
                        entry's input
-  --checkpoint NEWER   what GET /v1/proofs/consistency?from=<receipt size> returned, or a bare
-                       signed checkpoint: it must extend the receipt's checkpoint. Two checkpoints
-                       that cannot both be true are printed in full as evidence of a fork.
-                       Without it the verdict says "truncation: not checked": a receipt alone
-                       cannot show that the log still holds its entry.
+  --checkpoint NEWER   what GET /v1/proofs/consistency?from=<receipt size> returned: the log must
+                       extend the receipt's tree ("truncation: checked"). A bare checkpoint
+                       (GET /v1/checkpoint, DATA/checkpoints/TENANT.note) is compared at the
+                       receipt's size only; of another size the verdict says "truncation: not
+                       checked" and which proof to fetch, never INVALID. Two checkpoints that
+                       cannot both be true are printed in full as evidence of a fork. Without it:
+                       "truncation: not checked" (docs/verifying.md).
   --witness VKEY       a witness the checkpoint must be cosigned by (c2sp.org/tlog-cosignature:
                        a cosigner vkey, type 0x04 Ed25519 or 0x06 ML-DSA-44, or a file of them);
                        repeatable. The verdict names each witness that cosigned and the latest
