@@ -29,7 +29,8 @@ devices, fifos or duplicate files (ERR_BUNDLE_FILE). Files the format lacks are 
                        not pinned" and the exit code 1
   --trust-bundle-keys  accept the bundle's own keys (exit 0 when self-consistent)
   --checkpoint NEWER   a newer checkpoint of the log (GET /v1/proofs/consistency?from=<bundle end>):
-                       it must extend the bundle's. Without it: "truncation: not checked"
+                       it must extend the bundle's. Without it, or with a bare checkpoint of another
+                       size (no proof): "truncation: not checked", naming the proof to fetch
   --witness VKEY       a witness the bundle's checkpoint must be cosigned by (a cosigner vkey,
                        type 0x04 Ed25519 or 0x06 ML-DSA-44, or a file of them); repeatable. The
                        verdict names each witness that cosigned and the latest cosignature time
