@@ -23,6 +23,9 @@ export type ErrorCode =
   | 'ERR_KEY_FORMAT'
   | 'ERR_KEY_PERMISSIONS'
   | 'ERR_KEY_EXISTS'
+  // a data directory's log signed by a key whose file is missing from keys/, or by keys keys/ does not hold (another instance's)
+  | 'ERR_KEY_MISSING'
+  | 'ERR_KEY_MISMATCH'
   | 'ERR_SIGN_FAILED'
   // verification
   | 'ERR_VERIFY_SIGNATURE'

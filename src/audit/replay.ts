@@ -14,6 +14,7 @@ import { canonicalOf, readEntry } from '../log/fast-entry.js';
 import { PolicyCache, type DocumentSource, type UnreplayableReason } from './_rebuild.js';
 import { rerunDecision } from './_rerun.js';
 import { diffJson } from './diff.js';
+import { inRecordedWording } from './_legacy-wording.js';
 
 export type { UnreplayableReason } from './_rebuild.js';
 
@@ -157,7 +158,9 @@ export class Replayer {
     }
     const rerun = await rerunDecision(f, input.payload, rebuilt.policy, rebuilt.hasRemote);
     const paths: string[] = [];
-    if (canonicalOf(rerun.record) !== canonicalOf(f.decision)) paths.push(...diffJson(f.decision, rerun.record, '/decision'));
+    // An entry signed before a change of words (not of decision) is read in its own words.
+    const record = canonicalOf(rerun.record) === canonicalOf(f.decision) ? rerun.record : (inRecordedWording(f.decision, rerun.record) as typeof rerun.record);
+    if (canonicalOf(record) !== canonicalOf(f.decision)) paths.push(...diffJson(f.decision, record, '/decision'));
     if (f.direction !== undefined && f.direction !== rerun.direction) paths.push('/direction');
     // What ran and whether an authorization interceptor covered it: the same selection as live.
     if (rerun.ran !== undefined && canonicalOf([...rerun.ran].sort()) !== canonicalOf([...(f.ran ?? [])].sort())) paths.push('/ran');

@@ -52,6 +52,8 @@ export interface BundleReport {
   keysPinned: boolean;
   /** Checked only against a newer checkpoint that extends the bundle's (`newer`). */
   truncation: 'checked' | 'not checked';
+  /** With a newer checkpoint that could not be compared (no proof for these sizes): what to give. */
+  truncationNote?: string;
   /**
    * clean: no findings, checkpoint verified under keys the auditor pinned. self-consistent, keys
    * not pinned: no findings, but anyone can re-sign a bundle with their own keys; `ok` only with
@@ -165,6 +167,7 @@ export async function verifyBundle(reader: BundleReader, opts: VerifyBundleOptio
     if (!signed) add('consistency', 'ERR_VERIFY_CHECKPOINT', "the bundle's checkpoint does not parse, so nothing can extend it");
     else {
       const n = checkNewerCheckpoint(note, signed, opts.newer, uniqueVerifiers(verifiersFor(opts.trusted ?? keys, opts.newer.note)), { classicalOk: opts.classicalOk });
+      if (n.notChecked !== undefined) report.truncationNote = n.notChecked;
       for (const c of n.checks) if (!c.ok) add('consistency', 'ERR_VERIFY_PROOF', `${c.name}: ${c.detail}${n.evidence ? ' (fork evidence: two signed checkpoints that cannot both be true)' : ''}`);
     }
   }
@@ -304,6 +307,7 @@ function finish(report: BundleReport, opts: VerifyBundleOptions): BundleReport {
   const clean = report.findings.length === 0 && !report.truncated;
   report.verdict = !clean ? 'findings' : report.keysPinned ? 'clean' : 'self-consistent, keys not pinned';
   report.ok = clean && (report.keysPinned || opts.trustBundleKeys === true);
-  report.truncation = clean && opts.newer ? 'checked' : 'not checked';
+  report.truncation = clean && opts.newer && report.truncationNote === undefined ? 'checked' : 'not checked';
+  if (report.truncation === 'checked' || !clean) delete report.truncationNote;
   return report;
 }

@@ -29,6 +29,8 @@ const EXIT_BY_CODE: Partial<Record<ErrorCode, number>> = {
   ERR_KEY_FORMAT: EXIT.store,
   ERR_KEY_PERMISSIONS: EXIT.store,
   ERR_KEY_EXISTS: EXIT.store,
+  ERR_KEY_MISSING: EXIT.store,
+  ERR_KEY_MISMATCH: EXIT.store,
   ERR_STORE: EXIT.store,
   ERR_STORE_INCONSISTENT: EXIT.store,
   ERR_STORE_CLOSED: EXIT.store,

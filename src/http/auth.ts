@@ -129,11 +129,28 @@ export function createTokenVerifier(cfg: AuthConfig, now: () => Date): TokenVeri
       }));
     } catch (e) {
       // jose's codes say which check failed (expired, signature, claim); the token itself is never echoed.
-      const { code, claim } = e as { code?: string; claim?: string };
-      throw new AccessError('ERR_UNAUTHENTICATED', `token rejected: ${code ?? 'invalid'}${typeof claim === 'string' ? ` (${claim})` : ''}`);
+      const { code, claim, reason } = e as { code?: string; claim?: string; reason?: string };
+      const head = `token rejected: ${code ?? 'invalid'}${typeof claim === 'string' ? ` (${claim})` : ''}`;
+      const fix = fixOf(code, claim, reason, { audience, issuer: cfg.issuer, maxAge: cfg.maxTokenAgeSeconds ?? DEFAULT_MAX_TOKEN_AGE_SECONDS, skew: cfg.clockSkewSeconds ?? 30 });
+      throw new AccessError('ERR_UNAUTHENTICATED', fix ? `${head}: ${fix}` : head);
     }
     return fromClaims(payload, names, cfg);
   };
+}
+
+/**
+ * What the token's holder can do about a refusal, from what this service requires (issue 37): the
+ * audience and issuer it expects, the age limit, the clock skew. Only the configuration is named:
+ * these are public (OAuth metadata), and the token's own claims are never echoed.
+ */
+function fixOf(code: string | undefined, claim: string | undefined, reason: string | undefined, want: { audience: string; issuer: string; maxAge: number; skew: number }): string | undefined {
+  if (code === 'ERR_JWT_EXPIRED') return claim === 'iat' ? `issued more than ${want.maxAge} seconds ago (maxTokenAgeSeconds): get a fresh token` : 'expired: get a fresh token';
+  if (code !== 'ERR_JWT_CLAIM_VALIDATION_FAILED') return code === 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED' || code === 'ERR_JWKS_NO_MATCHING_KEY' ? 'not signed by a key of the configured JWKS (auth.jwks)' : undefined;
+  if (reason === 'missing') return `the token has no ${claim} claim (exp and iat are required)`;
+  if (claim === 'aud') return `the token's audience must be ${JSON.stringify(want.audience)}`;
+  if (claim === 'iss') return `the token's issuer must be ${JSON.stringify(want.issuer)}`;
+  if (claim === 'iat' || claim === 'nbf') return `not valid yet (more than ${want.skew} seconds of clock skew allowed): check the issuer's clock`;
+  return undefined;
 }
 
 function fromClaims(p: Record<string, unknown>, names: { principal: string; tenant: string; roles: string }, cfg: AuthConfig): Verified {

@@ -192,7 +192,7 @@ export function verifyNote(noteText: string, verifiers: NoteVerifier[], opts: Op
     const label = keyLabel(sig.name, sig.keyId);
     const v = known.get(label);
     if (!v) {
-      if (opts.strict) throw new VerificationError('ERR_VERIFY_NOTE', `signature line by ${label}, which is not one of this log's keys: the note was altered`);
+      if (opts.strict) throw new VerificationError('ERR_VERIFY_NOTE', `signature line by ${label}, which is not one of this log's keys: the note was altered, or these are another log's keys`);
       continue;
     }
     if (!v.verify(msg, sig.signature)) {

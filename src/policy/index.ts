@@ -4,6 +4,7 @@
 export type { EntityRef, AuthzRequest, AuthzResult, PolicySource, PolicySet } from './types.js';
 export { cedarVersion, cedarLangVersion } from './cedar-engine.js';
 export { loadPolicySet, type LoadPolicyOptions } from './policy-set.js';
+export { describeEntity, explainDefaultDeny, MAX_HINT_ROLES } from './deny-explain.js';
 export { PolicyLoadError } from './policy-error.js';
 export { toCedarValue, toCedarRecord, type CedarValue } from './cedar-values.js';
 export { resourceOf, argumentsOf, buildAuthzRequest, isPathKey, LIST_TO_CALL, PATH_CHECKED_EVENTS, pathArgumentsOf, type RequestFacts } from './entity-model.js';

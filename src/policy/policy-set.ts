@@ -8,6 +8,7 @@ import { authorizePreparsed, policyJson, preparsePolicies, splitPolicyText, vali
 import { toCedarRecord, type CedarValue } from './cedar-values.js';
 import { addPolicyNeeds, emptyNeeds, projectContext, type ContextNeeds } from './context-needs.js';
 import { recallDecision, rememberDecision } from './decision-memo.js';
+import { rolesNamedIn } from './deny-explain.js';
 import { PolicyLoadError } from './policy-error.js';
 import { actionEntitiesOf } from './schema-actions.js';
 import type { AuthzRequest, AuthzResult, EntityRef, PolicySet, PolicySource } from './types.js';
@@ -161,6 +162,7 @@ export function loadPolicySet(source: PolicySource, opts: LoadPolicyOptions = {}
     digest,
     source: doc,
     policyIds: ids,
+    roles: rolesNamedIn(Object.values(byId)),
     authorize: (req) => authorizeWith(digest, actionEntities, needs, req),
   };
 }

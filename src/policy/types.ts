@@ -40,5 +40,7 @@ export interface PolicySet {
   readonly source: PolicySource;
   /** Ids of the policies in the set, in source order (policy0, policy1, ... or @id). */
   readonly policyIds: readonly string[];
+  /** Role ids the policy text names (`Role::"x"`), sorted: the candidates of a default deny's hint (deny-explain.ts). */
+  readonly roles?: readonly string[];
   authorize(req: AuthzRequest): AuthzResult;
 }

@@ -38,6 +38,8 @@ const RPC_CODE: Partial<Record<ErrorCode, number>> = {
   ERR_STORE_BEHIND: JSONRPC.unavailable,
   ERR_POLICY_CHANGED: JSONRPC.unavailable,
   ERR_STORE_INCONSISTENT: JSONRPC.unavailable,
+  ERR_KEY_MISSING: JSONRPC.unavailable,
+  ERR_KEY_MISMATCH: JSONRPC.unavailable,
   ERR_SIGN_FAILED: JSONRPC.unavailable,
 };
 

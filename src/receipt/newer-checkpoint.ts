@@ -54,9 +54,17 @@ export function parseNewerCheckpoint(text: string): NewerCheckpoint {
   return { note: o.checkpoint as string, proof: (o.proof as string[]).map(fromHex), from: o.from as number | undefined, to: o.to as number | undefined, hasProof: true };
 }
 
-/** `older` must be the receipt's checkpoint, already verified; `verifiers` are those trusted for `newer.note`. */
-/** `extends`: the newer checkpoint, when it verified and extends the older one. */
-export function checkNewerCheckpoint(olderNote: string, older: Checkpoint, newer: NewerCheckpoint, verifiers: NoteVerifier[], opts: Pick<OpenNoteOptions, 'classicalOk'> = {}): { checks: NewerCheck[]; evidence?: ForkEvidence; extends?: Checkpoint } {
+/** What GET /v1/proofs/consistency answers for the receipt's size: where to fetch the proof from. */
+export const proofHint = (size: number) => `give a consistency proof from GET /v1/proofs/consistency?from=${size}`;
+
+/**
+ * `older` must be the receipt's checkpoint, already verified; `verifiers` are those trusted for `newer.note`.
+ * `extends`: the newer checkpoint, when it verified and extends the older one. `notChecked`: why the
+ * two trees could not be compared (a proof missing, or one for other sizes): a missing input is
+ * "not checked", never a failed check. Only what the inputs prove wrong fails: a checkpoint that is
+ * not trusted, two roots for one size, a proof that does not verify, a newer file that shrinks.
+ */
+export function checkNewerCheckpoint(olderNote: string, older: Checkpoint, newer: NewerCheckpoint, verifiers: NoteVerifier[], opts: Pick<OpenNoteOptions, 'classicalOk'> = {}): { checks: NewerCheck[]; evidence?: ForkEvidence; extends?: Checkpoint; notChecked?: string } {
   const checks: NewerCheck[] = [];
   let cp: Checkpoint;
   try {
@@ -71,25 +79,42 @@ export function checkNewerCheckpoint(olderNote: string, older: Checkpoint, newer
     return { checks };
   }
   const fail = (detail: string) => checks.push({ name: 'consistency', ok: false, detail });
-  if (newer.from !== undefined && newer.from !== older.size) {
-    fail(`the proof starts at size ${newer.from}, the receipt's checkpoint has size ${older.size} (ask for ?from=${older.size})`);
+  const judged = (r: ReturnType<typeof checkExtends>, what: string) => {
+    if (r.ok) return { checks: [...checks, { name: 'consistency' as const, ok: true, detail: what }] };
+    fail(r.message);
+    // Both checkpoints are signed by trusted keys and cannot both be true: that is the evidence.
+    if (r.reason === 'fork' || r.reason === 'proof') return { checks, evidence: { reason: r.message, older: olderNote, newer: newer.note } };
     return { checks };
+  };
+  if (cp.origin !== older.origin) return judged(checkExtends(older, cp, []), '');
+  // One size: the roots must be equal, no proof needed (a proof for other sizes is not about these two).
+  if (cp.size === older.size) {
+    const proof = newer.hasProof && (newer.from ?? older.size) === older.size ? newer.proof : [];
+    const r = judged(checkExtends(older, cp, proof), `the checkpoint given is the receipt's tree of size ${older.size} (same root)`);
+    return r.checks.every((c) => c.ok) ? { ...r, extends: cp } : r;
   }
-  if (newer.to !== undefined && newer.to !== cp.size) {
-    fail(`the proof ends at size ${newer.to}, the newer checkpoint has size ${cp.size}`);
-    return { checks };
+  const fromTo = (from: number, to: number) => (newer.from === undefined || newer.from === from) && (newer.to === undefined || newer.to === to);
+  if (cp.size > older.size) {
+    // The empty tree is a prefix of every tree: nothing to prove (checkExtends checks its root).
+    if (older.size === 0 || (newer.hasProof && fromTo(older.size, cp.size))) {
+      const r = judged(checkExtends(older, cp, newer.proof), `the log of size ${cp.size} extends the receipt's tree of size ${older.size} (RFC 9162 consistency proof)`);
+      return r.checks.every((c) => c.ok) ? { ...r, extends: cp } : r;
+    }
+    const why = !newer.hasProof
+      ? `the checkpoint given (size ${cp.size}) carries no proof that it extends the receipt's (size ${older.size})`
+      : `the proof given is from size ${newer.from ?? '?'} to ${newer.to ?? '?'}, not from the receipt's size ${older.size} to the checkpoint's ${cp.size}`;
+    return { checks, notChecked: `${proofHint(older.size)} (${why})` };
   }
-  if (!newer.hasProof && cp.size !== older.size && !(older.size === 0)) {
-    fail(`checkpoints of sizes ${older.size} and ${cp.size} need a consistency proof (GET /v1/proofs/consistency?from=${older.size})`);
-    return { checks };
+  // A smaller checkpoint: an older one, or the log's end was cut after the receipt (nothing in a
+  // checkpoint says when it was signed). A file that claims to extend the receipt's tree (its proof
+  // starts at the receipt's size) and is smaller says the log shrank.
+  if (newer.hasProof && newer.from === older.size) return judged(checkExtends(older, cp, newer.proof), '');
+  // With a proof from its size to the receipt's, it must be a prefix of the receipt's tree: if
+  // not, the receipt's log was rewritten below a size it had signed (cut and grown again).
+  if (newer.hasProof && newer.from === cp.size && (newer.to === undefined || newer.to === older.size)) {
+    const r = judged(checkExtends(cp, older, newer.proof), `the receipt's tree of size ${older.size} extends the checkpoint given (size ${cp.size}, RFC 9162 consistency proof)`);
+    if (!r.checks.every((c) => c.ok)) return r;
+    return { ...r, notChecked: `${proofHint(older.size)}, with a checkpoint newer than the receipt's (the one given, size ${cp.size}, is older than the receipt's, size ${older.size})` };
   }
-  const r = checkExtends(older, cp, newer.proof);
-  if (r.ok) {
-    checks.push({ name: 'consistency', ok: true, detail: `the log of size ${cp.size} extends the receipt's tree of size ${older.size} (RFC 9162 consistency proof)` });
-    return { checks, extends: cp };
-  }
-  fail(r.message);
-  // Both checkpoints are signed by trusted keys and cannot both be true: that is the evidence.
-  if (r.reason === 'fork' || r.reason === 'proof') return { checks, evidence: { reason: r.message, older: olderNote, newer: newer.note } };
-  return { checks };
+  return { checks, notChecked: `${proofHint(older.size)}, with a checkpoint newer than the receipt's (the one given, size ${cp.size}, is smaller than the receipt's, size ${older.size}: older, or the log was cut after the receipt; a proof from ${cp.size} to ${older.size} with it checks that it is a prefix of the receipt's tree)` };
 }

@@ -55,6 +55,8 @@ export interface FullReport {
    * the receipt's (`--checkpoint`) shows the receipt's entry was not dropped and re-issued later.
    */
   truncation: 'checked' | 'not checked';
+  /** With --checkpoint given but not enough to compare the trees: what to give (a missing input is "not checked", never a failed check). */
+  truncationNote?: string;
   /** With a witness policy and a trusted cosignature on a checkpoint held: how far behind the witnesses are. */
   witnessed?: WitnessLag;
 }
@@ -92,18 +94,21 @@ export function verifyReceiptFully(input: FullVerifyInput): FullReport {
   if (input.witnesses) checks.push(witnessCheck ?? { name: 'witnesses', ok: false, detail: "the receipt's own checkpoint did not verify, so its cosignatures vouch for nothing" });
   let evidence: ForkEvidence | undefined;
   let newer: { size: number; time?: string } | undefined;
+  let truncationNote: string | undefined;
   if (input.newer) {
     if (!base.checkpoint) checks.push({ name: 'consistency', ok: false, detail: "the receipt's own checkpoint did not verify, so nothing can extend it" });
     else {
       const n = checkNewerCheckpoint(note, base.checkpoint, input.newer, verifiersFor(input.trust, input.newer.note), { classicalOk: input.classicalOk });
       checks.push(...n.checks);
       evidence = n.evidence;
+      truncationNote = n.notChecked;
       if (n.extends) newer = { size: n.extends.size, time: input.witnesses ? input.cosignedAt?.(input.newer.note) : undefined };
     }
   }
   const ok = checks.length > 0 && checks.every((c) => c.ok);
   const witnessed = base.checkpoint && witnessLag({ size: base.checkpoint.size, time: witnessCheck?.ok ? witnessCheck.latest : undefined }, newer);
-  return { ok, checks, entry: base.entry, evidence, signatures: base.signatures, classicalOnly: base.classicalOnly, truncation: input.newer && ok ? 'checked' : 'not checked', ...(witnessed && { witnessed }) };
+  const truncation = input.newer && ok && truncationNote === undefined ? 'checked' : 'not checked';
+  return { ok, checks, entry: base.entry, evidence, signatures: base.signatures, classicalOnly: base.classicalOnly, truncation, ...(truncation === 'not checked' && truncationNote !== undefined && { truncationNote }), ...(witnessed && { witnessed }) };
 }
 
 /** The newest cosigned of the checkpoints held (the receipt's, and the newer one that extends it). */
@@ -130,8 +135,8 @@ export function verdictOf(report: FullReport): string {
 }
 
 /** What the JSON verdicts (CLI --json, the console) carry beside the checks. */
-export function verdictFields(report: FullReport): { ok: boolean; verdict: string; signatures: VerifiedSignature[]; classicalOnly: boolean; truncation: FullReport['truncation']; witnessed?: WitnessLag } {
-  return { ok: report.ok, verdict: verdictOf(report), signatures: report.signatures, classicalOnly: report.classicalOnly, truncation: report.truncation, ...(report.witnessed && { witnessed: report.witnessed }) };
+export function verdictFields(report: FullReport): { ok: boolean; verdict: string; signatures: VerifiedSignature[]; classicalOnly: boolean; truncation: FullReport['truncation']; truncationNote?: string; witnessed?: WitnessLag } {
+  return { ok: report.ok, verdict: verdictOf(report), signatures: report.signatures, classicalOnly: report.classicalOnly, truncation: report.truncation, ...(report.truncationNote !== undefined && { truncationNote: report.truncationNote }), ...(report.witnessed && { witnessed: report.witnessed }) };
 }
 
 /** The checklist's first line: what was checked ("receipt: decision #5 of vouch.local/default, tools/call (deny)"). */
@@ -156,7 +161,7 @@ export function formatChecklist(report: FullReport, label: string): string[] {
   }
   if (report.ok) {
     lines.push(`  signed by: ${report.signatures.map(describeSignature).join(', ')}`);
-    if (report.truncation === 'not checked') lines.push(`  ${truncationNotChecked('give --checkpoint')}`);
+    if (report.truncation === 'not checked') lines.push(report.truncationNote !== undefined ? `  truncation: not checked: ${report.truncationNote}` : `  ${truncationNotChecked('give --checkpoint')}`);
   }
   lines.push(verdictOf(report));
   return lines;

@@ -8,6 +8,8 @@ import { createEd25519Verifier, createMldsaVerifier, createVerifier, mldsaKeyFro
 import { createNodeEd25519Signer, createSignerFromSeed, generateSeed, nodeEd25519PublicKeyFromSeed, readKeyFile, writeKeyFile } from '../crypto/node.js';
 import { ConfigError, StoreError } from '../errors.js';
 import { Appender, assertTenant, commitKeyOf, isTenant, logOriginOf, formatVkey, noteSignerFor, noteVerifierFor, type BatchStats, type HistoryKey, type KeyHistory, type LogAppender, type NoteSigner, type NoteVerifier } from '../log/index.js';
+import { KEY_FILES, logSignersOf, RESTORE_ADVICE } from './key-files-check.js';
+import { rotationPending } from './key-rotation.js';
 import { acquireLogLock, type LogLock } from './lock.js';
 import { startLogThread, wireKeys, type LogThread, type LogThreadOptions, type ThreadedLog } from './log-thread.js';
 import { DataDirKeys, type RotatableLog, type RotationResult } from './data-dir-keys.js';
@@ -86,9 +88,20 @@ export function keyPaths(dir: string) {
   return { mldsa: join(dir, 'keys', 'mldsa65.key'), ed25519: join(dir, 'keys', 'ed25519.key') };
 }
 
-/** Create keys where missing; existing keys are kept, never overwritten. */
+/**
+ * Create keys where missing; existing keys are kept, never overwritten. Only a directory without a
+ * log gets new keys (its first run): a key made beside a log it did not sign would only be refused
+ * as a stranger's, and the log's own key would look lost. There, a missing key file is an error.
+ */
 export function initDataDir(dir: string, opts: { ed25519?: boolean } = {}): InitResult {
   const out: InitResult = { created: [], kept: [] };
+  if (listTenants(dir).length > 0) {
+    const paths = keyPaths(dir);
+    if (!existsSync(paths.mldsa)) throw missingKeyFile(dir, 'ML-DSA-65');
+    // An Ed25519 file is not made either: whether the log needs one, opening it says (tenant-keys.ts).
+    out.kept.push(...[paths.mldsa, paths.ed25519].filter((p) => existsSync(p)));
+    return out;
+  }
   // The directory itself only when vouch creates it (it may be one the operator made for more);
   // keys/ and logs/ are vouch's own: 0700 whatever they were.
   if (!existsSync(dir)) {
@@ -309,7 +322,10 @@ export interface LoadedKeys {
 /** The signing seeds in the key files, each checked for its algorithm. */
 export function readKeySeeds(dir: string): { mldsaSeed: Uint8Array; ed25519Seed?: Uint8Array } {
   const paths = keyPaths(dir);
-  if (!existsSync(paths.mldsa)) throw new ConfigError('ERR_CONFIG', `no signing key at ${paths.mldsa}: run \`vouch init --data ${dir}\` first`);
+  if (!existsSync(paths.mldsa)) {
+    if (listTenants(dir).length > 0) throw missingKeyFile(dir, 'ML-DSA-65');
+    throw new ConfigError('ERR_CONFIG', `no signing key at ${paths.mldsa}: run \`vouch init --data ${dir}\` first`);
+  }
   const mldsa = readKeyFile(paths.mldsa);
   if (mldsa.alg !== 'ML-DSA-65') throw new ConfigError('ERR_CONFIG', `${paths.mldsa} holds a ${mldsa.alg} key, not ML-DSA-65`);
   if (!existsSync(paths.ed25519)) return { mldsaSeed: mldsa.seed };
@@ -336,6 +352,27 @@ export function keysOfSeeds(seeds: { mldsaSeed: Uint8Array; ed25519Seed?: Uint8A
 
 export function loadKeys(dir: string, keyName = DEFAULT_KEY_NAME): LoadedKeys {
   return keysOfSeeds(readKeySeeds(dir), keyName);
+}
+
+/** ERR_KEY_MISSING for a data directory with a log: which file, the key its logs are signed with, how to restore it. */
+function missingKeyFile(dir: string, alg: 'ML-DSA-65' | 'Ed25519'): StoreError {
+  const signers = new Set<string>();
+  for (const t of listTenants(dir)) {
+    try {
+      const store = openSqliteStore(logPath(dir, t), { readonly: true });
+      try {
+        const note = store.latestCheckpoint()?.note;
+        if (note) for (const l of logSignersOf(note)) if (l.alg === alg) signers.add(`${l.label} (log of tenant ${t})`);
+      } finally {
+        store.close();
+      }
+    } catch {
+      // An unreadable log names no key; the file is missing all the same.
+    }
+  }
+  const by = signers.size ? `; its logs are signed by key ${[...signers].join(', ')}` : '';
+  const next = rotationPending(dir) ? ` (a key rotation stopped half way: ${join(dir, 'keys', 'next')} holds its incoming keys and keys/history/ the outgoing ones; the key id above is the one the logs need)` : '';
+  return new StoreError('ERR_KEY_MISSING', `${join(dir, KEY_FILES[alg])} is missing, and ${dir} holds a log${by}: ${RESTORE_ADVICE}${next}`);
 }
 
 /** Tenants with a log in this data directory. */

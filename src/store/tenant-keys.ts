@@ -5,6 +5,7 @@
 import { toHex } from '../canonical/index.js';
 import { StoreError } from '../errors.js';
 import { checkHandovers, checkSignedTree, committedRows, historyVerifiers, readKeyHistory, sameKey, type KeyHistory, type NoteVerifier, type PublicKey } from '../log/index.js';
+import { explainKeyFiles, KEY_FILES, RESTORE_ADVICE } from './key-files-check.js';
 import type { LogStore } from './port.js';
 
 /** meta key: the note key name a log's first keys sign under (set when the log is made). */
@@ -57,6 +58,21 @@ function refuse(why: string): StoreError {
   return new StoreError('ERR_STORE_INCONSISTENT', `refusing to sign: ${why}`);
 }
 
+/**
+ * checkSignedTree with the history's keys; when the newest checkpoint does not open with them
+ * because of the key files (one missing, or another instance's), the error says so (key-files-check.ts).
+ */
+function checkedTree(store: LogStore, origin: string, history: KeyHistory, files: PublicKey[], commitKeys?: Uint8Array[]) {
+  try {
+    return checkSignedTree(store, origin, historyVerifiers(history), commitKeys);
+  } catch (e) {
+    const note = store.latestCheckpoint()?.note;
+    // Only while the files are what the history says signs now: a rotated log's other keys are its own business.
+    const filesSign = history.current.keys.every((k) => files.some((f) => sameKey(k, f)));
+    throw (note !== undefined && filesSign && explainKeyFiles(note, files, origin)) || e;
+  }
+}
+
 /** The log's history, checked; throws ERR_STORE_INCONSISTENT saying why when it cannot be trusted. */
 export function tenantKeys(store: LogStore, origin: string, files: PublicKey[], legacy: string, opts: { requireFiles?: boolean; tail?: boolean; commitKeys?: Uint8Array[] } = {}): TenantKeys {
   const genesis = { name: genesisName(store, origin, legacy), keys: files };
@@ -66,9 +82,11 @@ export function tenantKeys(store: LogStore, origin: string, files: PublicKey[], 
   // The rows were counted against the heads of the newest checkpoint's entry: that checkpoint must
   // verify with the keys they give, and a tail they came from carry this service's commit tag, before
   // anyone (the published key set included) takes this history (issue 35). O(log n), as at start-up.
-  const opened = checkSignedTree(store, origin, historyVerifiers(history), opts.tail ? opts.commitKeys : undefined);
+  const opened = checkedTree(store, origin, history, files, opts.tail ? opts.commitKeys : undefined);
   if (opts.tail === true && opened.range.size > opened.signed && !opened.tailTagged) throw refuse(`key entries after the newest signed checkpoint (size ${opened.signed}) count only with a commit tag, and no commit key was given`);
   const cur = history.current.keys;
+  const lacking = opts.requireFiles !== false ? cur.find((k) => !files.some((f) => f.alg === k.alg)) : undefined;
+  if (lacking) throw new StoreError('ERR_KEY_MISSING', `${KEY_FILES[lacking.alg]} is missing (log ${origin} signs with an ${lacking.alg} key, its key history says): ${RESTORE_ADVICE}`);
   if (opts.requireFiles !== false && !(cur.length === files.length && cur.every((k) => files.some((f) => sameKey(k, f))))) {
     const ids = (ks: PublicKey[]) => ks.map((k) => `${k.alg} ${toHex(k.publicKey).slice(0, 16)}…`).join(', ');
     throw refuse(`the key files (${ids(files)}) are not the keys this log's history says sign now (${ids(cur)}): keys are changed with \`vouch keys rotate\`, never by replacing the files`);
@@ -108,7 +126,7 @@ export function tenantKeysForVerify(store: LogStore, origin: string, files: Publ
   let { history, problems } = readKeyHistory(genesis, read(false));
   const tailKeys = opts.tail !== false && opts.commitKeys?.length ? opts.commitKeys : undefined;
   try {
-    const opened = checkSignedTree(store, origin, historyVerifiers(history), tailKeys);
+    const opened = checkedTree(store, origin, history, files, tailKeys);
     if (opened.tailTagged && opened.range.size > opened.signed) ({ history, problems } = readKeyHistory(genesis, read(true)));
   } catch (e) {
     out.push({ message: `the log's signed state cannot be trusted: ${(e as Error).message}` });

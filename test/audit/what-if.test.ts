@@ -111,7 +111,7 @@ describe('what-if', () => {
     for (const f of closed.flips) {
       expect(f).toMatchObject({ from: 'allow', to: 'deny', resource: 'Tool::"send_mail"' });
       expect(f.before).toEqual([{ interceptor: 'authz', policies: ['tools-allow'], message: 'permitted by policy tools-allow' }]);
-      expect(f.after).toEqual([{ interceptor: 'authz', policies: [], message: 'denied by policy (default deny)' }]);
+      expect(f.after).toEqual([{ interceptor: 'authz', policies: [], message: 'denied by policy (default deny): no permit matched Tool::"send_mail"' }]);
     }
     // A flip decided by another interceptor names it and its message, and no policy ids.
     const rate = await whatIf(source, await candidate((y) => y.replace('limit: 5,', 'limit: 1,')));

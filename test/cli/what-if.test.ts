@@ -78,7 +78,7 @@ describe('vouch replay --policy: explained flips', () => {
     expect(j.flips[0]).toMatchObject({
       from: 'allow', to: 'deny', resource: 'Tool::"send_mail"',
       before: [{ interceptor: 'authz', policies: ['tools-allow'], message: 'permitted by policy tools-allow' }],
-      after: [{ interceptor: 'authz', policies: [], message: 'denied by policy (default deny)' }],
+      after: [{ interceptor: 'authz', policies: [], message: 'denied by policy (default deny): no permit matched Tool::"send_mail"' }],
     });
     const m = readFileSync(md, 'utf8');
     expect(m).toContain('**Decisions would change.**');
@@ -87,7 +87,7 @@ describe('vouch replay --policy: explained flips', () => {
     const rows = m.split('\n').filter((l) => /^\| \d+ \| allow → deny \|/.test(l));
     expect(rows.length).toBe(j.flips.length);
     expect(rows[0]).toContain('| `tools/call` | `Tool::"send_mail"` |');
-    expect(rows[0]).toContain('| `authz [tools-allow]: permitted by policy tools-allow` | `authz [no policy: default deny]: denied by policy (default deny)` |');
+    expect(rows[0]).toContain('| `authz [tools-allow]: permitted by policy tools-allow` | `authz [no policy: default deny]: denied by policy (default deny): no permit matched Tool::"send_mail"` |');
     // --format prints the same reports on stdout.
     expect((await vouch('replay', '--data', data, '--policy', closes, '--format', 'md')).out.trim()).toBe(m.trim());
     expect(JSON.parse((await vouch('replay', '--data', data, '--policy', closes, '--json')).out)).toEqual(j);
@@ -121,7 +121,7 @@ describe('vouch replay --bundle --policy: offline', () => {
     expect(c.code).toBe(1);
     const j = JSON.parse(readFileSync(json, 'utf8'));
     expect(j).toMatchObject({ changed: true, source: b, denyToAllow: 0 });
-    expect(j.flips.every((f: any) => f.before[0].policies[0] === 'tools-allow' && f.after[0].message === 'denied by policy (default deny)')).toBe(true);
+    expect(j.flips.every((f: any) => f.before[0].policies[0] === 'tools-allow' && f.after[0].message === 'denied by policy (default deny): no permit matched Tool::"send_mail"')).toBe(true);
     const s = await vouch('replay', '--bundle', b, '--data', none, '--policy', same, '--fail-on-change', '--format', 'md');
     expect(s.code).toBe(0);
     expect(s.out).toContain('No decision would change.');

@@ -24,12 +24,12 @@ export async function testIssuer() {
   jwk.kid = 'test-key';
   jwk.alg = 'ES256';
   const auth = { jwks: { keys: [jwk] }, issuer: 'https://issuer.test', audience: 'vouch' };
-  const token = (claims: Record<string, unknown>, opts: { exp?: string | number; iss?: string; aud?: string } = {}) =>
+  const token = (claims: Record<string, unknown>, opts: { exp?: string | number; iss?: string; aud?: string; iat?: number } = {}) =>
     new SignJWT(claims)
       .setProtectedHeader({ alg: 'ES256', kid: 'test-key' })
       .setIssuer(opts.iss ?? auth.issuer)
       .setAudience(opts.aud ?? auth.audience)
-      .setIssuedAt()
+      .setIssuedAt(opts.iat)
       .setExpirationTime(opts.exp ?? '5m')
       .sign(privateKey);
   return { auth, token };

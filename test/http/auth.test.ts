@@ -42,6 +42,25 @@ describe('auth', () => {
     }
   });
 
+  it('says what the fix is when the token is refused for a claim: the audience expected, the issuer, the age limit, expiry (issue 37)', async () => {
+    const claims = { sub: 'alice', tenant: 'acme', roles: ['enforce'] };
+    const now = Math.floor(Date.now() / 1000);
+    const cases: [Promise<string>, RegExp][] = [
+      [issuer.token(claims, { aud: 'someone-else' }), /token rejected: ERR_JWT_CLAIM_VALIDATION_FAILED \(aud\): the token's audience must be "vouch"/],
+      [issuer.token(claims, { iss: 'https://evil.test' }), /token rejected: ERR_JWT_CLAIM_VALIDATION_FAILED \(iss\): the token's issuer must be "https:\/\/issuer\.test"/],
+      [issuer.token(claims, { iat: now - 2 * 86400, exp: now + 300 }), /token rejected: ERR_JWT_EXPIRED \(iat\): issued more than 86400 seconds ago \(maxTokenAgeSeconds\): get a fresh token/],
+      [issuer.token(claims, { exp: now - 3600 }), /token rejected: ERR_JWT_EXPIRED \(exp\): expired: get a fresh token/],
+    ];
+    for (const [token, re] of cases) {
+      const t = await token;
+      const r = await decide(t);
+      expect(r.status).toBe(401);
+      expect(r.json.error.message).toMatch(re);
+      expect(JSON.stringify(r.json)).not.toContain(t);
+      expect(JSON.stringify(r.json)).not.toMatch(/someone-else|evil\.test/); // the token's own claims are not echoed
+    }
+  });
+
   it('keeps tenants apart: each writes and reads only its own log', async () => {
     const a = await issuer.token({ sub: 'alice', tenant: 'acme', roles: ['enforce', 'audit'] });
     const b = await issuer.token({ sub: 'bob', tenant: 'globex', roles: ['enforce', 'audit'] });

@@ -58,17 +58,35 @@ describe('--checkpoint NEWER', () => {
     expect(badProof.evidence).toBeDefined();
   });
 
-  it('no evidence from what proves nothing: an unsigned note, a proof from another size, a bare note of another size', async () => {
+  it('no evidence from what proves nothing: an unsigned note fails; a proof from another size, a bare note of another size are "not checked", never failed', async () => {
     const other = await signCheckpoint({ origin: ORIGIN, size: 3, root: new Uint8Array(32).fill(9), extensions: [] }, [{ ...keys.signers[0], name: 'intruder' }]);
     const unsigned = run(other);
     expect(failing(unsigned)).toEqual(['newer-checkpoint']);
     expect(unsigned.evidence).toBeUndefined();
     const wrongFrom = run(JSON.stringify(await l.consistency(2, 6)));
-    expect(wrongFrom.checks.find((c) => !c.ok)?.detail).toMatch(/starts at size 2.*\?from=3/);
+    expect(wrongFrom).toMatchObject({ ok: true, truncation: 'not checked', truncationNote: expect.stringMatching(/^give a consistency proof from GET \/v1\/proofs\/consistency\?from=3 \(the proof given is from size 2 to 6/) });
     expect(wrongFrom.evidence).toBeUndefined();
     const bare = run((await l.log.checkpointAt(6))!.note);
-    expect(bare.checks.find((c) => !c.ok)?.detail).toMatch(/need a consistency proof/);
+    expect(bare).toMatchObject({ ok: true, truncation: 'not checked', truncationNote: expect.stringMatching(/^give a consistency proof from GET \/v1\/proofs\/consistency\?from=3 /) });
     expect(bare.evidence).toBeUndefined();
+  });
+
+  it('a smaller checkpoint: bare, not checked; with a proof that it is a prefix, consistent (still not checked) or a fork; one claiming to extend the receipt, a cut', async () => {
+    const late = await l.receipt(4, 6);
+    const runLate = (text: string) => verifyReceiptFully({ receipt: late, trust, newer: parseNewerCheckpoint(text) });
+    const at3 = (await l.log.checkpointAt(3))!.note;
+    expect(runLate(at3)).toMatchObject({ ok: true, truncation: 'not checked', truncationNote: expect.stringMatching(/smaller than the receipt's/) });
+    const back = await l.consistency(3, 6);
+    const prefix = runLate(JSON.stringify({ ...back, checkpoint: at3 }));
+    expect(prefix).toMatchObject({ ok: true, truncation: 'not checked', truncationNote: expect.stringMatching(/older than the receipt's/) });
+    expect(prefix.checks.find((c) => c.name === 'consistency')).toMatchObject({ ok: true });
+    const forged = await signCheckpoint({ origin: ORIGIN, size: 3, root: new Uint8Array(32).fill(9), extensions: [] }, keys.signers);
+    const fork = runLate(JSON.stringify({ ...back, checkpoint: forged }));
+    expect(failing(fork)).toEqual(['consistency']);
+    expect(fork.evidence?.newer).toBe(forged);
+    const cut = runLate(JSON.stringify({ from: 6, to: 3, proof: [], checkpoint: at3 }));
+    expect(failing(cut)).toEqual(['consistency']);
+    expect(cut.checks.find((c) => !c.ok)?.detail).toMatch(/log was cut back/);
   });
 
   it('the same note rule: a newer checkpoint without its ML-DSA-65 line proves nothing, unless classicalOk; truncation is checked only by a good one', async () => {

@@ -39,8 +39,9 @@ describe('key files swapped without `vouch keys rotate`', () => {
         } catch (e) {
           error = e;
         }
-        expect(error, 'opening the log with swapped key files must fail').toMatchObject({ code: 'ERR_STORE_INCONSISTENT' });
-        expect((error as Error).message).toMatch(/refusing to sign/);
+        // Named as what it looks like to the operator (issue 37): keys that did not sign this log.
+        expect(error, 'opening the log with swapped key files must fail').toMatchObject({ code: 'ERR_KEY_MISMATCH' });
+        expect((error as Error).message).toMatch(/is signed by key \S+ \(ML-DSA-65\), which is not in keys\/: wrong data directory or key files\?/);
       } finally {
         await dd.close();
       }

@@ -7,7 +7,7 @@ import { ConfigError } from '../../errors.js';
 import type { HistoryKey } from '../../log/index.js';
 import { listTenants, loadKeys, logPath, openDataDir, openSqliteStore } from '../../store/node.js';
 import { tenantKeysForVerify } from '../../store/tenant-keys.js';
-import { intOption, parse } from '../args.js';
+import { intOption, parse, unknownCommand } from '../args.js';
 import { EXIT, UsageError, type Io } from '../io.js';
 import { TENANT_OPTION } from './_audit-open.js';
 import { cliUser } from './_cli-user.js';
@@ -36,7 +36,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
   const dir = values.data!;
   if (!existsSync(dir)) throw new ConfigError('ERR_CONFIG', `no data directory ${dir}: run \`vouch init --data ${dir}\` first`);
   if (sub === 'list') return list(dir, values.tenant!, values['key-name']!, values.json ?? false, io);
-  if (sub !== 'rotate' && sub !== 'revoke') throw new UsageError(`unknown keys command ${JSON.stringify(sub)}`);
+  if (sub !== 'rotate' && sub !== 'revoke') throw unknownCommand('keys command', sub, ['rotate', 'revoke', 'list']);
   if (sub === 'revoke' && (positionals.length !== 1 || values.after === undefined)) throw new UsageError('keys revoke takes one KEYID and --after SIZE');
   const dataDir = await openDataDir(dir, { thread: false, keyName: values['key-name'], resumeRotation: sub === 'rotate' });
   try {

@@ -6,7 +6,7 @@ import { tenantKeysForVerify } from '../../store/tenant-keys.js';
 import { pendingMldsaSeed } from '../../store/key-rotation.js';
 import { nodeHashLeaf } from '../../audit/node-bundle.js';
 import { listTenants, loadKeys, logPath, openSqliteStore, DEFAULT_KEY_NAME } from '../../store/node.js';
-import { intOption, parse } from '../args.js';
+import { intOption, parse, unknownCommand } from '../args.js';
 import { EXIT, UsageError, type Io } from '../io.js';
 import { followLogs } from './_log-follow.js';
 import { formatTailLine } from './_tail-line.js';
@@ -34,7 +34,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
   if (sub === 'verify') return verify(rest, io);
   if (sub === 'tail') return tail(rest, io);
   if (sub === undefined || sub === '--help' || sub === '-h') return io.out(help), sub ? EXIT.ok : EXIT.usage;
-  throw new UsageError(`unknown log command ${JSON.stringify(sub)}`);
+  throw unknownCommand('log command', sub, ['verify', 'tail']);
 }
 
 function tenantsOf(dir: string, tenant: string | undefined): string[] {

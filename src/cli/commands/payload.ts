@@ -3,7 +3,7 @@
 import { eraseStoredPayload } from '../../audit/index.js';
 import { parseDigest } from '../../canonical/index.js';
 import { logPortOf } from '../../store/log-port.js';
-import { parse } from '../args.js';
+import { parse, unknownCommand } from '../args.js';
 import { EXIT, UsageError, type Io } from '../io.js';
 import { openLogForWriting, TENANT_OPTION } from './_audit-open.js';
 
@@ -18,7 +18,7 @@ exit 4): for a running server use DELETE /v1/payloads/:digest (admin role).`;
 export async function run(argv: string[], io: Io): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === undefined || sub === '--help' || sub === '-h') return io.out(help), sub ? EXIT.ok : EXIT.usage;
-  if (sub !== 'erase') throw new UsageError(`unknown payload command ${JSON.stringify(sub)}`);
+  if (sub !== 'erase') throw unknownCommand('payload command', sub, ['erase']);
   const { values, positionals } = parse(rest, { ...TENANT_OPTION, reason: { type: 'string' } }, true);
   if (values.help) return io.out(help), EXIT.ok;
   if (positionals.length !== 1) throw new UsageError('payload erase takes one DIGEST');

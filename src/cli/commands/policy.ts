@@ -5,7 +5,7 @@ import { createMemoryStateStores } from '../../interceptors/builtin/index.js';
 import { ConfigError } from '../../errors.js';
 import { loadConfigFile } from '../../policy/load-config.js';
 import { logPortOf } from '../../store/log-port.js';
-import { parse } from '../args.js';
+import { parse, unknownCommand } from '../args.js';
 import { EXIT, UsageError, type Io } from '../io.js';
 import { openLogForWriting, openVerifiedReadOnly, TENANT_OPTION } from './_audit-open.js';
 import { describeActivation, policyHistory, policyInForce, short } from './_policy-history.js';
@@ -39,7 +39,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
   if (sub === 'unpin') return unpin(rest, io);
   if (sub === 'history') return history(rest, io);
   if (sub === undefined || sub === '--help' || sub === '-h') return io.out(help), sub ? EXIT.ok : EXIT.usage;
-  throw new UsageError(`unknown policy command ${JSON.stringify(sub)}`);
+  throw unknownCommand('policy command', sub, ['activate', 'status', 'unpin', 'history']);
 }
 
 async function activate(argv: string[], io: Io): Promise<number> {

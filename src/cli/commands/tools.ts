@@ -2,7 +2,7 @@
 // Approval is a signed `pin` entry in the log: the next gateway start shows the tool again.
 import { isDigest } from '../../canonical/index.js';
 import { readPins, ToolPins } from '../../mcp/tool-pins.js';
-import { parse } from '../args.js';
+import { parse, unknownCommand } from '../args.js';
 import { EXIT, UsageError, type Io } from '../io.js';
 import { openLogForWriting, openVerifiedReadOnly, TENANT_OPTION } from './_audit-open.js';
 import { cliUser } from './_cli-user.js';
@@ -23,7 +23,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
   if (sub === 'approve') return approve(rest, io);
   if (sub === 'list') return list(rest, io);
   if (sub === undefined || sub === '--help' || sub === '-h') return io.out(help), sub ? EXIT.ok : EXIT.usage;
-  throw new UsageError(`unknown tools command ${JSON.stringify(sub)}`);
+  throw unknownCommand('tools command', sub, ['approve', 'list']);
 }
 
 async function approve(argv: string[], io: Io): Promise<number> {

@@ -29,7 +29,8 @@ devices, fifos or duplicate files (ERR_BUNDLE_FILE). Files the format lacks are 
                        not pinned" and the exit code 1
   --trust-bundle-keys  accept the bundle's own keys (exit 0 when self-consistent)
   --checkpoint NEWER   a newer checkpoint of the log (GET /v1/proofs/consistency?from=<bundle end>):
-                       it must extend the bundle's. Without it: "truncation: not checked"
+                       it must extend the bundle's. Without it, or with a bare checkpoint of another
+                       size (no proof): "truncation: not checked", naming the proof to fetch
   --witness VKEY       a witness the bundle's checkpoint must be cosigned by (a cosigner vkey,
                        type 0x04 Ed25519 or 0x06 ML-DSA-44, or a file of them); repeatable. The
                        verdict names each witness that cosigned and the latest cosignature time
@@ -107,7 +108,7 @@ function print(r: BundleReport, path: string, json: boolean, io: Io, witnesses: 
   for (const f of r.findings) io.out(`  - ${f.seq !== undefined ? `seq ${f.seq} ` : ''}[${f.check}] ${f.message}`);
   if (r.truncated) io.out('  - ... more findings not listed');
   for (const n of r.notes) io.out(`  note: ${n}`);
-  if (r.verdict !== 'findings') io.out(`  truncation: ${r.truncation}${r.truncation === 'not checked' ? ' (give --checkpoint with a newer checkpoint to prove the log was not cut after the bundle)' : ''}`);
+  if (r.verdict !== 'findings') io.out(`  truncation: ${r.truncation}${r.truncation === 'checked' ? '' : r.truncationNote !== undefined ? `: ${r.truncationNote}` : ' (give --checkpoint with a newer checkpoint to prove the log was not cut after the bundle)'}`);
   if (r.verdict === 'findings') io.out(`verify bundle: ${r.findings.length}${r.truncated ? '+' : ''} finding(s)`);
   else if (r.verdict === 'clean') io.out(`verify bundle: clean (truncation: ${r.truncation})`);
   else io.out(`verify bundle: self-consistent, keys not pinned${r.ok ? ' (accepted by --trust-bundle-keys)' : ': pass --key with keys you trust, or --trust-bundle-keys'} (truncation: ${r.truncation})`);

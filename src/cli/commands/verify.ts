@@ -9,6 +9,7 @@ import { hashLeaf } from '../../log/index.js';
 import { formatChecklist, summarizeEntry, parseNewerCheckpoint, parseTlogProof, parseTrust, verdictFields, verifyReceiptFully, type NewerCheckpoint } from '../../receipt/index.js';
 import { parse } from '../args.js';
 import { EXIT, UsageError, type Io } from '../io.js';
+import { kindOf, notAKeyFile, notAReceipt } from './_input-kind.js';
 import { WITNESS_OPTIONS, witnessPolicy, type WitnessPolicy } from './_witness-policy.js';
 
 export const help = `vouch verify RECEIPT --key KEYFILE [--checkpoint NEWER] [--origin O] [--caller-key FILE] [--witness VKEY]... [--min-witnesses K] [--classical-ok] [--json]
@@ -18,16 +19,19 @@ Checks a receipt offline, with nothing but the receipt and a trusted public key:
 bytes, the leaf hash, the index, the checkpoint signature, the origin and the RFC 9162
 inclusion proof. Prints the checklist (✓ / ✗ per check).
 
-  RECEIPT              a receipt JSON file, or a c2sp.org/tlog-proof@v1 text file
+  RECEIPT              a receipt JSON file (or what GET /v1/entries/SEQ answered), or a
+                       c2sp.org/tlog-proof@v1 text file
   --key KEYFILE        trusted keys: vkey lines, or a JWKS (the service's /.well-known/vouch/keys)
   --origin O           the log the receipt must come from (e.g. vouch.local/acme)
   --caller-key FILE    the caller's keys (JWKS): also check the caller's co-signature over the
                        entry's input
-  --checkpoint NEWER   what GET /v1/proofs/consistency?from=<receipt size> returned, or a bare
-                       signed checkpoint: it must extend the receipt's checkpoint. Two checkpoints
-                       that cannot both be true are printed in full as evidence of a fork.
-                       Without it the verdict says "truncation: not checked": a receipt alone
-                       cannot show that the log still holds its entry.
+  --checkpoint NEWER   what GET /v1/proofs/consistency?from=<receipt size> returned: the log must
+                       extend the receipt's tree ("truncation: checked"). A bare checkpoint
+                       (GET /v1/checkpoint, DATA/checkpoints/TENANT.note) is compared at the
+                       receipt's size only; of another size the verdict says "truncation: not
+                       checked" and which proof to fetch, never INVALID. Two checkpoints that
+                       cannot both be true are printed in full as evidence of a fork. Without it:
+                       "truncation: not checked" (docs/verifying.md).
   --witness VKEY       a witness the checkpoint must be cosigned by (c2sp.org/tlog-cosignature:
                        a cosigner vkey, type 0x04 Ed25519 or 0x06 ML-DSA-44, or a file of them);
                        repeatable. The verdict names each witness that cosigned and the latest
@@ -58,7 +62,37 @@ function readText(path: string, what: string): string {
 function readReceipt(path: string): unknown {
   const text = readText(path, 'receipt');
   if (text.startsWith(TLOG_PROOF_HEADER + '\n')) return parseTlogProof(text, hashLeaf);
-  return parseJson(text);
+  let doc: unknown;
+  try {
+    doc = parseJson(text);
+  } catch (e) {
+    const why = notAReceipt(kindOf(text));
+    throw why ? new InputError('ERR_INPUT', `${path}: ${why}`) : e;
+  }
+  const kind = kindOf(text, doc);
+  const why = notAReceipt(kind);
+  if (why) throw new InputError('ERR_INPUT', `${path}: ${why}`);
+  if (kind !== 'entry-answer') return doc;
+  // What GET /v1/entries/SEQ answered: the receipt is one member of it.
+  const receipt = (doc as { receipt: unknown }).receipt;
+  if (receipt === null) throw new InputError('ERR_INPUT', `${path} is what GET /v1/entries/SEQ answered before a checkpoint covered the entry (pending): fetch it again`);
+  return receipt;
+}
+
+function readTrust(path: string): ReturnType<typeof parseTrust> {
+  const text = readText(path, 'key file');
+  try {
+    return parseTrust(text);
+  } catch (e) {
+    let doc: unknown;
+    try {
+      doc = JSON.parse(text);
+    } catch {
+      doc = undefined;
+    }
+    const why = notAKeyFile(kindOf(text, doc));
+    throw why ? new InputError('ERR_INPUT', `${path}: ${why}`) : e;
+  }
 }
 
 function readCallerKeys(path: string): PublicKeyEntry[] {
@@ -92,7 +126,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
   try {
     input = {
       receipt: readReceipt(path),
-      trust: parseTrust(readText(values.key, 'key file')),
+      trust: readTrust(values.key),
       callerKeys: values['caller-key'] ? readCallerKeys(values['caller-key']) : undefined,
       newer: values.checkpoint ? parseNewerCheckpoint(readText(values.checkpoint, 'checkpoint file')) : undefined,
     };

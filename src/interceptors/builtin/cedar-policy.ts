@@ -2,7 +2,7 @@
 // the caller's token, action = the event, resource = tool / prompt / resource URI / server.
 // Pure and deterministic; default deny; a missing principal or an evaluation error denies.
 import { ConfigError } from '../../errors.js';
-import { argumentsOf, buildAuthzRequest, PATH_CHECKED_EVENTS, pathArgumentsOf, resourceOf, type PolicySet } from '../../policy/index.js';
+import { argumentsOf, buildAuthzRequest, explainDefaultDeny, PATH_CHECKED_EVENTS, pathArgumentsOf, resourceOf, type PolicySet } from '../../policy/index.js';
 import type { InterceptorContext, Interceptor, ValidationOutcome } from '../types.js';
 import { buildDescriptor, ConfigReader } from './_content-config.js';
 import type { BuiltinFactory } from './types.js';
@@ -38,7 +38,10 @@ export function authorizeMessage(policySet: PolicySet, payload: unknown, ctx: Om
     if (r.decision !== 'allow') {
       const on = path === undefined ? '' : ` on path '${path.slice(0, 200)}'`;
       if (r.errors.length > 0) return deny(`${r.reasons.length > 0 ? r.reasons.join(', ') : '(evaluation error)'}${on}`, { ...info, errors: r.errors });
-      return deny(`${r.reasons.length > 0 ? r.reasons.join(', ') : '(default deny)'}${on}`, info);
+      if (r.reasons.length > 0) return deny(`${r.reasons.join(', ')}${on}`, info);
+      // Default deny: which resource no permit matched, and a role that would allow it (issue 37).
+      // The words before the colon are the record's of old: replay reads older entries by them.
+      return deny(`(default deny)${on}: ${explainDefaultDeny(policySet, req)}${path === undefined ? '' : ' with this path'}`, info);
     }
     for (const id of r.reasons) reasons.add(id);
   }

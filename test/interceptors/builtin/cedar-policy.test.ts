@@ -40,7 +40,7 @@ describe('cedar-policy', () => {
   });
 
   it('denies by default what nothing permits', () => {
-    expect(check(call('get-env'), makeCtx('tools/call', 'request')).messages).toEqual([{ message: 'denied by policy (default deny)', severity: 'error' }]);
+    expect(check(call('get-env'), makeCtx('tools/call', 'request')).messages).toEqual([{ message: 'denied by policy (default deny): no permit matched Tool::"get-env"', severity: 'error' }]);
   });
 
   it('denies without asking Cedar when there is no principal', () => {
@@ -80,7 +80,7 @@ describe('cedar-policy', () => {
     });
     const ctx = makeCtx('sampling/createMessage', 'request', { server: 'everything' });
     expect(check(sampling(1000), ctx).valid).toBe(true);
-    expect(check(sampling(100000), ctx).messages?.[0].message).toBe('denied by policy (default deny)');
+    expect(check(sampling(100000), ctx).messages?.[0].message).toBe('denied by policy (default deny): no permit matched Sampling::"everything"');
     const r = check(sampling(1000.5), ctx);
     expect(r.valid).toBe(false);
     expect(r.messages?.[0].message).toBe('denied by policy (evaluation error)');
