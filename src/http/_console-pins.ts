@@ -2,7 +2,7 @@
 // folded from the log's `pin` entries by the same rule (mcp/tool-pins.ts applyPinEntry), with when
 // and by whom the pinned definition was approved and when the awaiting one was first seen. Portable.
 import type { Digest } from '../canonical/index.js';
-import { applyPinEntry, type PinState } from '../mcp/tool-pins.js';
+import { applyPinEntry, type PinState } from '../entries/index.js';
 
 export interface PinRow {
   /** server/tool, as `vouch tools list` names it. */

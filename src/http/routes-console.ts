@@ -6,7 +6,7 @@
 import type { Hono } from 'hono';
 import { parseJson, utf8, type Digest } from '../canonical/index.js';
 import { InputError, StoreError } from '../errors.js';
-import { toolDigest } from '../mcp/tool-pins.js';
+import { toolDigest } from '../entries/index.js';
 import type { LogPort } from '../store/log-port.js';
 import { consoleHeaders } from './console-headers.js';
 import { breakdownOf, chartOf } from './_console-chart.js';

@@ -8,28 +8,15 @@ import type { Guard } from '../decide/index.js';
 import { ConfigError, InputError } from '../errors.js';
 import type { Json } from '../interceptors/types.js';
 import { committedRows, type EntryBody, type LogStorage } from '../log/index.js';
-import { pinEntryBody, type PinAction, type PinFact } from '../entries/index.js';
+import { applyPinEntry, pinEntryBody, toolDigest, type PinAction, type PinFact, type PinState } from '../entries/index.js';
+
+export { applyPinEntry, toolDigest, type PinState } from '../entries/index.js';
 
 export const PIN_GUARD = 'tool-pin';
 
 
-export interface PinState {
-  /** The approved digest: calls and listings of this definition pass. */
-  pinned: Digest;
-  /** The newest differing definition seen (a change awaiting approval). */
-  pending?: Digest;
-  seq: number;
-}
-
 type Rec = Record<string, unknown>;
 const isRec = (v: unknown): v is Rec => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** The digest of a tool definition: what the model reads and what the call must match (JCS, sha256). */
-export function toolDigest(tool: Rec): Digest {
-  const def: Rec = {};
-  for (const k of ['name', 'title', 'description', 'inputSchema', 'outputSchema', 'annotations']) if (tool[k] !== undefined) def[k] = tool[k];
-  return digestJson(def);
-}
 
 /** `tools: { pinning: false | true, pins: { "server/tool": "sha256:..." } }` from a chain config. */
 export interface ToolsConfig {
@@ -53,18 +40,6 @@ export function parseToolsConfig(v: Json | undefined): ToolsConfig {
     }
   if (issues.length) throw new ConfigError('ERR_CONFIG', `invalid config:\n${issues.map((i) => `  ${i.path}: ${i.message}`).join('\n')}`, issues);
   return { pinning: v.pinning !== false, pins };
-}
-
-/** Fold one decoded entry into pin state (non-pin entries are ignored). */
-export function applyPinEntry(state: Map<string, PinState>, e: Rec, seq: number): void {
-  if (e.type !== 'pin' || typeof e.server !== 'string' || typeof e.tool !== 'string' || !isDigest(e.digest)) return;
-  const key = `${e.server}/${e.tool}`;
-  const cur = state.get(key);
-  if (e.action === 'changed') {
-    if (cur) state.set(key, { ...cur, pending: e.digest, seq });
-  } else if (e.action === 'first-seen' || e.action === 'approved' || e.action === 'configured') {
-    state.set(key, { pinned: e.digest, seq });
-  }
 }
 
 /** What reading pin state needs of a log's store (every LogStore fits). */
