@@ -219,9 +219,8 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     relay(method, params, call: ModernCall) {
       if (!upstreamOpen) throw upstreamGone();
       const claimed = call.clientInfo && { clientInfo: { name: recordedLabel(call.clientInfo.name, MAX_CLIENT_FIELD - 1), version: recordedLabel(call.clientInfo.version, MAX_CLIENT_FIELD - 1) } };
-      // The SDK v2 aborts a request's signal when its exchange ends; the v1 client would then send a
-      // late notifications/cancelled upstream for a request already answered. Scoped to the relay.
-      return track(detached(call.extra.signal, (signal) => relayRequest(session, 'client-to-server', method, params, upstreamPeer(client, opts.serverName, method, { ...call.extra, signal }, upDeps), claimed)));
+      // call.extra.signal is the relay's own (gateway-modern.ts scopes it): aborted only to cancel upstream.
+      return track(relayRequest(session, 'client-to-server', method, params, upstreamPeer(client, opts.serverName, method, call.extra, upDeps), claimed));
     },
   };
   const modernServer = () => modernGatewayServer(core);
@@ -329,15 +328,6 @@ async function listUpstreamTools(client: Client, timeoutMs: number): Promise<Rec
     if (typeof cursor !== 'string') return tools;
   }
   throw new Error('the upstream tools/list did not end after 1000 pages');
-}
-
-/** `run` under a signal that follows `outer` only until `run` settles. */
-function detached<T>(outer: AbortSignal, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  const inner = new AbortController();
-  const follow = () => inner.abort(outer.reason);
-  if (outer.aborted) follow();
-  else outer.addEventListener('abort', follow, { once: true });
-  return run(inner.signal).finally(() => outer.removeEventListener('abort', follow));
 }
 
 function waitFor<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
