@@ -44,7 +44,8 @@ export class BridgedCall {
   /**
    * The upstream request's own cancellation: a round's answer ends that round's HTTP request, not
    * the call. It is aborted when the call is given up, or when the client cancels a round that is
-   * waiting for the call.
+   * waiting for the call; never once the relay has settled (the relayed request is answered: a
+   * cancellation then would reach the upstream as a late notifications/cancelled).
    */
   readonly cancel = new AbortController();
 
@@ -60,6 +61,11 @@ export class BridgedCall {
       (r) => this.settle({ result: r }),
       (e) => this.settle({ error: e }),
     );
+  }
+
+  /** Cancel the relayed request upstream, unless it has settled. */
+  private cancelRelay(reason: unknown): void {
+    if (!this.settled) this.cancel.abort(reason);
   }
 
   private settle(s: { result: Rec } | { error: unknown }): void {
@@ -92,7 +98,7 @@ export class BridgedCall {
    * The round's client cancelling while it waits cancels the call upstream.
    */
   async next(signal?: AbortSignal): Promise<{ result: Rec } | { asked: Asked[] }> {
-    const cancelled = () => this.cancel.abort(signal?.reason);
+    const cancelled = () => this.cancelRelay(signal?.reason);
     signal?.addEventListener('abort', cancelled, { once: true });
     try {
       return await this.nextOnce(signal);
@@ -136,7 +142,7 @@ export class BridgedCall {
     for (const a of [...this.outstanding.values(), ...this.asked]) a.refuse(new GatewayError(JSONRPC.timeout, why));
     this.outstanding.clear();
     this.asked = [];
-    this.cancel.abort(new Error(why));
+    this.cancelRelay(new Error(why));
   }
 }
 

@@ -45,7 +45,10 @@ export interface ModernCore {
   /** Who calls: the principal the handle of a parked call is bound to. */
   owner: string;
   bridge: InputBridge;
-  /** Relay one client request through the chain to the upstream (gateway-relay.ts). */
+  /**
+   * Relay one client request through the chain to the upstream (gateway-relay.ts). `call.extra.signal`
+   * must be the relay's own: whatever aborts it cancels the request upstream.
+   */
   relay(method: string, params: Rec, call: ModernCall): Promise<Rec>;
 }
 
@@ -90,6 +93,19 @@ function ownEnvelope(method: string, result: Rec): Rec {
   return CACHEABLE.has(method) ? { ...rest, ...MODERN_LIST_CACHE } : rest;
 }
 
+/**
+ * `run` under a signal that follows `outer` only until `run` settles. The SDK v2 aborts a request's
+ * signal when its exchange ends (its HTTP entry, once the answer is written); the v1 client relaying
+ * it would then send a late notifications/cancelled upstream for a request already answered.
+ */
+function scoped<T>(outer: AbortSignal, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const inner = new AbortController();
+  const follow = () => inner.abort(outer.reason);
+  if (outer.aborted) follow();
+  else outer.addEventListener('abort', follow, { once: true });
+  return run(inner.signal).finally(() => outer.removeEventListener('abort', follow));
+}
+
 function callOf(ctx: ServerContext): ModernCall {
   const envelope = (ctx.mcpReq.envelope ?? {}) as Rec;
   const v = envelope[ENVELOPE_META.protocolVersion];
@@ -109,7 +125,7 @@ export function modernGatewayServer(core: ModernCore): Server {
       try {
         const call = callOf(ctx);
         if (MRTR_METHODS.has(method)) return (await bridged(core, method, params, ctx, call)) as never;
-        const result = ownEnvelope(method, await core.relay(method, params, call));
+        const result = ownEnvelope(method, await scoped(ctx.mcpReq.signal, (signal) => core.relay(method, params, { ...call, extra: { ...call.extra, signal } })));
         return (LISTS.has(method) ? sorted(method, result) : result) as never;
       } catch (e) {
         throw framed(e);
@@ -135,7 +151,8 @@ async function bridged(core: ModernCore, method: string, params: Rec, ctx: Serve
   } else {
     const capabilities = ((ctx.mcpReq.envelope ?? {}) as Rec)[ENVELOPE_META.clientCapabilities];
     const caps = typeof capabilities === 'object' && capabilities !== null ? (capabilities as Rec) : {};
-    // The upstream request lives as long as the call, not as this round's HTTP request.
+    // The upstream request lives as long as the call, not as this round's exchange: under the call's
+    // own signal (aborted only when the call is given up or a waiting round is cancelled), not scoped again.
     const opened = core.bridge.open(core.owner, binding, caps, (signal) => core.relay(method, params, { ...call, extra: { ...call.extra, signal }, onAuthorized: (seq) => (opened.seq = seq) }));
     bridgedCall = opened;
   }

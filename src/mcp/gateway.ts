@@ -247,16 +247,11 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
         ...(call.clientInfo && { clientInfo: { name: recordedLabel(call.clientInfo.name, MAX_CLIENT_FIELD - 1), version: recordedLabel(call.clientInfo.version, MAX_CLIENT_FIELD - 1) } }),
         ...(call.protocolVersion !== undefined && PROTOCOL_VERSION.test(call.protocolVersion) && { clientProtocolVersion: call.protocolVersion }),
       };
-      // The SDK v2 aborts a request's signal when its exchange ends; the v1 client would then send a
-      // late notifications/cancelled upstream for a request already answered. Scoped to the relay.
-      return track(
-        detached(call.extra.signal, (signal) => {
-          const peer = upstreamPeer(client, opts.serverName, method, { ...call.extra, signal }, upDeps);
-          // The call's request decision: what the upstream asks during it is linked to it (`call`).
-          const linked: Peer = { name: peer.name, send: (p, seq) => (seq !== undefined && call.onAuthorized?.(seq), peer.send(p, seq)) };
-          return relayRequest(session, 'client-to-server', method, params, linked, undefined, claimed);
-        }),
-      );
+      // call.extra.signal is the relay's own (gateway-modern.ts scopes it): aborted only to cancel upstream.
+      const peer = upstreamPeer(client, opts.serverName, method, call.extra, upDeps);
+      // The call's request decision: what the upstream asks during it is linked to it (`call`).
+      const linked: Peer = { name: peer.name, send: (p, seq) => (seq !== undefined && call.onAuthorized?.(seq), peer.send(p, seq)) };
+      return track(relayRequest(session, 'client-to-server', method, params, linked, undefined, claimed));
     },
   };
   const modernServer = () => modernGatewayServer(core);
@@ -389,15 +384,6 @@ async function listUpstreamTools(client: UpstreamClient, timeoutMs: number): Pro
     if (typeof cursor !== 'string') return tools;
   }
   throw new Error('the upstream tools/list did not end after 1000 pages');
-}
-
-/** `run` under a signal that follows `outer` only until `run` settles. */
-function detached<T>(outer: AbortSignal, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  const inner = new AbortController();
-  const follow = () => inner.abort(outer.reason);
-  if (outer.aborted) follow();
-  else outer.addEventListener('abort', follow, { once: true });
-  return run(inner.signal).finally(() => outer.removeEventListener('abort', follow));
 }
 
 function waitFor<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
