@@ -32,6 +32,7 @@ export interface GatewayRunOptions {
   config?: string;
   tenant?: string;
   principal?: string;
+  /** The principal's roles for policy; default DEFAULT_ROLES (tool-user: the example policy's tools work out of the box). */
   roles?: string[];
   /** The upstream's name for policy and entries; default derived from the command or URL. */
   serverName?: string;
@@ -72,6 +73,11 @@ export interface GatewayRuntime {
 }
 
 export const DEFAULT_PRINCIPAL = 'local-operator';
+/**
+ * The roles of the gateway's own principal when --role names none: `tool-user`, the role the example
+ * policy asks of tool calls (a token's roles replace them for its session under --auth).
+ */
+export const DEFAULT_ROLES: readonly string[] = ['tool-user'];
 const SERVER_NAME = /^[A-Za-z0-9._:-]{1,128}$/;
 export const DEFAULT_TENANT = 'default';
 
@@ -91,6 +97,7 @@ export async function openGateway(opts: GatewayRunOptions): Promise<GatewayRunti
   const serverName = opts.serverName ?? derived;
   const tenant = opts.tenant ?? DEFAULT_TENANT;
   const principal = opts.principal ?? DEFAULT_PRINCIPAL;
+  const roles = opts.roles ?? [...DEFAULT_ROLES];
   const issues: Issue[] = [];
   if (!SERVER_NAME.test(serverName)) issues.push({ path: '/serverName', message: 'letters, digits and . _ : - only, 1 to 128 characters' });
   if (principal.length === 0 || principal.length > 256) issues.push({ path: '/principal', message: 'a non-empty string of at most 256 characters' });
@@ -143,7 +150,7 @@ export async function openGateway(opts: GatewayRunOptions): Promise<GatewayRunti
     drift,
     configPath,
     wait: opts.wait ?? 'signed',
-    viewer: () => ({ principal, roles: opts.roles, tenant, server: serverName, time: systemClock.isoNow() }),
+    viewer: () => ({ principal, roles, tenant, server: serverName, time: systemClock.isoNow() }),
     connectUpstream,
     async start(downstream, s = {}) {
       if (closing) throw new Error('gateway is shutting down');
@@ -158,7 +165,7 @@ export async function openGateway(opts: GatewayRunOptions): Promise<GatewayRunti
         tenant,
         // A session opened with a verified token (--listen --auth) is its subject's, with its roles.
         principal: s.caller?.principal ?? principal,
-        roles: s.caller ? s.caller.roles : opts.roles,
+        roles: s.caller ? s.caller.roles : roles,
         clock: systemClock,
         sessionId: s.sessionId,
         drift,
