@@ -3,7 +3,7 @@
 // shutdown (sessions, then the upstream, then the log batch in flight, then the databases).
 import type { IOType } from 'node:child_process';
 import { resolve } from 'node:path';
-import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { canonicalBytes } from '../canonical/index.js';
@@ -23,6 +23,7 @@ import { createOtelExporter, parseOtlpUrl } from '../observe/otel.js';
 import { startGateway, type Gateway } from './gateway.js';
 import type { DownstreamEra } from './gateway-era.js';
 import { parseToolsConfig, readPins, ToolPins } from './tool-pins.js';
+import { UpstreamStdioTransport } from './upstream-stdio.js';
 
 export type UpstreamSpec = { command: string; env?: Record<string, string>; cwd?: string; stderr?: IOType } | { url: string };
 
@@ -88,8 +89,9 @@ export function serverNameOf(spec: UpstreamSpec): string {
 export function upstreamTransport(spec: UpstreamSpec): Transport {
   if ('url' in spec) return new StreamableHTTPClientTransport(new URL(spec.url));
   const [command, ...args] = splitCommand(spec.command);
-  // The SDK's default environment (PATH, HOME, ...) keeps the gateway's secrets from the child.
-  return new StdioClientTransport({ command, args, env: { ...getDefaultEnvironment(), ...spec.env }, cwd: spec.cwd, stderr: spec.stderr ?? 'inherit' });
+  // The SDK's default environment (PATH, HOME, ...) keeps the gateway's secrets from the child. Its
+  // own process group, stopped whole on close (upstream-process.ts): `npx` is a wrapper of the server.
+  return new UpstreamStdioTransport({ command, args, env: { ...getDefaultEnvironment(), ...spec.env }, cwd: spec.cwd, stderr: spec.stderr ?? 'inherit' });
 }
 
 export async function openGateway(opts: GatewayRunOptions): Promise<GatewayRuntime> {
