@@ -7,6 +7,7 @@ import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { canonicalBytes } from '../canonical/index.js';
+import { TOOL_USER_ROLE } from '../http/auth.js';
 import { InputError, type Issue } from '../errors.js';
 import { systemClock } from '../clock.js';
 import { parseDriftConfig, type DriftRules } from '../execution/index.js';
@@ -78,7 +79,7 @@ export const DEFAULT_PRINCIPAL = 'local-operator';
  * The roles of the gateway's own principal when --role names none: `tool-user`, the role the example
  * policy asks of tool calls (a token's roles replace them for its session under --auth).
  */
-export const DEFAULT_ROLES: readonly string[] = ['tool-user'];
+export const DEFAULT_ROLES: readonly string[] = [TOOL_USER_ROLE];
 const SERVER_NAME = /^[A-Za-z0-9._:-]{1,128}$/;
 export const DEFAULT_TENANT = 'default';
 
