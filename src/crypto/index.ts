@@ -11,7 +11,7 @@ export {
   ED25519_PUBLIC_KEY_BYTES, ED25519_SIGNATURE_BYTES,
 } from './ed25519.js';
 export { SIGNATURE_ALGS, isSignatureAlg, publicKeyLength, createSigner, createVerifier } from './by-alg.js';
-export { noteKeyId, typeBytesFor, ED25519_TYPE_BYTES, MLDSA65_TYPE_BYTES, MLDSA65_TYPE_ID } from './key-id.js';
+export { jwksKid, noteKeyId, typeBytesFor, ED25519_TYPE_BYTES, MLDSA65_TYPE_BYTES, MLDSA65_TYPE_ID } from './key-id.js';
 export { formatKeyText, parseKeyText, KEY_SEED_BYTES, type KeySeed } from './key-text.js';
 export {
   toJwk, toJwks, parseJwks, toBase64Url, fromBase64Url, type Jwk, type AkpJwk, type OkpJwk, type Jwks, type PublicKeyEntry, type KeyWindowJson,

@@ -32,3 +32,15 @@ export function typeBytesFor(alg: SignatureAlg): Uint8Array {
 export function noteKeyId(name: string, alg: SignatureAlg, publicKey: Uint8Array): Uint8Array {
   return sha256(concatBytes(utf8.encode(name), Uint8Array.of(0x0a), typeBytesFor(alg), publicKey)).slice(0, 4);
 }
+
+/**
+ * The `kid` vouch's JWKS gives a key: its note key id (hex) under the data directory's key name
+ * (`vouch.local`), so a key has one kid whichever logs it signs. A log's checkpoint lines name the
+ * same key under the log's origin (`vouch.local/default+<id>`), a different id by construction:
+ * wherever both can be known they are shown together, each said for what it is (issue 37).
+ */
+export function jwksKid(keyName: string, alg: SignatureAlg, publicKey: Uint8Array): string {
+  let hex = '';
+  for (const b of noteKeyId(keyName, alg, publicKey)) hex += b.toString(16).padStart(2, '0');
+  return hex;
+}

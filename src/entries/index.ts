@@ -16,7 +16,7 @@ export { executionEntryBody, readExecutionEntry, EXECUTION_FIELDS, EXECUTION_FLA
 export { policyEntryBody, readPolicyEntry, POLICY_FIELDS, type PolicyAction, type PolicyEntry, type PolicyFields } from './policy.js';
 export { erasureEntryBody, readErasureEntry, ERASURE_FIELDS, type ErasureEntry, type ErasureFields } from './erasure.js';
 export { pinEntryBody, readPinEntry, PIN_ACTIONS, PIN_FIELDS, type PinAction, type PinEntry, type PinFact } from './pin.js';
-export { applyPinEntry, toolDigest, type PinState } from './pin-state.js';
+export { applyPinEntry, toolDefinition, toolDigest, type PinState } from './pin-state.js';
 
 /** A `key` entry, as the log's key history reads it (log/key-history.ts). */
 export type KeyEntry = Entry & { type: 'key' };

@@ -22,9 +22,14 @@ export function applyPinEntry(state: Map<string, PinState>, e: Record<string, un
   }
 }
 
-/** The digest of a tool definition: what the model reads and what the call must match (JCS, sha256). */
-export function toolDigest(tool: Record<string, unknown>): Digest {
+/** A tool definition as pinned: what the model reads and what the call must match. */
+export function toolDefinition(tool: Record<string, unknown>): Record<string, unknown> {
   const def: Record<string, unknown> = {};
   for (const k of ['name', 'title', 'description', 'inputSchema', 'outputSchema', 'annotations']) if (tool[k] !== undefined) def[k] = tool[k];
-  return digestJson(def);
+  return def;
+}
+
+/** The digest of a tool definition (JCS, sha256): the pin, and the key its payload is kept under. */
+export function toolDigest(tool: Record<string, unknown>): Digest {
+  return digestJson(toolDefinition(tool));
 }

@@ -5,7 +5,7 @@ import { Hono, type Context } from 'hono';
 import { AccessError, codeOf, publicMessage } from '../errors.js';
 import { DEV_CALLER, requireRole } from './auth.js';
 import { readJsonBody } from './body.js';
-import { DEFAULT_LIMITS, type AppDeps, type Caller, type Role } from './deps.js';
+import { DEFAULT_LIMITS, rolesForPolicy, type AppDeps, type Caller, type Role } from './deps.js';
 import { errorJson, httpStatusOf } from './errors.js';
 import { JSONRPC, rpcCodeOf } from '../protocol/index.js';
 import type { McpEndpoint } from './mcp-endpoint.js';
@@ -126,7 +126,7 @@ export function createApp(deps: AppDeps, metrics = new Metrics()): VouchApp {
     return (await mcp()).handle(c.req.raw, body, {
       principal: caller.principal,
       tenant: caller.tenant,
-      roles: caller.roles,
+      roles: rolesForPolicy(caller),
       policy,
       log,
       now: deps.clock.now,

@@ -164,11 +164,17 @@ function fromClaims(p: Record<string, unknown>, names: { principal: string; tena
   const scope = p.scope;
   if (cfg.scopes && typeof scope === 'string') for (const s of scope.split(' ')) if (Object.hasOwn(cfg.scopes, s)) list.push(...cfg.scopes[s]);
   const all = [...new Set(list.filter((r) => r.length > 0))];
-  return { caller: { principal, tenant, roles: all.filter((r): r is Role => ROLES.includes(r as Role)) }, roles: all };
+  return { caller: { principal, tenant, roles: all.filter((r): r is Role => ROLES.includes(r as Role)), policyRoles: all }, roles: all };
 }
 
-/** Development mode: no tokens, one local operator with every role (the server binds loopback only). */
-export const DEV_CALLER: Caller = { principal: 'local-operator', tenant: 'default', roles: ['enforce', 'audit', 'admin', 'delegate', 'operator'] };
+/** The role the example policy asks of tool calls (fixtures/config/policy.cedar; the scope `mcp:tools` maps to it in the README). */
+export const TOOL_USER_ROLE = 'tool-user';
+
+/**
+ * Development mode: no tokens, one local operator with every role (the server binds loopback only),
+ * and for policy `tool-user` too, so the example policy's tools work out of the box.
+ */
+export const DEV_CALLER: Caller = { principal: 'local-operator', tenant: 'default', roles: ['enforce', 'audit', 'admin', 'delegate', 'operator'], policyRoles: ['enforce', 'audit', 'admin', 'delegate', 'operator', TOOL_USER_ROLE] };
 
 export function requireRole(caller: Caller, role: Role): void {
   if (!caller.roles.includes(role)) throw new AccessError('ERR_FORBIDDEN', `this needs the ${role} role`);

@@ -14,7 +14,19 @@ export const ROLES: readonly Role[] = ['enforce', 'audit', 'admin', 'delegate', 
 export interface Caller {
   principal: string;
   tenant: string;
+  /** vouch's own roles: what the routes check (requireRole). */
   roles: Role[];
+  /**
+   * Every role the caller holds, vouch's and any other a token grants (e.g. `tool-user` from the
+   * scope `mcp:tools`): the principal's groups for policy (`principal in Role::"tool-user"`).
+   * Absent: `roles`.
+   */
+  policyRoles?: string[];
+}
+
+/** The roles a decision is made with: every role the caller holds (Caller.policyRoles). */
+export function rolesForPolicy(caller: Caller): string[] {
+  return caller.policyRoles ?? caller.roles;
 }
 
 /** Turns an Authorization header into a caller, or throws AccessError ERR_UNAUTHENTICATED. */

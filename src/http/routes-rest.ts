@@ -8,7 +8,7 @@ import { hashLeaf } from '../log/index.js';
 import { buildReceipt } from '../receipt/index.js';
 import type { Env } from './app.js';
 import { readJsonBody } from './body.js';
-import type { AppDeps, Limits, Role } from './deps.js';
+import { rolesForPolicy, type AppDeps, type Limits, type Role } from './deps.js';
 import type { Metrics } from './metrics.js';
 import { durableAnswer, WAIT_META, waitOf } from './wait.js';
 import type { PrecheckFn } from './routes-execution.js';
@@ -50,7 +50,7 @@ export function registerRestRoutes(app: Hono<Env>, rc: RestContext): void {
       p.meta = { ...meta, traceparent: tp, ...(ts !== undefined && { tracestate: ts }) };
     }
     const [log, policy] = await Promise.all([deps.logs(caller.tenant), deps.policy(caller.tenant)]);
-    const { outcome, receipt } = await decideParams(p, caller, {
+    const { outcome, receipt } = await decideParams(p, { principal: caller.principal, tenant: caller.tenant, roles: rolesForPolicy(caller) }, {
       policy,
       log,
       now: deps.clock.now,

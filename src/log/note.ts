@@ -18,6 +18,8 @@ export interface NoteVerifier {
   verify(msg: Uint8Array, sig: Uint8Array): boolean;
   /** The tree sizes this key signs, from a key history (key-window.ts); none: any size. */
   window?: KeyWindow;
+  /** The key's JWKS `kid`, when the verifier was made from a JWKS (crypto/key-id.ts jwksKid). */
+  kid?: string;
 }
 export interface NoteSigner {
   name: string;
@@ -140,6 +142,8 @@ export interface VerifiedSignature {
   keyId: string;
   /** The key's time, when the verifier came from a key history. */
   window?: KeyWindow;
+  /** The key's JWKS `kid` (another id of the same key, under another name), when the trusted key came from a JWKS. */
+  kid?: string;
 }
 export interface OpenedNote {
   /** The note text exactly as signed. */
@@ -163,9 +167,13 @@ export interface OpenNoteOptions {
 
 export const POST_QUANTUM_ALG: SignatureAlg = 'ML-DSA-65';
 
-/** "vouch.local (ML-DSA-65 1a2b3c4d)": how verdicts name a verified key. */
+/**
+ * "vouch.local/default (ML-DSA-65 1a2b3c4d, JWKS kid 5e6f7a8b)": how verdicts name a verified key,
+ * by the id on its signature line and, when the key came from a JWKS, by the kid the JWKS (and the
+ * service's ready line and console) give it: two ids of one key under two names (crypto/key-id.ts).
+ */
 export function describeSignature(s: VerifiedSignature): string {
-  return `${s.name} (${s.alg} ${s.keyId})`;
+  return `${s.name} (${s.alg} ${s.keyId}${s.kid !== undefined && s.kid !== s.keyId ? `, JWKS kid ${s.kid}` : ''})`;
 }
 
 /**
@@ -199,7 +207,7 @@ export function verifyNote(noteText: string, verifiers: NoteVerifier[], opts: Op
       throw new VerificationError('ERR_VERIFY_NOTE', `signature by known key ${label} does not verify; note rejected`);
     }
     if (!verifiedBy.includes(v.name)) verifiedBy.push(v.name);
-    if (!verified.some((x) => x.keyId === toHex(v.keyId) && x.name === v.name)) verified.push({ name: v.name, alg: v.alg, keyId: toHex(v.keyId), ...(v.window ? { window: v.window } : {}) });
+    if (!verified.some((x) => x.keyId === toHex(v.keyId) && x.name === v.name)) verified.push({ name: v.name, alg: v.alg, keyId: toHex(v.keyId), ...(v.window ? { window: v.window } : {}), ...(v.kid !== undefined ? { kid: v.kid } : {}) });
   }
   if (opts.strict) {
     // Every key of the log signs every checkpoint: a missing line (say, the ML-DSA-65 one deleted,

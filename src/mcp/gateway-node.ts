@@ -4,9 +4,10 @@
 import type { IOType } from 'node:child_process';
 import { resolve } from 'node:path';
 import { StreamableHTTPClientTransport, type Transport as UpstreamTransport } from '@modelcontextprotocol/client';
-import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
+import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { canonicalBytes } from '../canonical/index.js';
+import { TOOL_USER_ROLE } from '../http/auth.js';
 import { InputError, type Issue } from '../errors.js';
 import { systemClock } from '../clock.js';
 import { parseDriftConfig, type DriftRules } from '../execution/index.js';
@@ -24,6 +25,7 @@ import { startGateway, type Gateway } from './gateway.js';
 import type { DownstreamEra } from './gateway-era.js';
 import { DEFAULT_UPSTREAM_ERA, EraMemo, parseUpstreamEra, type UpstreamEra } from './gateway-upstream.js';
 import { parseToolsConfig, readPins, ToolPins } from './tool-pins.js';
+import { UpstreamStdioTransport } from './upstream-stdio.js';
 
 export type UpstreamSpec = { command: string; env?: Record<string, string>; cwd?: string; stderr?: IOType } | { url: string };
 
@@ -33,6 +35,7 @@ export interface GatewayRunOptions {
   config?: string;
   tenant?: string;
   principal?: string;
+  /** The principal's roles for policy; default DEFAULT_ROLES (tool-user: the example policy's tools work out of the box). */
   roles?: string[];
   /** The upstream's name for policy and entries; default derived from the command or URL. */
   serverName?: string;
@@ -81,6 +84,11 @@ export interface GatewayRuntime {
 }
 
 export const DEFAULT_PRINCIPAL = 'local-operator';
+/**
+ * The roles of the gateway's own principal when --role names none: `tool-user`, the role the example
+ * policy asks of tool calls (a token's roles replace them for its session under --auth).
+ */
+export const DEFAULT_ROLES: readonly string[] = [TOOL_USER_ROLE];
 const SERVER_NAME = /^[A-Za-z0-9._:-]{1,128}$/;
 export const DEFAULT_TENANT = 'default';
 
@@ -91,8 +99,9 @@ export function serverNameOf(spec: UpstreamSpec): string {
 export function upstreamTransport(spec: UpstreamSpec): UpstreamTransport {
   if ('url' in spec) return new StreamableHTTPClientTransport(new URL(spec.url));
   const [command, ...args] = splitCommand(spec.command);
-  // The SDK's default environment (PATH, HOME, ...) keeps the gateway's secrets from the child.
-  return new StdioClientTransport({ command, args, env: { ...getDefaultEnvironment(), ...spec.env }, cwd: spec.cwd, stderr: spec.stderr ?? 'inherit' });
+  // The SDK's default environment (PATH, HOME, ...) keeps the gateway's secrets from the child. Its
+  // own process group, stopped whole on close (upstream-process.ts): `npx` is a wrapper of the server.
+  return new UpstreamStdioTransport({ command, args, env: { ...getDefaultEnvironment(), ...spec.env }, cwd: spec.cwd, stderr: spec.stderr ?? 'inherit' });
 }
 
 export async function openGateway(opts: GatewayRunOptions): Promise<GatewayRuntime> {
@@ -100,6 +109,7 @@ export async function openGateway(opts: GatewayRunOptions): Promise<GatewayRunti
   const serverName = opts.serverName ?? derived;
   const tenant = opts.tenant ?? DEFAULT_TENANT;
   const principal = opts.principal ?? DEFAULT_PRINCIPAL;
+  const roles = opts.roles ?? [...DEFAULT_ROLES];
   const issues: Issue[] = [];
   if (!SERVER_NAME.test(serverName)) issues.push({ path: '/serverName', message: 'letters, digits and . _ : - only, 1 to 128 characters' });
   if (principal.length === 0 || principal.length > 256) issues.push({ path: '/principal', message: 'a non-empty string of at most 256 characters' });
@@ -156,7 +166,7 @@ export async function openGateway(opts: GatewayRunOptions): Promise<GatewayRunti
     wait: opts.wait ?? 'signed',
     upstreamEra,
     eraMemo,
-    viewer: () => ({ principal, roles: opts.roles, tenant, server: serverName, time: systemClock.isoNow() }),
+    viewer: () => ({ principal, roles, tenant, server: serverName, time: systemClock.isoNow() }),
     connectUpstream,
     async start(downstream, s = {}) {
       if (closing) throw new Error('gateway is shutting down');
@@ -174,7 +184,7 @@ export async function openGateway(opts: GatewayRunOptions): Promise<GatewayRunti
         tenant,
         // A session opened with a verified token (--listen --auth) is its subject's, with its roles.
         principal: s.caller?.principal ?? principal,
-        roles: s.caller ? s.caller.roles : opts.roles,
+        roles: s.caller ? s.caller.roles : roles,
         clock: systemClock,
         sessionId: s.sessionId,
         drift,

@@ -2,21 +2,28 @@
 // definition is pinned the first time it is seen (or from config); a definition that later differs is
 // hidden from tools/list and its calls are denied until its new digest is approved. Every first
 // sight, change and approval is a signed `pin` entry: pin state is derived from those entries only.
+// A first sight or change keeps the definition itself as the entry's payload, under the pin's digest
+// (what `vouch tools list` shows beside the pinned one before an approval).
 import { recordedLabel } from '../interceptors/builtin/recorded-text.js';
-import { digestJson, isDigest, parseJson, utf8, type Digest } from '../canonical/index.js';
+import { canonicalBytes, digestBytes, isDigest, parseJson, utf8, type Digest } from '../canonical/index.js';
 import type { Guard } from '../decide/index.js';
 import { ConfigError, InputError } from '../errors.js';
 import type { Json } from '../interceptors/types.js';
-import { committedRows, type EntryBody, type LogStorage } from '../log/index.js';
-import { applyPinEntry, pinEntryBody, toolDigest, type PinAction, type PinFact, type PinState } from '../entries/index.js';
+import { committedRows, type Attachment, type EntryBody, type LogStorage } from '../log/index.js';
+import { applyPinEntry, pinEntryBody, toolDefinition, toolDigest, type PinAction, type PinFact, type PinState } from '../entries/index.js';
 
-export { applyPinEntry, toolDigest, type PinState } from '../entries/index.js';
+export { applyPinEntry, toolDefinition, toolDigest, type PinState } from '../entries/index.js';
 
 export const PIN_GUARD = 'tool-pin';
 
-
 type Rec = Record<string, unknown>;
 const isRec = (v: unknown): v is Rec => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The definition's JCS bytes as a payload under its digest (the pin entry's `digest`). */
+function definitionPayload(tool: Rec): Attachment {
+  const bytes = canonicalBytes(toolDefinition(tool));
+  return { digest: digestBytes(bytes), bytes };
+}
 
 /** `tools: { pinning: false | true, pins: { "server/tool": "sha256:..." } }` from a chain config. */
 export interface ToolsConfig {
@@ -59,7 +66,7 @@ export function readPins(store: EntrySource): Map<string, PinState> {
 }
 
 export interface PinLog {
-  append(body: EntryBody): Promise<{ seq: number }>;
+  append(body: EntryBody, attachments?: Attachment[]): Promise<{ seq: number }>;
 }
 
 export interface PinVerdict {
@@ -97,9 +104,10 @@ export class ToolPins {
     return next;
   }
 
-  private async record(f: Omit<PinFact, 'server'>): Promise<void> {
+  /** `definition`: the tool as listed, kept as the entry's payload (first sight and change). */
+  private async record(f: Omit<PinFact, 'server'>, definition?: Rec): Promise<void> {
     const fact = { ...f, tool: recordedLabel(f.tool), server: this.server };
-    const { seq } = await this.log.append(pinEntryBody(fact, this.now()));
+    const { seq } = await this.log.append(pinEntryBody(fact, this.now()), definition ? [definitionPayload(definition)] : []);
     applyPinEntry(this.state, { type: 'pin', ...fact }, seq);
   }
 
@@ -127,11 +135,11 @@ export class ToolPins {
         const current = toolDigest(t);
         const pin = this.get(t.name);
         if (!pin) {
-          await this.record({ tool: t.name, action: 'first-seen', digest: current, session });
+          await this.record({ tool: t.name, action: 'first-seen', digest: current, session }, t);
           out.push({ tool: t.name, pinned: current, current });
         } else if (pin.pinned === current) out.push({ tool: t.name, pinned: current, current });
         else {
-          if (pin.pending !== current) await this.record({ tool: t.name, action: 'changed', digest: current, pinned: pin.pinned, session });
+          if (pin.pending !== current) await this.record({ tool: t.name, action: 'changed', digest: current, pinned: pin.pinned, session }, t);
           out.push({ tool: t.name, pinned: pin.pinned, current, deny: changedReason(this.server, t.name, pin.pinned, current) });
         }
       }

@@ -1,7 +1,7 @@
 // Trusted keys for offline verification, from vkey text (C2SP) or a JWKS. A JWKS has no key
 // names, so a JWKS key is bound to the names on a note's signature lines: the key id hashes the
 // name with the key, so a line verifies only under the key (and name) that really signed it.
-import { createVerifier, parseJwks, type PublicKeyEntry } from '../crypto/index.js';
+import { createVerifier, noteKeyId, parseJwks, type PublicKeyEntry, type SignatureAlg } from '../crypto/index.js';
 import { toHex } from '../canonical/index.js';
 import { InputError } from '../errors.js';
 import { noteVerifierFor, parseNote, parseVkey, type KeyWindow, type NoteVerifier } from '../log/index.js';
@@ -77,7 +77,10 @@ export function verifiersFor(trust: Trust, noteText: string): NoteVerifier[] {
       const withWindow = window ? { ...v, window } : { ...v };
       seen.set(label, withWindow);
       out.push(withWindow);
-    } else if (window && !had.window) had.window = window;
+    } else {
+      if (window && !had.window) had.window = window;
+      if (v.kid !== undefined && had.kid === undefined) had.kid = v.kid; // the same key in the vkeys and the JWKS
+    }
   };
   trust.vkeys.forEach((v) => add(v));
   if (trust.jwks.length === 0) return out;
@@ -88,7 +91,31 @@ export function verifiersFor(trust: Trust, noteText: string): NoteVerifier[] {
     return out; // the note check itself will report the parse failure
   }
   for (const k of trust.jwks) {
-    for (const name of names) add(noteVerifierFor(name, createVerifier(k.alg, k.publicKey)), k);
+    for (const name of names) add({ ...noteVerifierFor(name, createVerifier(k.alg, k.publicKey)), kid: k.kid }, k);
+  }
+  return out;
+}
+
+/** One signature line of a note, with the JWKS key that made it. */
+export interface NamedNoteKey {
+  name: string;
+  /** The key id on the line (under `name`), hex. */
+  keyId: string;
+  alg: SignatureAlg;
+  /** The JWKS kid of the same key. */
+  kid: string;
+}
+
+/**
+ * Which JWKS key each signature line of a note names (by key id: no signature is checked here), so
+ * a key can be shown by both its ids. Lines no JWKS key matches (witness cosignatures) are left out.
+ */
+export function describeNoteKeys(jwks: PublicKeyEntry[], noteText: string): NamedNoteKey[] {
+  const out: NamedNoteKey[] = [];
+  for (const s of parseNote(noteText).signatures) {
+    const keyId = toHex(s.keyId);
+    const k = jwks.find((j) => toHex(noteKeyId(s.name, j.alg, j.publicKey)) === keyId);
+    if (k && !out.some((o) => o.name === s.name && o.keyId === keyId)) out.push({ name: s.name, keyId, alg: k.alg, kid: k.kid });
   }
   return out;
 }

@@ -3,7 +3,7 @@
 // (tenant-keys.ts), the published key set with every key's sizes per log, and rotation and
 // revocation, each a signed `key` entry in every log it concerns.
 import { toHex } from '../canonical/index.js';
-import { noteKeyId, toJwks, type Jwks, type PublicKeyEntry, type Signer } from '../crypto/index.js';
+import { jwksKid, noteKeyId, toJwks, type Jwks, type PublicKeyEntry, type Signer } from '../crypto/index.js';
 import { createNodeEd25519Signer, createSignerFromSeed } from '../crypto/node.js';
 import { ConfigError } from '../errors.js';
 import { commitKeyOf, formatVkey, noteSignerFor, revokeEntryBody, rotateEntryBody, sameKey, type Appended, type EntryBody, type HistoryKey, type KeyWindow, type NoteSigner, type PublicKey } from '../log/index.js';
@@ -90,7 +90,7 @@ export class DataDirKeys {
     const out: (PublicKeyEntry & { logs: Record<string, KeyWindow> })[] = [];
     const add = (k: PublicKey, origin?: string, w?: KeyWindow) => {
       let e = out.find((x) => sameKey(x, k));
-      if (!e) out.push((e = { alg: k.alg, publicKey: k.publicKey, kid: toHex(noteKeyId(this.legacyName, k.alg, k.publicKey)), logs: {} }));
+      if (!e) out.push((e = { alg: k.alg, publicKey: k.publicKey, kid: jwksKid(this.legacyName, k.alg, k.publicKey), logs: {} }));
       if (origin && w) e.logs[origin] = w;
     };
     for (const k of this.current.keys) add(k);

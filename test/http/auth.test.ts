@@ -153,7 +153,8 @@ describe('resource server config (RFC 8707 / 9728)', () => {
     const ok = await iss.token({ sub: 'alice', scope: 'mcp:enforce mcp:tools admin', roles: ['audit'] }, { aud: 'https://rs.example/mcp' });
     const v = await verify(`Bearer ${ok}`);
     // `admin` as a scope is not in the map: it grants nothing. The roles claim still counts.
-    expect(v.caller).toEqual({ principal: 'alice', tenant: 'acme', roles: ['audit', 'enforce'] });
+    // vouch's roles for its routes; every role (tool-user too) for policy (issue 37).
+    expect(v.caller).toEqual({ principal: 'alice', tenant: 'acme', roles: ['audit', 'enforce'], policyRoles: ['audit', 'enforce', 'tool-user'] });
     expect(v.roles).toEqual(['audit', 'enforce', 'tool-user']);
     for (const aud of ['vouch', 'https://rs.example', 'https://rs.example/mcp/other']) {
       const t = await iss.token({ sub: 'alice' }, { aud });

@@ -57,7 +57,8 @@ function request(r: () => number): AuthzRequest {
   if (r() < 0.2) ctx.arguments = { x: [0, 1, 2, 'one', { y: 'ok' }, { y: 'no', z: 1 }][Math.floor(r() * 6)] };
   if (r() < 0.3) ctx['odd key'] = { v: r() < 0.7 };
   const tool = ['echo', 'read_file', 'delete_x', 'dangerous_tool'][Math.floor(r() * 4)];
-  const roles = r() < 0.5 ? ['admin'] : [];
+  // The example's tools are for Role::"tool-user" (issue 37): some callers hold it, so it both allows and denies.
+  const roles = [r() < 0.5 ? ['admin'] : [], r() < 0.5 ? ['admin', 'tool-user'] : ['tool-user']][r() < 0.5 ? 0 : 1];
   if (r() < 0.5) ctx.roles = roles;
   const context = r() < 0.1 ? { a: 1 } : ctx; // what the "whole" set permits, and nothing more
   return {

@@ -16,6 +16,8 @@ const req = (tool: string, args: Record<string, unknown> = {}): AuthzRequest => 
   action: { type: 'Action', id: 'tools/call' },
   resource: { type: 'Tool', id: tool },
   resourceAttrs: { name: tool },
+  // The example's tools are for Role::"tool-user" (issue 37).
+  principalParents: [{ type: 'Role', id: 'tool-user' }],
   context: { arguments: args, ...('path' in args ? { path: args.path } : {}) } as AuthzRequest['context'],
 });
 const cases = [req('echo', { text: 'hi' }), req('dangerous_tool'), req('delete_everything'), req('read_file', { path: '/tmp/allowed/a' }), req('read_file', { path: '/etc/passwd' }), req('read_file', { path: '/tmp/allowed/../x' })];

@@ -9,7 +9,7 @@ import type { Json } from '../../src/interceptors/types.js';
 const policies = expandSettings(readFileSync(new URL('../../fixtures/config/policy.cedar', import.meta.url), 'utf8'), {});
 const schema = JSON.parse(readFileSync(new URL('../../fixtures/config/schema.cedarschema.json', import.meta.url), 'utf8')) as Json;
 
-function call(tool: string, args: Json = {}, roles: string[] = []): AuthzRequest {
+function call(tool: string, args: Json = {}, roles: string[] = ['tool-user']): AuthzRequest {
   return {
     principal: { type: 'User', id: 'alice' },
     action: { type: 'Action', id: 'tools/call' },
@@ -29,15 +29,22 @@ describe('loadPolicySet with the example policy and schema', () => {
 
   it('denies forbidden tools, naming the forbid, even for a role that has a permit', () => {
     expect(ps.authorize(call('dangerous_tool'))).toEqual({ decision: 'deny', reasons: ['tools-forbid-dangerous'], errors: [] });
-    expect(ps.authorize(call('delete_file', {}, ['operator']))).toEqual({ decision: 'deny', reasons: ['tools-forbid-delete'], errors: [] });
+    expect(ps.authorize(call('delete_file', {}, ['tool-user', 'operator']))).toEqual({ decision: 'deny', reasons: ['tools-forbid-delete'], errors: [] });
   });
 
   it('denies by default what no policy permits', () => {
-    expect(ps.authorize(call('write_file', { path: '/tmp/allowed/x' }))).toEqual({ decision: 'deny', reasons: [], errors: [] });
+    expect(ps.authorize(call('get-env'))).toEqual({ decision: 'deny', reasons: [], errors: [] });
   });
 
   it('grants through Role parents', () => {
-    expect(ps.authorize(call('write_file', { path: '/tmp/allowed/x' }, ['operator'])).decision).toBe('allow');
+    expect(ps.authorize(call('write_file', { path: '/tmp/allowed/x' }, ['tool-user', 'operator'])).decision).toBe('allow');
+  });
+
+  // Issue 37: a deny that a role would lift names the forbid, and the forbid's id names the role.
+  it('denies tools without tool-user, and writes without operator, naming the forbid', () => {
+    expect(ps.authorize(call('echo', { message: 'hi' }, []))).toEqual({ decision: 'deny', reasons: ['tools-forbid-without-role-tool-user'], errors: [] });
+    expect(ps.authorize(call('echo', { message: 'hi' }, ['operator']))).toEqual({ decision: 'deny', reasons: ['tools-forbid-without-role-tool-user'], errors: [] });
+    expect(ps.authorize(call('write_file', { path: '/tmp/allowed/x' }))).toEqual({ decision: 'deny', reasons: ['tools-forbid-writes-without-role-operator'], errors: [] });
   });
 
   it('checks paths (context.path, one request per path-like argument): outside /tmp/allowed and traversal are refused', () => {
@@ -125,7 +132,7 @@ permit(principal, action == Action::"tools/cal", resource);`;
       const issues = (e as { issues: { path: string; message: string }[] }).issues;
       expect(issues).toHaveLength(2);
       const first = policies.split('\n').length + 1; // the appended lines
-      expect(issues[0].message).toMatch(new RegExp(`^line ${first}:\\d+: policy "policy18": attribute \`nope\` in context`));
+      expect(issues[0].message).toMatch(new RegExp(`^line ${first}:\\d+: policy "policy20": attribute \`nope\` in context`));
       expect(issues[1].message).toMatch(new RegExp(`^line ${first + 2}:\\d+: policy "typo-action": unrecognized action \`Action::"tools/cal"\``));
       expect((e as Error).message).toContain('2 problems');
     }

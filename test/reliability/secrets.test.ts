@@ -30,7 +30,7 @@ async function send(what: string, path: string, body: string, headers: Record<st
 
 beforeAll(async () => {
   issuer = await testIssuer();
-  token = await issuer.token({ sub: 'alice', tenant: 'acme', roles: ['enforce'] });
+  token = await issuer.token({ sub: 'alice', tenant: 'acme', roles: ['enforce', 'tool-user'] });
   s = await startServer({ data: join(mkdtempSync(join(tmpdir(), 'vouch-secrets-')), 'data'), port: 0, auth: issuer.auth, logLine: (l) => lines.push(JSON.stringify(l)) });
 });
 afterAll(async () => {

@@ -17,7 +17,7 @@ function exampleCopy(): string {
   for (const f of ['vouch.example.yaml', 'policy.cedar', 'schema.cedarschema.json']) copyFileSync(join(fixtures, f), join(dir, f));
   return join(dir, 'vouch.example.yaml');
 }
-const ctx = (event: string) => ({ event, phase: 'request' as const, direction: 'sending' as const, time: '2026-12-01T10:00:00Z', principal: 'alice', roles: [], server: 'filesystem', signal: new AbortController().signal });
+const ctx = (event: string) => ({ event, phase: 'request' as const, direction: 'sending' as const, time: '2026-12-01T10:00:00Z', principal: 'alice', roles: ['tool-user'], server: 'filesystem', signal: new AbortController().signal });
 
 describe('config settings', () => {
   const saved = process.env.VOUCH_FILES_ROOT;

@@ -81,6 +81,21 @@ describe('the example config in front of server-filesystem', () => {
     expect(textOf(r)).toContain('allowed notes');
   });
 
+  // Issue 37 item 2: the folder the policy names is usable itself, not only what is below it.
+  it('list_directory on the files root itself is allowed (and on a sibling that shares its prefix, denied)', async () => {
+    const r = await client.callTool({ name: 'list_directory', arguments: { path: allowed } });
+    expect(textOf(r)).toContain('notes.txt');
+    expect(textOf(await client.callTool({ name: 'list_directory', arguments: { path: `${allowed}/` } }))).toContain('notes.txt');
+    const e = await denied({ path: `${allowed}-not` }, 'list_directory');
+    expect(e.message).toContain('tools-forbid-path-outside');
+  });
+
+  // Issue 37 item 2: a write by a principal without the operator role names the forbid that says why.
+  it('write_file without the operator role is denied with a reason naming the role', async () => {
+    const e = await denied({ path: join(allowed, 'new.txt'), content: 'x' }, 'write_file');
+    expect(e.message).toContain('tools-forbid-writes-without-role-operator');
+  });
+
   it.each(HOSTILE)('read_file with %s is denied', async (_what, args) => {
     const e = await denied(args);
     expect(e.message).toMatch(/schemas|authz/);

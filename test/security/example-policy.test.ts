@@ -35,7 +35,7 @@ describe('example policy against hostile file-tool arguments', () => {
     ['a camelCase directory key', 'directory_tree', { rootDir: '/' }],
     ['snake_case', 'list_directory', { target_dir: '/var' }],
   ])('%s is denied', (_what, name, args) => {
-    const r = authorizeMessage(examplePolicySet(), call(name, args), makeCtx('tools/call', 'request', { roles: ['operator'] }));
+    const r = authorizeMessage(examplePolicySet(), call(name, args), makeCtx('tools/call', 'request', { roles: ['tool-user', 'operator'] }));
     expect(r.valid).toBe(false);
   });
 
@@ -46,7 +46,7 @@ describe('example policy against hostile file-tool arguments', () => {
     });
     expect(decide('read_file', { path: '/tmp/allowed/a.txt' }).valid).toBe(true);
     expect(decide('echo', { message: '/etc/shadow is just text here' }).valid).toBe(true);
-    const op = authorizeMessage(examplePolicySet(), call('move_file', { source: '/tmp/allowed/a', destination: '/tmp/allowed/b' }), makeCtx('tools/call', 'request', { roles: ['operator'] }));
+    const op = authorizeMessage(examplePolicySet(), call('move_file', { source: '/tmp/allowed/a', destination: '/tmp/allowed/b' }), makeCtx('tools/call', 'request', { roles: ['tool-user', 'operator'] }));
     expect(op.valid).toBe(true);
   });
 

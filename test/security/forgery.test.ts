@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportBundle } from '../../src/audit/index.js';
 import { createDirSink, storeExportSource } from '../../src/audit/node-bundle.js';
 import { main } from '../../src/cli/main.js';
-import { toJwks } from '../../src/crypto/index.js';
+import { jwksKid, toJwks } from '../../src/crypto/index.js';
 import { toHex } from '../../src/canonical/index.js';
 import { consistencyProof, decodeEntry, formatVkey, parseNote, signNote } from '../../src/log/index.js';
 import { parseTrust, verifiersFor, verifyReceipt, verifyReceiptFully, type Receipt } from '../../src/receipt/index.js';
@@ -114,8 +114,8 @@ describe('receipts: post-quantum is not optional', () => {
     }
     const doc = JSON.parse((await vouch('verify', file('honest.json', honest), '--key', jwksPath, '--json')).out);
     const { keys } = loadKeys(dir, origin);
-    // The JWKS carries each key's history in this log (issue 18): both sign from size 0 on.
-    expect(doc.signatures).toEqual(keys.map((k) => ({ name: k.name, alg: k.alg, keyId: k.keyId, window: { from: 0 } })));
+    // The JWKS carries each key's history in this log (issue 18): both sign from size 0 on; and its kid (issue 37).
+    expect(doc.signatures).toEqual(keys.map((k) => ({ name: k.name, alg: k.alg, keyId: k.keyId, window: { from: 0 }, kid: jwksKid('vouch.local', k.alg, k.publicKey) })));
     expect(doc).toMatchObject({ ok: true, classicalOnly: false, truncation: 'not checked' });
   });
 

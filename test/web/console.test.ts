@@ -147,7 +147,9 @@ describe('the audit console in Chromium', () => {
   it('filters to denies, opens the denied call, and verifies its receipt in the browser', async () => {
     await page.goto(`${s.url}/audit`);
     await page.waitForSelector('body[data-ready="true"]');
-    await expect.poll(() => page.textContent('#key-id')).toMatch(/key id/);
+    await expect.poll(() => page.textContent('#key-id')).toMatch(/key id in the JWKS \(kid\) [0-9a-f]{8}/);
+    // The same keys as the checkpoint lines name them, each with its kid (issue 37).
+    expect(await page.textContent('#key-names')).toMatch(/^signed as vouch\.local\/default\+[0-9a-f]{8} \(ML-DSA-65, kid [0-9a-f]{8}\), vouch\.local\/default\+[0-9a-f]{8} \(Ed25519, kid [0-9a-f]{8}\)$/);
     expect(await page.textContent('#cp-size')).toMatch(/^\d+$/);
     // No witness configured: the status bar says what that leaves open (issue 35).
     expect(await page.textContent('#witnessed')).toBe("no witness configured: a cut of the log's end goes unseen");
@@ -167,7 +169,8 @@ describe('the audit console in Chromium', () => {
     expect(checks.every((c) => c[1] === 'good')).toBe(true);
     expect(await page.textContent('#verify-result .verdict')).toMatch(/VALID \(ML-DSA-65 \+ Ed25519; truncation: not checked\)/);
     // Key name = the log's origin (issue 18; tlog-checkpoint: the key name SHOULD match the origin line).
-    expect(await page.textContent('#verify-result .signed-by')).toMatch(/vouch\.local\/default \(ML-DSA-65 [0-9a-f]{8}\), vouch\.local\/default \(Ed25519 [0-9a-f]{8}\)/);
+    // Each key by the id on its checkpoint line and by its JWKS kid (issue 37: two ids of one key, each said).
+    expect(await page.textContent('#verify-result .signed-by')).toMatch(/vouch\.local\/default \(ML-DSA-65 [0-9a-f]{8}, JWKS kid [0-9a-f]{8}\), vouch\.local\/default \(Ed25519 [0-9a-f]{8}, JWKS kid [0-9a-f]{8}\)/);
     expect(await page.getAttribute('#verify-result .report', 'data-truncation')).toBe('not checked');
     // What was decided, read from the verified entry: event, tool, principal, time, effect.
     expect(await page.textContent('#receipt-what')).toMatch(/^tools\/call dangerous_tool by \S+ at \S+Z: deny$/);

@@ -1,7 +1,7 @@
 // Always visible: the public key fingerprint (key id) the page trusts (offline: the pinned keys), the latest signed
 // checkpoint (size and root), and how far the newest witness cosignature is behind it (or that
 // no witness is configured: a cut of the log's end then goes unseen), or why they could not be read.
-import { describeWitnessLag, type WitnessLag } from '../../src/receipt/index.js';
+import { describeNoteKeys, describeWitnessLag, type WitnessLag } from '../../src/receipt/index.js';
 import { getJson, isOffline } from './api.js';
 import { h, replaceChildren } from './dom.js';
 import { loadPinned } from './pinned-keys.js';
@@ -15,15 +15,20 @@ export async function refreshStatus(el: HTMLElement): Promise<void> {
     return;
   }
   const parts: (HTMLElement | string)[] = [];
+  let trust: Awaited<ReturnType<typeof loadTrust>>['trust'] | undefined;
   try {
-    const { keyIds } = await loadTrust();
-    parts.push(h('span', { id: 'key-id' }, 'key id ', h('code', {}, keyIds.join(', '))));
+    const loaded = await loadTrust();
+    trust = loaded.trust;
+    parts.push(h('span', { id: 'key-id' }, 'key id in the JWKS (kid) ', h('code', {}, loaded.keyIds.join(', '))));
   } catch (e) {
     parts.push(h('span', { class: 'bad' }, `keys unavailable: ${(e as Error).message}`));
   }
   try {
-    const cp = await getJson<{ origin: string; size: number; root: string | null; witnessed?: (WitnessLag & { witnesses: string[] }) | null }>('/v1/checkpoint');
+    const cp = await getJson<{ origin: string; size: number; root: string | null; checkpoint?: string | null; witnessed?: (WitnessLag & { witnesses: string[] }) | null }>('/v1/checkpoint');
     parts.push(h('span', { id: 'checkpoint' }, 'log ', h('code', {}, cp.origin), ' checkpoint size ', h('b', { id: 'cp-size' }, cp.size), ' root ', h('code', { title: cp.root ?? '' }, cp.root ? `${cp.root.slice(0, 16)}…` : 'none')));
+    // The same keys by the id their checkpoint lines carry (what verifiers print), each with its kid (issue 37).
+    const named = trust && cp.checkpoint ? describeNoteKeys(trust.jwks, cp.checkpoint) : [];
+    if (named.length) parts.push(h('span', { id: 'key-names' }, 'signed as ', h('code', {}, named.map((n) => `${n.name}+${n.keyId} (${n.alg}, kid ${n.kid})`).join(', '))));
     parts.push(witnessPart(cp.witnessed));
   } catch (e) {
     parts.push(h('span', { class: 'bad' }, `checkpoint unavailable: ${(e as Error).message}`));

@@ -2,6 +2,8 @@
 // file (and whether it was just created), and per tenant the policy in force with the entry it
 // came from. A config file that is not the policy in force is a warning with the way to activate it.
 import { existsSync } from 'node:fs';
+import { toHex } from '../../canonical/index.js';
+import { jwksKid, noteKeyId } from '../../crypto/index.js';
 import type { RunningServer } from '../../http/node-server.js';
 import { describeActivation, policyInForce, short, type PolicyActivation } from './_policy-history.js';
 
@@ -18,10 +20,22 @@ export interface TenantReady {
   configInForce: boolean;
 }
 
+/**
+ * A signing key by both its ids (issue 37): the JWKS kid (what /.well-known/vouch/keys and the console
+ * show) and, per log, the `name+id` its checkpoint lines carry (what every verifier shows).
+ */
+export interface ReadyKey {
+  alg: string;
+  kid: string;
+  checkpoints: string[];
+}
+
 export interface Ready {
   msg: 'vouch ready';
   url: string;
+  /** The ML-DSA-65 key's JWKS kid. */
   keyId: string;
+  keys: ReadyKey[];
   /** The ML-DSA-65 backend that signs checkpoints: native (node:crypto) when the runtime has it, else noble. */
   mldsa: string;
   /** The audit console's URL, or null when web/dist is not built. */
@@ -51,6 +65,7 @@ export async function readyReport(server: RunningServer, opts: { tenants: string
     msg: 'vouch ready',
     url: server.url,
     keyId: server.keyId,
+    keys: readyKeys(server, opts.tenants),
     mldsa: server.mldsa,
     console: consoleBuilt() ? `${server.url}/audit/` : null,
     config: server.configPath,
@@ -62,6 +77,23 @@ export async function readyReport(server: RunningServer, opts: { tenants: string
   };
 }
 
+/** The keys signing now, by JWKS kid, each with the `name+id` it signs each listed tenant's checkpoints as. */
+function readyKeys(server: RunningServer, tenants: string[]): ReadyKey[] {
+  const dd = server.dataDir;
+  const out: ReadyKey[] = dd.keys.map((k) => ({ alg: k.alg, kid: jwksKid(dd.keyName, k.alg, k.publicKey), checkpoints: [] }));
+  for (const t of tenants) {
+    const current = dd.keyHistory(t)?.current;
+    for (const k of current?.keys ?? []) {
+      const kid = jwksKid(dd.keyName, k.alg, k.publicKey);
+      let e = out.find((x) => x.alg === k.alg && x.kid === kid);
+      if (!e) out.push((e = { alg: k.alg, kid, checkpoints: [] }));
+      const label = `${current!.name}+${toHex(noteKeyId(current!.name, k.alg, k.publicKey))}`;
+      if (!e.checkpoints.includes(label)) e.checkpoints.push(label);
+    }
+  }
+  return out.filter((k) => k.checkpoints.length > 0 || !tenants.length);
+}
+
 /** How to put a config file in force, for a data directory and tenant. */
 export function activateHint(config: string, data: string, tenant: string, url: string): string {
   const t = tenant === 'default' ? '' : ` --tenant ${tenant}`;
@@ -70,9 +102,11 @@ export function activateHint(config: string, data: string, tenant: string, url: 
 
 /** The ready block (stdout) and the warnings (stderr), as text. */
 export function formatReady(r: Ready, data: string): { lines: string[]; warnings: string[] } {
-  const lines = [`vouch ready on ${r.url}  key ${r.keyId}  policy ${short(r.policy)}  (${r.interceptors} interceptors)`];
+  const lines = [`vouch ready on ${r.url}  key ${r.keyId} (JWKS kid)  policy ${short(r.policy)}  (${r.interceptors} interceptors)`];
   lines.push(`  console  ${r.console ?? 'not built: run `npm run build:web` (npm start builds it), then reload /audit/'}`);
   lines.push(`  signing  ML-DSA-65 ${r.mldsa}`);
+  // One key, two ids (C2SP key ids under two names): the JWKS's, and the one verifiers read on checkpoint lines.
+  lines.push(`  keys     ${r.keys.map((k) => `${k.alg}: JWKS kid ${k.kid}, in checkpoints ${k.checkpoints.join(', ') || '(no log yet)'}`).join('; ')}`);
   lines.push(`  config   ${r.config}${r.configCreated ? ' (created from the example on this first run: edit it, then restart)' : ''}  chain ${short(r.configChain)}`);
   const warnings: string[] = [];
   for (const t of r.tenants) {

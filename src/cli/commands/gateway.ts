@@ -10,7 +10,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { GatewayError } from '../../mcp/gateway-errors.js';
 import { listenGateway } from '../../mcp/gateway-http.js';
 import { formatOffer, probeUpstream, surveyUpstream, type UpstreamOffer } from '../../mcp/gateway-offer.js';
-import { DEFAULT_PRINCIPAL, DEFAULT_TENANT, openGateway, type GatewayRuntime, type UpstreamSpec } from '../../mcp/gateway-node.js';
+import { DEFAULT_PRINCIPAL, DEFAULT_ROLES, DEFAULT_TENANT, openGateway, type GatewayRuntime, type UpstreamSpec } from '../../mcp/gateway-node.js';
 import { DEFAULT_UPSTREAM_ERA, UPSTREAM_ERAS, type UpstreamEra } from '../../mcp/gateway-upstream.js';
 import { intOption, parse } from '../args.js';
 import { EXIT, UsageError, type Io } from '../io.js';
@@ -42,7 +42,9 @@ also serves /.well-known/vouch/keys (JWKS), /.well-known/vouch/vkeys and /health
   --config FILE        chain config (default DIR/vouch.yaml, else the bundled example)
   --tenant T           tenant log to write (default ${DEFAULT_TENANT})
   --principal P        who the client is, for policy (default ${DEFAULT_PRINCIPAL})
-  --role R             a role of the principal (repeatable)
+  --role R             a role of the principal, for policy (repeatable; default ${DEFAULT_ROLES.join(', ')}, the
+                       role the example policy asks of tool calls: giving --role replaces it, so name it
+                       too, e.g. --role tool-user --role operator for the example's write tools)
   --server-name NAME   the upstream's name for policy and entries (default: from the command or URL)
   --env NAME[=VALUE]   pass an environment variable to the upstream command (repeatable)
   --timeout-ms N       per forwarded request, reset by progress (default 300000)

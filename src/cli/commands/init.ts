@@ -2,6 +2,7 @@
 import { copyFileSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { jwksKid } from '../../crypto/index.js';
 import { logOriginOf } from '../../log/index.js';
 import { DEFAULT_KEY_NAME, initDataDir, loadKeys } from '../../store/node.js';
 import { parse } from '../args.js';
@@ -47,13 +48,14 @@ export async function run(argv: string[], io: Io): Promise<number> {
   const origin = logOriginOf(DEFAULT_KEY_NAME, 'default');
   const { keys } = loadKeys(dir, origin);
   if (values.json) {
-    io.out(JSON.stringify({ data: dir, created: [...res.created, ...copied], kept: res.kept, origin, keys: keys.map((k) => ({ alg: k.alg, keyId: k.keyId, vkey: k.vkey })) }));
+    io.out(JSON.stringify({ data: dir, created: [...res.created, ...copied], kept: res.kept, origin, keys: keys.map((k) => ({ alg: k.alg, keyId: k.keyId, kid: jwksKid(DEFAULT_KEY_NAME, k.alg, k.publicKey), vkey: k.vkey })) }));
   } else {
     for (const p of res.created) io.out(`created ${p}`);
     for (const p of copied) io.out(`created ${p}`);
     for (const p of res.kept) io.out(`kept    ${p} (existing keys are never overwritten)`);
     io.out(`keys of log ${origin} (tenant T signs as ${DEFAULT_KEY_NAME}/T; a running service serves every log's at /.well-known/vouch/vkeys):`);
-    for (const k of keys) io.out(`${k.alg.padEnd(9)} key ${k.keyId}  vkey ${k.vkey.length > 90 ? k.vkey.slice(0, 87) + '...' : k.vkey}`);
+    // One key, two ids (issue 37): the id its checkpoint lines carry (under the log's name) and its JWKS kid.
+    for (const k of keys) io.out(`${k.alg.padEnd(9)} key ${k.name}+${k.keyId} (JWKS kid ${jwksKid(DEFAULT_KEY_NAME, k.alg, k.publicKey)})  vkey ${k.vkey.length > 90 ? k.vkey.slice(0, 87) + '...' : k.vkey}`);
   }
   return EXIT.ok;
 }

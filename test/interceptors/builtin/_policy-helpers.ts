@@ -21,7 +21,8 @@ export function makeCtx(event: string, phase: Phase, extra: Partial<InterceptorC
     time: '2026-03-01T12:00:00Z',
     sessionId: 'sess-1',
     principal: 'alice',
-    roles: [],
+    // The example policy's tools are for Role::"tool-user" (issue 37): alice holds it unless a test says otherwise.
+    roles: ['tool-user'],
     signal: new AbortController().signal,
     ...extra,
   };

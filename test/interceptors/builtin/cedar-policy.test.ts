@@ -34,7 +34,7 @@ describe('cedar-policy', () => {
       messages: [{ message: 'denied by policy tools-forbid-dangerous', severity: 'error' }],
       info: { reasons: ['tools-forbid-dangerous'] },
     });
-    expect(check(call('delete_file', { path: '/tmp/allowed/a' }), makeCtx('tools/call', 'request', { roles: ['operator'] })).messages?.[0].message).toBe(
+    expect(check(call('delete_file', { path: '/tmp/allowed/a' }), makeCtx('tools/call', 'request', { roles: ['tool-user', 'operator'] })).messages?.[0].message).toBe(
       'denied by policy tools-forbid-delete',
     );
   });
@@ -56,7 +56,7 @@ describe('cedar-policy', () => {
   it('grants by role', () => {
     const payload = call('write_file', { path: '/tmp/allowed/out.txt', content: 'x' });
     expect(check(payload, makeCtx('tools/call', 'request')).valid).toBe(false);
-    expect(check(payload, makeCtx('tools/call', 'request', { roles: ['operator'] })).valid).toBe(true);
+    expect(check(payload, makeCtx('tools/call', 'request', { roles: ['tool-user', 'operator'] })).valid).toBe(true);
   });
 
   it('authorizes prompts, with a role exception', () => {

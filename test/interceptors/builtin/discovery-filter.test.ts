@@ -49,7 +49,7 @@ describe('discovery-filter', () => {
   });
 
   it('shows more to a role that may use more, never the forbidden ones', () => {
-    const out = setup().filter.run(toolsList, makeCtx('tools/list', 'response', { roles: ['operator'] })) as MutationOutcome;
+    const out = setup().filter.run(toolsList, makeCtx('tools/list', 'response', { roles: ['tool-user', 'operator'] })) as MutationOutcome;
     expect(names(out)).toEqual(['echo', 'read_file', 'write_file']);
   });
 

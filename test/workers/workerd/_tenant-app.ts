@@ -28,7 +28,7 @@ export async function tenantApp(tenant: string, document: Json, opts: WorkerPoli
   const auth = JSON.stringify({ jwks: { keys: [jwk] }, issuer: ISSUER, audience: 'vouch' });
   const app = await buildWorkerApp({ ...env, VOUCH_AUTH: auth }, document, opts);
   const token = (principal: string) =>
-    new SignJWT({ tenant, roles: ['enforce', 'audit', 'admin'] })
+    new SignJWT({ tenant, roles: ['enforce', 'audit', 'admin', 'tool-user'] }) // tool-user: the example policy's tools (issue 37)
       .setProtectedHeader({ alg: 'EdDSA', kid: 'k1' })
       .setSubject(principal)
       .setIssuer(ISSUER)
