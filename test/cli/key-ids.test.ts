@@ -19,12 +19,14 @@ let s: ServeChild;
 let dir: string;
 let keys: { alg: string; kid: string; note: string }[];
 let receipt: { checkpoint: string };
+let jwksText: string;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'vouch-key-ids-'));
   s = await startServe(['--port', '0', '--data', join(dir, 'data')]);
   const jwks = await (await fetch(`${s.url}/.well-known/vouch/keys`)).json();
-  writeFileSync(join(dir, 'keys.json'), JSON.stringify(jwks));
+  jwksText = JSON.stringify(jwks);
+  writeFileSync(join(dir, 'keys.json'), jwksText);
   writeFileSync(join(dir, 'vkeys.txt'), await (await fetch(`${s.url}/.well-known/vouch/vkeys`)).text());
   keys = parseJwks(jwks).map((k) => ({ alg: k.alg, kid: k.kid, note: toHex(noteKeyId(ORIGIN, k.alg, k.publicKey)) }));
   const r = await fetch(`${s.url}/v1/authorize`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ event: 'tools/call', phase: 'request', payload: { name: 'echo', arguments: { message: 'hi' } } }) });
@@ -74,8 +76,10 @@ describe('a key is named by both its ids, each said for what it is', () => {
     }
   });
 
-  it('the console\'s account (describeNoteKeys): each line of a checkpoint with the JWKS kid that made it', async () => {
-    const jwks = parseTrust(JSON.stringify(await (await fetch(`${s.url}/.well-known/vouch/keys`)).json())).jwks;
+  it('the console\'s account (describeNoteKeys): each line of a checkpoint with the JWKS kid that made it', () => {
+    // The JWKS as served at start (a later fetch could meet a keep-alive socket the server closed
+    // while the verify children ran on a loaded machine: nothing this test is about).
+    const jwks = parseTrust(jwksText).jwks;
     const named = describeNoteKeys(jwks, receipt.checkpoint);
     expect(named).toEqual(expect.arrayContaining(keys.map((k) => ({ name: ORIGIN, keyId: k.note, alg: k.alg, kid: k.kid }))));
     expect(named).toHaveLength(2);
