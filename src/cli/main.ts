@@ -17,6 +17,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   payload: () => import('./commands/payload.js'),
   'verify-bundle': () => import('./commands/verify-bundle.js'),
   verify: () => import('./commands/verify.js'),
+  receipt: () => import('./commands/receipt.js'),
   tools: () => import('./commands/tools.js'),
   witness: () => import('./commands/witness.js'),
 };
@@ -30,6 +31,7 @@ const SUMMARY: [string, string][] = [
   ['export -o PATH', 'write an audit bundle (directory or .tar.gz) of a range of the log'],
   ['verify BUNDLE', 'check an audit bundle offline: signatures, leaves, links, root, replay'],
   ['verify RECEIPT', 'check a receipt offline: a trusted key (a newer checkpoint, a caller key)'],
+  ['receipt SEQ', 'print the receipt of one entry (read-only: a running gateway may hold the log)'],
   ['policy activate FILE', 'store and pin a new chain config (stopped data dir; POST /v1/policy live)'],
   ['policy history', 'every activation of the policy, from the log (status: the one in force)'],
   ['tools list', 'pinned tool definitions, and changed ones awaiting approval (read-only)'],

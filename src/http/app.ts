@@ -5,7 +5,7 @@ import { Hono, type Context } from 'hono';
 import { AccessError, codeOf, publicMessage } from '../errors.js';
 import { DEV_CALLER, requireRole } from './auth.js';
 import { readJsonBody } from './body.js';
-import { DEFAULT_LIMITS, rolesForPolicy, type AppDeps, type Caller, type Role } from './deps.js';
+import { DEFAULT_LIMITS, rolesForPolicy, type AppDeps, type Caller, type Limits, type Role } from './deps.js';
 import { errorJson, httpStatusOf } from './errors.js';
 import { JSONRPC, rpcCodeOf } from '../protocol/index.js';
 import type { McpEndpoint } from './mcp-endpoint.js';
@@ -28,7 +28,22 @@ export interface VouchApp {
   metrics: Metrics;
 }
 
-export function createApp(deps: AppDeps, metrics = new Metrics()): VouchApp {
+/** What every app over AppDeps shares: errors, challenges, headers, the web guard, the keys, and who calls with which role. */
+export interface AppCore {
+  app: Hono<Env>;
+  limits: Limits;
+  refuse(c: Context, e: unknown): Response;
+  authenticate(c: Context<Env>): Promise<Caller>;
+  needRole(c: Context, caller: Caller, role: Role): void;
+  withRole(role: Role): (c: Context<Env>, next: () => Promise<void>) => Promise<void>;
+}
+
+/**
+ * The edge every app shares (the service's createApp, the gateway's read-only audit app): one
+ * place for error shapes, auth challenges, response headers and the Origin guard, so an app that
+ * serves fewer routes never serves them with weaker protections.
+ */
+export function createAppCore(deps: AppDeps, metrics: Metrics): AppCore {
   const app = new Hono<Env>();
   const limits = { ...DEFAULT_LIMITS, ...deps.limits };
 
@@ -94,6 +109,11 @@ export function createApp(deps: AppDeps, metrics = new Metrics()): VouchApp {
     needRole(c, caller, role);
     await next();
   };
+  return { app, limits, refuse, authenticate, needRole, withRole };
+}
+
+export function createApp(deps: AppDeps, metrics = new Metrics()): VouchApp {
+  const { app, limits, refuse, authenticate, needRole, withRole } = createAppCore(deps, metrics);
 
   // Operational counters: the operator role reads every tenant's; a token with the audit or admin
   // role reads its own tenant's only (issue 35: no tenant learns another's traffic or log sizes).

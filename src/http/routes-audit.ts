@@ -95,6 +95,31 @@ function sourcesOf(port: LogPort): { replay: ReplaySource; exporting: ExportSour
 export function registerAuditRoutes(app: Hono<Env>, rc: RestContext): void {
   const { deps, limits, withRole } = rc;
   const admin = (deps as AuditAppDeps).policyAdmin;
+  registerAuditReadRoutes(app, rc);
+
+  app.delete('/v1/payloads/:digest', withRole('admin'), async (c) => {
+    const digest = parseDigest(c.req.param('digest'), '/digest');
+    const reason = await erasureReasonOf(c.req.raw, c.req.query('reason'), limits.bodyBytes); // ?reason= or {"reason"}
+    const caller = c.get('caller');
+    const port = await deps.logs(caller.tenant);
+    const r = await eraseStoredPayload(port, digest, { time: deps.clock.now().toISOString(), reason, by: caller.principal });
+    return c.json({ digest: r.digest, erased: true, seq: r.seq, checkpoint: r.appended.checkpoint });
+  });
+
+  app.post('/v1/policy', withRole('admin'), async (c) => {
+    if (!admin) throw new ConfigError('ERR_CONFIG', 'this deployment cannot activate a policy at run time');
+    const resolved = parsePolicyBody(await readJsonBody(c.req.raw, limits.bodyBytes));
+    return c.json({ activated: true, ...(await admin.activate(c.get('caller').tenant, resolved, c.get('caller').principal)) });
+  });
+}
+
+/**
+ * What an auditor reads and computes without changing the log: replay and what-if (a candidate
+ * policy is activated offline, in memory, and closed), and the bundle export. Also served by the
+ * gateway's listener (http/audit-app.ts).
+ */
+export function registerAuditReadRoutes(app: Hono<Env>, rc: Pick<RestContext, 'deps' | 'limits' | 'withRole'>): void {
+  const { deps, limits, withRole } = rc;
 
   app.post('/v1/replay', withRole('audit'), async (c) => {
     const req = parseReplayBody(await readJsonBody(c.req.raw, limits.bodyBytes));
@@ -143,20 +168,5 @@ export function registerAuditRoutes(app: Hono<Env>, rc: RestContext): void {
     return new Response(readable.pipeThrough(new CompressionStream('gzip') as unknown as TransformStream<Uint8Array, Uint8Array>), {
       headers: { 'content-type': 'application/gzip', 'content-disposition': `attachment; filename="${name}"` },
     });
-  });
-
-  app.delete('/v1/payloads/:digest', withRole('admin'), async (c) => {
-    const digest = parseDigest(c.req.param('digest'), '/digest');
-    const reason = await erasureReasonOf(c.req.raw, c.req.query('reason'), limits.bodyBytes); // ?reason= or {"reason"}
-    const caller = c.get('caller');
-    const port = await deps.logs(caller.tenant);
-    const r = await eraseStoredPayload(port, digest, { time: deps.clock.now().toISOString(), reason, by: caller.principal });
-    return c.json({ digest: r.digest, erased: true, seq: r.seq, checkpoint: r.appended.checkpoint });
-  });
-
-  app.post('/v1/policy', withRole('admin'), async (c) => {
-    if (!admin) throw new ConfigError('ERR_CONFIG', 'this deployment cannot activate a policy at run time');
-    const resolved = parsePolicyBody(await readJsonBody(c.req.raw, limits.bodyBytes));
-    return c.json({ activated: true, ...(await admin.activate(c.get('caller').tenant, resolved, c.get('caller').principal)) });
   });
 }

@@ -30,10 +30,7 @@ export function registerKeyRoutes(app: Hono<Env>, rc: RestContext): void {
     return admin;
   };
 
-  app.get('/v1/keys', withRole('admin'), async (c) => {
-    const h = await need().history(c.get('caller').tenant);
-    return c.json({ keys: h?.keys.map(keyJson) ?? [] });
-  });
+  registerKeyReadRoutes(app, rc);
 
   // Rotation is for the whole data directory (one key set signs every tenant log): the operator's,
   // never a tenant admin's. The operator is answered with every log it rotated.
@@ -52,5 +49,15 @@ export function registerKeyRoutes(app: Hono<Env>, rc: RestContext): void {
     const caller = c.get('caller');
     const r = await need().revoke(caller.tenant, keyId, after as number, deps.clock.now().toISOString(), caller.principal);
     return c.json({ revoked: true, key: keyJson(r.key), seq: r.seq });
+  });
+}
+
+/** The log's key history (names, windows, revocations): admin role, as on the service. Also on the gateway's listener. */
+export function registerKeyReadRoutes(app: Hono<Env>, rc: Pick<RestContext, 'deps' | 'withRole'>): void {
+  const admin = (rc.deps as KeyAppDeps).keyAdmin;
+  app.get('/v1/keys', rc.withRole('admin'), async (c) => {
+    if (!admin) throw new ConfigError('ERR_CONFIG', 'this deployment keeps no key history to read');
+    const h = await admin.history(c.get('caller').tenant);
+    return c.json({ keys: h?.keys.map(keyJson) ?? [] });
   });
 }

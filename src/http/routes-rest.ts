@@ -67,6 +67,16 @@ export function registerRestRoutes(app: Hono<Env>, rc: RestContext): void {
     return c.json({ effect: outcome.effect, seq: outcome.appended.seq, chain: outcome.chain, finalPayload: outcome.finalPayload, receipt });
   });
 
+  registerRestReadRoutes(app, rc);
+}
+
+/**
+ * The read side for auditors: the checkpoint, an entry with its receipt, proofs, payloads. Audit
+ * role, the caller's own tenant. Also served by the gateway's listener (http/audit-app.ts).
+ */
+export function registerRestReadRoutes(app: Hono<Env>, rc: Pick<RestContext, 'deps' | 'withRole'>): void {
+  const { deps, withRole } = rc;
+
   app.get('/v1/checkpoint', withRole('audit'), async (c) => {
     const log = await deps.logs(c.get('caller').tenant);
     const cp = await log.latestCheckpoint();
@@ -119,5 +129,4 @@ export function registerRestRoutes(app: Hono<Env>, rc: RestContext): void {
     if (!bytes) throw new VouchError('ERR_NOT_FOUND', `no payload ${digest} (never stored, or erased)`);
     return c.json({ digest, payload: JSON.parse(utf8.decode(bytes)) });
   });
-
 }

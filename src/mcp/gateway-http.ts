@@ -1,6 +1,7 @@
 // NODE-ONLY: the gateway served over MCP Streamable HTTP (`--listen`). One gateway session (and
 // one upstream connection) per MCP session; beside /mcp, the keys that verify its receipts
-// (/.well-known/vouch/keys as JWKS, /.well-known/vouch/vkeys) and /healthz. Without `auth` no tokens are checked, so it binds
+// (/.well-known/vouch/keys as JWKS, /.well-known/vouch/vkeys), /healthz, and the read-only audit
+// routes with the console (gateway-audit.ts: GET /v1/entries/SEQ is where each answer's receipt is). Without `auth` no tokens are checked, so it binds
 // to loopback only; with it, it is an OAuth resource server (RFC 9728 metadata, a token for this resource on every /mcp request,
 // each session bound to its token's subject). Host headers are checked (DNS rebinding would otherwise reach it from a web page).
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -18,6 +19,8 @@ import type { GatewayRuntime } from './gateway-node.js';
 import { approveTool, sendJson, TOOLS_APPROVE_PATH } from './tool-pins-route.js';
 import { modernListener } from './gateway-http-modern.js';
 import { classifyInboundRequest } from '@modelcontextprotocol/server';
+import { AUDIT_PATHS } from '../http/audit-app.js';
+import { gatewayAuditHandler, type NodeHandler } from './gateway-audit.js';
 
 export const GATEWAY_PATH = '/mcp';
 const JSON_TYPE = 'application/json';
@@ -40,6 +43,12 @@ export interface Listening {
   /** With auth: what this resource server advertises. */
   resource?: ProtectedResource;
   close(): Promise<void>;
+}
+
+/** Where the listener's routes are, publicly: the resource URL without its /mcp (else its origin). */
+function publicBase(resource: string): string {
+  const u = new URL(resource);
+  return u.pathname.endsWith(GATEWAY_PATH) ? `${u.origin}${u.pathname.slice(0, -GATEWAY_PATH.length)}` : u.origin;
 }
 
 /** A token's roles as one comparable value (order-free): a session is decided under exactly these. */
@@ -83,6 +92,8 @@ export async function listenGateway(rt: GatewayRuntime, opts: ListenOptions = {}
   // Set once listening (the resource defaults to this listener's own URL).
   let verify: ((authorization: string | undefined) => Promise<Verified>) | undefined;
   let resource: ProtectedResource | undefined;
+  // The read-only audit routes and the console (gateway-audit.ts): made once the resource is known.
+  let audit: NodeHandler | undefined;
   const allowedHosts: string[] = [];
   const publicRoutes: Record<string, () => [string, string]> = {
     '/healthz': () => [JSON_TYPE, JSON.stringify({ ok: true, server: rt.serverName, tenant: rt.tenant, sessions: sessions.size, callers2026: modern.size() })],
@@ -106,10 +117,14 @@ export async function listenGateway(rt: GatewayRuntime, opts: ListenOptions = {}
       if (req.method !== 'GET' && req.method !== 'HEAD') return void res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'application/json' }).end();
       return void res.writeHead(200, { 'content-type': JSON_TYPE, 'cache-control': 'max-age=300' }).end(req.method === 'HEAD' ? undefined : JSON.stringify(metadataDocument(resource)));
     }
-    if (path !== GATEWAY_PATH && path !== TOOLS_APPROVE_PATH) return reply(res, 404, JSONRPC.methodNotFound, `not found: the gateway serves ${GATEWAY_PATH}, ${Object.keys(publicRoutes).join(', ')}`);
+    const audited = AUDIT_PATHS.test(path);
+    if (path !== GATEWAY_PATH && path !== TOOLS_APPROVE_PATH && !audited) return reply(res, 404, JSONRPC.methodNotFound, `not found: the gateway serves ${GATEWAY_PATH}, the audit routes (/v1/entries/SEQ, /v1/checkpoint, /v1/proofs/..., /audit/), ${Object.keys(publicRoutes).join(', ')}`);
     // DNS rebinding: a page whose name now resolves here sends its own Host. Checked for every request
-    // that acts (2026 requests and tool approvals have no SDK transport of ours to check it, as 2025 sessions do).
+    // that acts or reads the log (2026 requests and tool approvals have no SDK transport of ours to
+    // check it, as 2025 sessions do; without --auth the log would otherwise be readable from any page).
     if (!allowedHosts.includes(req.headers.host ?? '')) return reply(res, 403, JSONRPC.unauthorized, `the Host header does not name this gateway (DNS rebinding is refused): reach it at one of ${allowedHosts.join(', ')}`);
+    // The audit routes check the token themselves (the same verifier, the audit role), as vouch serve does.
+    if (audited) return audit ? audit(req, res) : reply(res, 503, JSONRPC.unavailable, 'starting: try again');
     if (req.method === 'POST' || req.method === 'PUT' || req.method === 'PATCH') {
       try {
         requireJsonMediaType(req.headers['content-type']);
@@ -188,11 +203,16 @@ export async function listenGateway(rt: GatewayRuntime, opts: ListenOptions = {}
     // Clients reach it under its public name (the resource's host) as well as the address it binds.
     allowedHosts.push(`${host.includes(':') ? `[${host}]` : host}:${port}`, new URL(resource.resource).host);
   }
+  audit = gatewayAuditHandler(rt, verify, resource);
+  // Every allowed answer names its receipt's URL here (the public one under --auth) while this listens.
+  const base = resource ? publicBase(resource.resource) : url.slice(0, -GATEWAY_PATH.length);
+  rt.receipts.base = base;
   return {
     url,
     port,
     resource,
     close: async () => {
+      if (rt.receipts.base === base) rt.receipts.base = undefined;
       await Promise.allSettled([...sessions.values()].map((s) => s.gateway.close()));
       await modern.close();
       await new Promise<void>((resolve) => {

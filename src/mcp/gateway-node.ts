@@ -23,6 +23,7 @@ import { observedLog } from '../observe/observed-log.js';
 import { createOtelExporter, parseOtlpUrl } from '../observe/otel.js';
 import { startGateway, type Gateway } from './gateway.js';
 import type { DownstreamEra } from './gateway-era.js';
+import { ReceiptLocator } from './gateway-evidence.js';
 import { DEFAULT_UPSTREAM_ERA, EraMemo, parseUpstreamEra, type UpstreamEra } from './gateway-upstream.js';
 import { parseToolsConfig, readPins, ToolPins } from './tool-pins.js';
 import { UpstreamStdioTransport } from './upstream-stdio.js';
@@ -53,6 +54,8 @@ export interface GatewayRunOptions {
   onLine?: (line: Record<string, unknown>) => void;
   /** OTLP/HTTP collector base URL (`--otlp`): each durable entry exported as a span and a log record. Off when absent. */
   otlp?: string;
+  /** Attach the signed receipts to every allowed answer (`--attach-receipts`); else only when a call asks (gateway-evidence.ts). */
+  attachReceipts?: boolean;
 }
 
 export interface GatewayRuntime {
@@ -73,6 +76,8 @@ export interface GatewayRuntime {
   upstreamEra: UpstreamEra;
   /** What the first connection found the upstream to speak (later ones connect without probing). */
   eraMemo: EraMemo;
+  /** Where answers say their receipts are: a listener sets its base URL (gateway-http.ts), else the CLI command. */
+  receipts: ReceiptLocator;
   /** Who the client is, for policy: what discovery-filter judges listings for. */
   viewer(): { principal: string; roles?: string[]; tenant: string; server: string; time: string };
   /** A fresh transport to the upstream (a new child process for a command). */
@@ -150,6 +155,7 @@ export async function openGateway(opts: GatewayRunOptions): Promise<GatewayRunti
   const open = new Set<Gateway>();
   const connectUpstream = () => upstreamTransport(opts.upstream);
   const eraMemo = new EraMemo();
+  const receipts = new ReceiptLocator(resolve(opts.data), tenant, opts.attachReceipts === true);
   // Start-up over: decisions get an engine instance under V8's own tiering budget (engine-refresh.ts).
   const stopRefresh = scheduleEngineRefresh();
   let closing: Promise<void> | undefined;
@@ -166,6 +172,7 @@ export async function openGateway(opts: GatewayRunOptions): Promise<GatewayRunti
     wait: opts.wait ?? 'signed',
     upstreamEra,
     eraMemo,
+    receipts,
     viewer: () => ({ principal, roles, tenant, server: serverName, time: systemClock.isoNow() }),
     connectUpstream,
     async start(downstream, s = {}) {
@@ -189,6 +196,7 @@ export async function openGateway(opts: GatewayRunOptions): Promise<GatewayRunti
         sessionId: s.sessionId,
         drift,
         wait: opts.wait,
+        evidence: receipts,
         timeoutMs: opts.timeoutMs,
         onLine: opts.onLine,
         toolPins,

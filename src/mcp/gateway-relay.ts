@@ -13,6 +13,7 @@ import { RECEIPT_META } from '../http/mcp-server.js';
 import { DURABLE_META, durableAnswer } from '../http/wait.js';
 import type { Receipt } from '../receipt/index.js';
 import type { SessionPins } from './tool-pins.js';
+import { receiptPointers, takeAttachRequest, type ReceiptEvidence } from './gateway-evidence.js';
 
 
 /** JSON-RPC's own codes and MCP's request timeout: what the upstream may learn of a client's error answer. */
@@ -62,6 +63,8 @@ export interface RelaySession {
    * and attaches signed receipts where ready (the rest are at GET /v1/entries/:seq); default "signed".
    */
   wait?: Wait;
+  /** Where answers say their receipts are, and whether every answer carries them (gateway-evidence.ts). */
+  evidence?: ReceiptEvidence;
 }
 
 /** The far side of one request: `wire` is the params as handed to its transport. */
@@ -106,7 +109,10 @@ function withProgress(payload: Rec, token: unknown): Rec {
 export async function relayRequest(s: RelaySession, flow: Flow, method: string, params: unknown, peer: Peer, call?: number, more?: Rec): Promise<Rec> {
   const policy = flow === 'client-to-server' ? s.policy : s.serverPolicy;
   const toUpstream = flow === 'server-to-client';
-  const { payload, token } = splitProgress(params);
+  const split = splitProgress(params);
+  const token = split.token;
+  // The caller's "attach the signed receipts" is for this hop, taken out before anything is decided.
+  const { payload, attach } = toUpstream ? { payload: split.payload, attach: false } : takeAttachRequest(split.payload);
   // W3C trace context the message carries (_meta traceparent and tracestate, either era): recorded
   // on both of its decisions (trace, traceparent, tracestate). Baggage is not recorded (traceparent.ts).
   const tp = traceContextOf(isRec(payload._meta) ? payload._meta : undefined);
@@ -162,7 +168,7 @@ export async function relayRequest(s: RelaySession, flow: Flow, method: string, 
     s.onDecided?.({ method, flow, request: request.appended.seq, response: response.appended.seq });
     return answer;
   }
-  return withReceipts(response.finalPayload, request, response);
+  return withReceipts(s, response.finalPayload, request, response, attach || s.evidence?.attachAll === true);
 }
 
 /**
@@ -289,17 +295,24 @@ function driftGuard(s: RelaySession, request: RelayOutcome, intent: Rec, wire: R
 /** vouch's own `_meta` keys: in an answer the client gets, set by the gateway alone. */
 const VOUCH_META_PREFIX = 'io.vouch/';
 
-function withReceipts(result: Rec, request: RelayOutcome, response: RelayOutcome): Rec {
-  // The peer's answer may carry keys of ours (a receipt of another call, a made-up durable entry):
-  // each pair is filled with one of its two keys below, so the other would otherwise pass as evidence.
+/**
+ * The answer with its evidence: each decision's signed receipt where ready (with `attach`, waited
+ * for: one checkpoint signature after the upstream answered), else its committed entry; both seqs
+ * and where each receipt is served (gateway-evidence.ts).
+ */
+async function withReceipts(s: RelaySession, result: Rec, request: RelayOutcome, response: RelayOutcome, attach: boolean): Promise<Rec> {
+  // The peer's answer may carry keys of ours (a receipt of another call, a made-up durable entry or
+  // receipt URL): every io.vouch/ key of the answer is the gateway's, so the peer's are dropped.
   const meta = isRec(result._meta) ? Object.fromEntries(Object.entries(result._meta).filter(([k]) => !k.startsWith(VOUCH_META_PREFIX))) : {};
+  const [req, res] = attach ? await Promise.all([signedOf(request), signedOf(response)]) : [request, response];
   return {
     ...result,
     _meta: {
       ...meta,
-      ...evidenceOf(request, RECEIPT_META, DURABLE_META),
+      ...evidenceOf(req, RECEIPT_META, DURABLE_META),
       [SEQ_META]: request.appended.seq,
-      ...evidenceOf(response, RESPONSE_RECEIPT_META, RESPONSE_DURABLE_META),
+      ...evidenceOf(res, RESPONSE_RECEIPT_META, RESPONSE_DURABLE_META),
+      ...receiptPointers(s.evidence, request.appended.seq, response.appended.seq),
     },
   };
 }

@@ -18,6 +18,7 @@ import { deniedError, unavailableError, type GatewayError } from './gateway-erro
 import { decideInitialize, gateNotification } from './gateway-notify.js';
 import { contextOf, decideOrThrow, relayRequest, type Peer, type RelaySession } from './gateway-relay.js';
 import { InputBridge } from './gateway-bridge.js';
+import type { ReceiptEvidence } from './gateway-evidence.js';
 import { routeByEra, type DownstreamEra } from './gateway-era.js';
 import { gateListen, modernGatewayServer, type ModernCall, type ModernCore, type Refusal } from './gateway-modern.js';
 import { recordedLabel } from '../interceptors/builtin/recorded-text.js';
@@ -32,6 +33,8 @@ export const DEFAULT_GATEWAY_TIMEOUT_MS = 300_000;
 export interface GatewayOptions {
   /** What each forwarded request's decisions wait for (gateway-relay.ts): "durable" or "signed" (default). */
   wait?: Wait;
+  /** Where answers say their receipts are, and whether every answer carries them (gateway-evidence.ts). */
+  evidence?: ReceiptEvidence;
   /** Transport to the upstream MCP server (not yet started). */
   upstream: UpstreamTransport;
   /** Which MCP era to speak upstream (default auto: probe with server/discover, else 2025 initialize). */
@@ -138,6 +141,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     sessionId,
     drift: opts.drift,
     wait: opts.wait,
+    evidence: opts.evidence,
     timeoutMs,
     onHookError: (name, e) => line({ level: 'error', msg: 'commit hook failed', interceptor: name, error: String(e) }),
     background: (what, p) => void track(p).catch((e) => line({ level: 'error', msg: `${what} could not be recorded`, error: String(e) })),

@@ -1,7 +1,8 @@
 // `vouch gateway --wait durable` (issue 17): the real CLI process over stdio in front of
 // server-everything. A forwarded call is answered once its decisions are committed; each answer
 // carries, per decision, either its signed receipt or the committed entry with the place its
-// receipt will be; a bad --wait value is a usage error (exit 2) before anything starts.
+// receipt will be; a bad --wait value is a usage error (exit 2) before anything starts. With
+// --attach-receipts every answer carries its signed receipts (issue 37).
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -54,6 +55,32 @@ describe('vouch gateway --wait', () => {
       expect(ready).toMatchObject({ wait: 'durable' });
       const meta = r._meta as Record<string, unknown>;
       expect(meta['io.vouch/receipt'] ?? meta['io.vouch/durable']).toBeDefined();
+    } finally {
+      await c.close().catch(() => undefined);
+    }
+  }, 120_000);
+
+  it('--attach-receipts: every answer carries both signed receipts; the ready line and the answer name `vouch receipt` (issue 37)', async () => {
+    const { client: c } = makeClient();
+    const own = makeWorkspace('vouch-gw-cli-attach-');
+    const t = new StdioClientTransport({
+      command: process.execPath,
+      args: [VOUCH_BIN, 'gateway', '--data', own.data, '--config', own.config, '--upstream-cmd', everythingCmd(), '--attach-receipts'],
+      cwd: ROOT,
+      stderr: 'pipe',
+    });
+    let err = '';
+    t.stderr?.on('data', (d) => (err += d));
+    await c.connect(t);
+    try {
+      const r = await c.callTool({ name: 'echo', arguments: { message: 'attached' } });
+      const meta = r._meta as Record<string, unknown>;
+      expect(meta['io.vouch/durable']).toBeUndefined();
+      expect(meta['io.vouch/receipt']).toMatchObject({ v: 1, index: meta['io.vouch/seq'] });
+      expect(meta['io.vouch/response-receipt']).toMatchObject({ v: 1, index: meta['io.vouch/response-seq'] });
+      expect(meta['io.vouch/receipt-command']).toBe(`vouch receipt ${meta['io.vouch/seq']} --data ${own.data} --tenant default`);
+      const ready = err.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l)).find((l) => l.msg === 'vouch gateway ready (stdio)');
+      expect(ready).toMatchObject({ receipts: `vouch receipt SEQ --data ${own.data} --tenant default` });
     } finally {
       await c.close().catch(() => undefined);
     }

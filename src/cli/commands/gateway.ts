@@ -20,12 +20,20 @@ export const help = `vouch gateway (--upstream-cmd "COMMAND ARGS" | --upstream-u
 
 Stand between an MCP client and an MCP server. Every request either way (tools, prompts,
 resources, sampling, elicitation, roots) runs through the interceptor chain; a deny is an MCP
-error carrying its signed receipt, an allow carries it in _meta["io.vouch/receipt"]. Each
-forwarded request is logged before it is sent, and what ran is logged after it.
+error carrying its signed receipt. An allowed answer's _meta names its decisions
+("io.vouch/seq", "io.vouch/response-seq") and where their receipts are: with --listen their URLs
+("io.vouch/receipt-url", GET /v1/entries/SEQ on this listener), over stdio the command that
+prints them ("io.vouch/receipt-command": vouch receipt SEQ --data DIR). Signed receipts ready in
+time are attached ("io.vouch/receipt"); a call whose _meta has "io.vouch/receipt": "attach" gets
+them attached always (docs/gateway-evidence.md). Each forwarded request is logged before it is
+sent, and what ran is logged after it.
 
 At start it tells the operator on stderr what the upstream offers (tools, prompts, resources),
 what the policy hides from this principal, by name, and which config to edit. With --listen it
-also serves /.well-known/vouch/keys (JWKS), /.well-known/vouch/vkeys and /healthz beside /mcp.
+also serves /.well-known/vouch/keys (JWKS), /.well-known/vouch/vkeys and /healthz beside /mcp,
+and read-only what vouch serve serves an auditor: GET /v1/entries/SEQ (the receipt),
+/v1/checkpoint, /v1/proofs/..., /v1/payloads/..., /v1/export, /v1/keys, /tlog/... and the
+console at /audit/ (with --auth: a token with the audit role, for the gateway's tenant).
 
   --upstream-cmd CMD   start the server as a child process over stdio (split like a shell, never run by one)
   --upstream-url URL   connect to a Streamable HTTP server
@@ -52,6 +60,9 @@ also serves /.well-known/vouch/keys (JWKS), /.well-known/vouch/vkeys and /health
                        is committed, fsync'd; receipts are attached where ready, the rest are served
                        at GET /v1/entries/SEQ) or "signed" (each answer carries its signed receipt,
                        one checkpoint signature later; denies always carry theirs)
+  --attach-receipts    wait for every allowed answer's signed receipts and attach them, as if each
+                       call asked with _meta "io.vouch/receipt": "attach" (forwarding still waits
+                       for --wait only; the answer waits one checkpoint signature after the upstream)
   --otlp URL           export each log entry as an OpenTelemetry span and log record over OTLP/HTTP
                        to the collector at URL (e.g. http://127.0.0.1:4318), continuing the client's
                        trace (params._meta.traceparent). Off by default; never delays a message.
@@ -93,6 +104,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
     env: { type: 'string', multiple: true },
     'timeout-ms': { type: 'string' },
     wait: { type: 'string' },
+    'attach-receipts': { type: 'boolean', default: false },
     otlp: { type: 'string' },
     quiet: { type: 'boolean', default: false },
     ...LOG_LEVEL_OPTION,
@@ -126,6 +138,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
     upstreamEra,
     timeoutMs: intOption(values['timeout-ms'], 'timeout-ms'),
     wait,
+    attachReceipts: values['attach-receipts'],
     onLine,
     otlp: values.otlp,
   });
@@ -171,7 +184,7 @@ function survey(p: () => Promise<UpstreamOffer>, tell: Tell | undefined, onLine?
 
 async function serveStdio(rt: GatewayRuntime, onLine?: (l: Record<string, unknown>) => void, tell?: Tell): Promise<number> {
   const gateway = await rt.start(new StdioServerTransport());
-  onLine?.({ msg: 'vouch gateway ready (stdio)', server: rt.serverName, tenant: rt.tenant, principal: rt.principal, policy: rt.policies.clientToServer.chainDigest, log: rt.log.origin, config: rt.configPath, wait: rt.wait });
+  onLine?.({ msg: 'vouch gateway ready (stdio)', server: rt.serverName, tenant: rt.tenant, principal: rt.principal, policy: rt.policies.clientToServer.chainDigest, log: rt.log.origin, config: rt.configPath, wait: rt.wait, receipts: rt.receipts.describe() });
   // Over the session's own upstream connection: nothing of it reaches the client or the log.
   const surveyed = survey(() => surveyUpstream(gateway.client, gateway.capabilities, rt.policies.clientToServer, rt.viewer(), rt.configPath), tell, onLine);
   // The client hanging up (stdin closes) ends the session, as does a signal.
@@ -192,6 +205,7 @@ async function serveHttp(rt: GatewayRuntime, at: { host: string; port: number; a
   const base = listening.url.slice(0, -'/mcp'.length);
   io.out(`vouch gateway on ${listening.url} -> ${rt.serverName}  tenant ${rt.tenant}  principal ${rt.principal}  policy ${rt.policies.clientToServer.chainDigest.slice(0, 19)}…  wait ${rt.wait}`);
   io.out(`  keys ${base}/.well-known/vouch/keys  vkeys ${base}/.well-known/vouch/vkeys  health ${base}/healthz`);
+  io.out(`  receipts ${rt.receipts.base}/v1/entries/SEQ  console ${rt.receipts.base}/audit/`);
   if (listening.resource) io.out(`  oauth: tokens for ${listening.resource.resource} from ${listening.resource.authorizationServers.join(', ')}; metadata ${listening.resource.metadataUrl}`);
   else log.text('warn', 'vouch gateway: no --auth: no tokens checked, serving loopback only');
   // No session yet: a short-lived upstream of its own, listed once at start.

@@ -1,0 +1,36 @@
+// vouch receipt SEQ: print the receipt of one entry from a data directory, read-only (a running
+// gateway or service may hold the writer lock; SQLite WAL lets readers in). What GET
+// /v1/entries/SEQ answers as `receipt`, for a gateway over stdio that serves no HTTP (issue 37).
+import { VouchError } from '../../errors.js';
+import { hashLeaf, inclusionProof } from '../../log/index.js';
+import { buildReceipt } from '../../receipt/index.js';
+import { parse } from '../args.js';
+import { EXIT, UsageError, type Io } from '../io.js';
+import { openLogReadOnly, TENANT_OPTION } from './_audit-open.js';
+
+export const help = `vouch receipt SEQ [--data DIR] [--tenant T]
+
+Prints the receipt of entry SEQ of the tenant's log (the entry bytes, its leaf hash, the
+inclusion proof and the newest signed checkpoint) as one JSON object: what GET /v1/entries/SEQ
+answers as "receipt", and what a gateway answer names in _meta["io.vouch/receipt-command"].
+Check it with \`vouch verify FILE --key KEYS\`. Reads the log read-only, so a running gateway
+or service may hold it. An entry not yet covered by a signed checkpoint (the gateway's default
+--wait durable) exits 3 saying so: run it again a moment later.`;
+
+export async function run(argv: string[], io: Io): Promise<number> {
+  const { values, positionals } = parse(argv, TENANT_OPTION, true);
+  if (values.help) return io.out(help), EXIT.ok;
+  if (positionals.length !== 1 || !/^(0|[1-9][0-9]{0,15})$/.test(positionals[0]) || !Number.isSafeInteger(Number(positionals[0]))) throw new UsageError('receipt takes one SEQ: a non-negative integer (the "io.vouch/seq" of an answer)');
+  const seq = Number(positionals[0]);
+  const store = openLogReadOnly(values.data!, values.tenant!);
+  try {
+    const stored = store.entry(seq);
+    if (!stored) throw new VouchError('ERR_NOT_FOUND', `no entry ${seq} in the log of tenant ${values.tenant} (it has ${store.size()})`);
+    const cp = store.latestCheckpoint();
+    if (!cp || cp.size <= seq) throw new VouchError('ERR_NOT_FOUND', `entry ${seq} is durable but no signed checkpoint covers it yet (newest: size ${cp?.size ?? 0}): run this again in a moment`);
+    io.out(JSON.stringify(buildReceipt({ bytes: stored.bytes, leaf: hashLeaf(stored.bytes), seq, proof: inclusionProof(seq, cp.size, store), checkpoint: cp.note })));
+    return EXIT.ok;
+  } finally {
+    store.close();
+  }
+}
