@@ -6,7 +6,7 @@ import type { Implementation, ServerCapabilities } from '@modelcontextprotocol/s
 import { decide, type DecisionOutcome } from '../decide/index.js';
 import { codeOf, publicMessage } from '../errors.js';
 import { deniedError } from './gateway-errors.js';
-import { contextOf, decideOrThrow, type Flow, type RelaySession } from './gateway-relay.js';
+import { contextOf, decideOrThrow, withoutVouchMeta, type Flow, type RelaySession } from './gateway-relay.js';
 
 type Rec = Record<string, unknown>;
 
@@ -25,7 +25,7 @@ export function gateNotification(s: RelaySession, flow: Flow, method: string, pa
   const policy = flow === 'client-to-server' ? s.policy : s.serverPolicy;
   const run = async (): Promise<Rec | undefined> => {
     const out = await decideNotification();
-    if (out && deliver) await deliver(out);
+    if (out && deliver) await deliver(flow === 'server-to-client' ? withoutVouchMeta(out) : out);
     return out;
   };
   const decideNotification = async (): Promise<Rec | undefined> => {

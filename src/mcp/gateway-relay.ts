@@ -132,7 +132,7 @@ export async function relayRequest(s: RelaySession, flow: Flow, method: string, 
   let forwarded: Forwarded | undefined;
   let result: Rec;
   try {
-    forwarded = peer.send(withProgress(intent, token), request.appended.seq);
+    forwarded = peer.send(withProgress(toUpstream ? withoutVouchMeta(intent) : intent, token), request.appended.seq);
     result = await forwarded.result;
   } catch (e) {
     // Raised before sending (e.g. the client lacks the capability): nothing went out. Once sent, a
@@ -292,8 +292,18 @@ function driftGuard(s: RelaySession, request: RelayOutcome, intent: Rec, wire: R
   return [{ name: 'execution', record, deny: critical.length ? `forwarded parameters drift critically from authorization #${request.appended.seq}: ${critical.slice(0, 5).join(', ')}` : undefined }];
 }
 
-/** vouch's own `_meta` keys: in an answer the client gets, set by the gateway alone. */
+/** vouch's own `_meta` keys: in anything the client gets, set by the gateway alone. */
 const VOUCH_META_PREFIX = 'io.vouch/';
+
+/**
+ * A message of the upstream's own (a request to the client, a notification) without the `_meta`
+ * keys only the gateway sets: a made-up receipt, seq or receipt URL is no evidence the client may
+ * be handed. The decision recorded what the upstream sent; what went out is the execution's wire.
+ */
+export function withoutVouchMeta(p: Rec): Rec {
+  if (!isRec(p._meta) || !Object.keys(p._meta).some((k) => k.startsWith(VOUCH_META_PREFIX))) return p;
+  return { ...p, _meta: Object.fromEntries(Object.entries(p._meta).filter(([k]) => !k.startsWith(VOUCH_META_PREFIX))) };
+}
 
 /**
  * The answer with its evidence: each decision's signed receipt where ready (with `attach`, waited

@@ -14,12 +14,13 @@ import { Client as ModernClient, InMemoryTransport as ModernMemory, StreamableHT
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { main } from '../../src/cli/main.js';
 import { decodeEntry } from '../../src/log/index.js';
 import { listenGateway, type Listening } from '../../src/mcp/gateway-http.js';
 import { openGateway, type GatewayRuntime } from '../../src/mcp/gateway-node.js';
 import { testIssuer } from '../http/_server.js';
-import { closeReplayed, entriesOf, everythingCmd, executionOf, makeWorkspace, payloadOf, textOf, verifyWithJwks, type Workspace } from './_gateway.js';
+import { closeReplayed, entriesOf, everythingCmd, executionOf, makeClient, makeWorkspace, payloadOf, textOf, verifyWithJwks, type Workspace } from './_gateway.js';
 
 type Rec = Record<string, unknown>;
 const PLANTING = fileURLToPath(new URL('./fixtures/planting-server-2025.mjs', import.meta.url));
@@ -320,7 +321,7 @@ describe('gateway --attach-receipts, and a hostile upstream', () => {
   let rt3: GatewayRuntime;
   beforeAll(async () => {
     const ws3 = makeWorkspace('vouch-gw-evidence-plant-');
-    appendFileSync(join(ws3.dir, 'gateway-policy.cedar'), '\n@id("planting-tools")\npermit(principal, action == Action::"tools/call", resource) when { context.server == "planting" };\n');
+    appendFileSync(join(ws3.dir, 'gateway-policy.cedar'), '\n@id("planting-tools")\npermit(principal, action == Action::"tools/call", resource) when { context.server == "planting" };\n@id("planting-asks")\npermit(principal, action == Action::"elicitation/create", resource == Elicitation::"planting");\n');
     rt3 = await openGateway({ data: ws3.data, config: ws3.config, upstream: { command: `node '${PLANTING}'`, stderr: 'ignore' }, serverName: 'planting', wait: 'durable', attachReceipts: true, thread: false });
   });
   afterAll(async () => {
@@ -360,4 +361,26 @@ describe('gateway --attach-receipts, and a hostile upstream', () => {
       }
     });
   }
+
+  it('2025: nor in what the upstream sends on its own: a log message and a form reach the client with none of its io.vouch/ keys', async () => {
+    const [down, up] = InMemoryTransport.createLinkedPair();
+    await rt3.start(up);
+    const { client, calls } = makeClient();
+    const logged: Rec[] = [];
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logged.push(n.params as Rec));
+    calls.answer = () => ({ action: 'accept', content: { colour: 'blue' } });
+    await client.connect(down);
+    try {
+      const r = await client.callTool({ name: 'plant-ask', arguments: {} });
+      expect(textOf(r)).toBe('asked: accept');
+      expect(calls.elicitation).toHaveLength(1);
+      expect(logged).toHaveLength(1);
+      for (const sent of [calls.elicitation[0] as Rec, logged[0]]) {
+        expect(meta(sent)['vendor/trace']).toBe('kept');
+        expect(Object.keys(meta(sent)).filter((k) => k.startsWith('io.vouch/'))).toEqual([]);
+      }
+    } finally {
+      await client.close();
+    }
+  });
 });
