@@ -4,7 +4,7 @@
 // because the log is the source. Check and append run under one lock per log port (a Worker,
 // whose ports are per request, can race two simultaneous reports: both may be `first`).
 import { digestBytes } from '../canonical/index.js';
-import { decodeEntry } from '../log/index.js';
+import { readEntry } from '../log/fast-entry.js';
 
 /** What the index needs of a log: its entries and its size (the store's LogPort has both). */
 export interface SizedLog {
@@ -59,7 +59,7 @@ async function catchUp(log: SizedLog, i: Index): Promise<void> {
       if (findBytes(bytes, EXECUTION_TYPE) < 0) continue;
       let e;
       try {
-        e = decodeEntry(bytes);
+        e = readEntry(bytes); // decodeEntry's contract, one parse (log/fast-entry.ts)
       } catch {
         continue;
       }

@@ -3,7 +3,8 @@
 // an allowed request decision of this tenant, made for this principal, is no authorization (and
 // says why): a seq is a handle any caller can name, and a link reads the intent back.
 import { isDigest, parseJson, utf8, type Digest } from '../canonical/index.js';
-import { decodeEntry } from '../log/index.js';
+// decodeEntry's contract at bundle speed (one parse, one canonical check): read on every gateway call.
+import { readEntry } from '../log/fast-entry.js';
 import { readDecisionEntry, type DecisionEntry } from '../entries/index.js';
 
 /** What the link needs of a tenant log (the store's LogPort has it). */
@@ -38,7 +39,7 @@ export async function loadAuthorization(log: LogReader, seq: number | null, owne
   if (!bytes) return { ok: false, seq, reason: `no entry ${seq} in this log` };
   let decoded;
   try {
-    decoded = decodeEntry(bytes);
+    decoded = readEntry(bytes);
   } catch {
     return { ok: false, seq, reason: `entry ${seq} does not decode` };
   }

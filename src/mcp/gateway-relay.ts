@@ -11,6 +11,7 @@ import { JSONRPC, traceContextOf } from '../protocol/index.js';
 import { deniedError, errorRecord, GatewayError, peerError, unrecordedError } from './gateway-errors.js';
 import { RECEIPT_META } from '../http/mcp-server.js';
 import { DURABLE_META, durableAnswer } from '../http/wait.js';
+import type { LogWriter } from '../log/index.js';
 import type { Receipt } from '../receipt/index.js';
 import type { SessionPins } from './tool-pins.js';
 import { receiptPointers, takeAttachRequest, type ReceiptEvidence } from './gateway-evidence.js';
@@ -154,10 +155,20 @@ export async function relayRequest(s: RelaySession, flow: Flow, method: string, 
   // An elicitation's answer may carry only the fields its authorized request asked for.
   const answered = method === 'elicitation/create' ? [elicitationAnswerGuard(intent, result)] : [];
   const guards = [...(driftGuard(s, request, intent, wire) ?? []), ...(listed?.guards ?? []), ...answered];
-  const response = await decideRelayed(s, policy, { event: method, phase: 'response', payload: listed?.result ?? result, context: ctxOf(), extra: { flow, authorization: request.appended.seq, ...traced }, guards: guards.length ? guards : undefined });
-  // The execution entry is appended after the response decision (the answer's own evidence),
-  // so the answer waits for one signed batch after the peer answered, not two.
-  await settle(s, execute(s, request, wire, result));
+  // The execution entry is appended right behind the response decision (the answer's own
+  // evidence): queued as soon as that entry is, so both usually commit in one transaction, one
+  // fsync (issue 36: a commit of its own cost each call an fsync and blocked the event loop once
+  // the answer had gone). It never enters the log before the response decision.
+  let executed: Promise<unknown> | undefined;
+  const recordExecuted = () => (executed ??= execute(s, request, wire, result));
+  let response: RelayOutcome;
+  try {
+    response = await decideRelayed(s, policy, { event: method, phase: 'response', payload: listed?.result ?? result, context: ctxOf(), extra: { flow, authorization: request.appended.seq, ...traced }, guards: guards.length ? guards : undefined }, recordExecuted);
+  } catch (e) {
+    if (executed) await settle(s, executed).catch(() => undefined); // its batch failed too, or it is recorded: not left unwatched
+    throw e;
+  }
+  await settle(s, recordExecuted());
   if (response.effect === 'deny') {
     if (toUpstream) s.onDecided?.({ method, flow, request: request.appended.seq, response: response.appended.seq, denied: true });
     throw deniedError(await signedOf(response), { receipt: !toUpstream, reason: !toUpstream });
@@ -226,15 +237,42 @@ export async function decideOrThrow(s: RelaySession, policy: ActivePolicy, req: 
   }
 }
 
-/** A relayed request's decision, waiting for what s.wait says; a durable one's signed receipt is noted once ready. */
-async function decideRelayed(s: RelaySession, policy: ActivePolicy, req: DecisionRequest): Promise<RelayOutcome> {
+/**
+ * A relayed request's decision, waiting for what s.wait says; a durable one's signed receipt is
+ * noted once ready. `queued`: called once the decision's entry is queued for its commit (only then).
+ */
+async function decideRelayed(s: RelaySession, policy: ActivePolicy, req: DecisionRequest, queued?: () => void): Promise<RelayOutcome> {
   let out: RelayOutcome;
   try {
-    out = await decide({ ...req, wait: s.wait ?? 'signed' }, { policy, log: s.log, clock: s.clock, onHookError: s.onHookError });
+    out = await decide({ ...req, wait: s.wait ?? 'signed' }, { policy, log: queued ? thenQueue(s.log, queued) : s.log, clock: s.clock, onHookError: s.onHookError });
   } catch (e) {
     throw unrecordedError(e); // no durable entry, no forward: fail closed
   }
   if (!out.receipt) out.signed.then((r) => void ((out as DurableOutcome & { ready?: Receipt }).ready = r), () => undefined);
+  return out;
+}
+
+/**
+ * The log as decide() writes to it, calling `next` right after the entry is handed to the log:
+ * what `next` appends before the log's next commit (its appends group-commit, log/appender.ts)
+ * goes in the same transaction, after this entry.
+ */
+function thenQueue(log: LogWriter, next: () => void): LogWriter {
+  const out: LogWriter = {
+    append: (body, attachments) => {
+      const p = log.append(body, attachments);
+      next();
+      return p;
+    },
+  };
+  if (log.appendDurable) {
+    const appendDurable = log.appendDurable.bind(log);
+    out.appendDurable = (body, attachments, opts) => {
+      const p = appendDurable(body, attachments, opts);
+      next();
+      return p;
+    };
+  }
   return out;
 }
 

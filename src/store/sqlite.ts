@@ -64,6 +64,10 @@ class SqliteStore implements LogStore {
   private closed = false;
   private putTag: Database.Statement | undefined;
   private tagQuery: Database.Statement | undefined;
+  // Each commit's transaction function, made once: db.transaction() builds its wrappers on every
+  // call (issue 36: one per commit on the gateway's path).
+  private batchTx: ((b: Batch) => void) | undefined;
+  private entriesTx: ((b: EntryBatch) => void) | undefined;
 
   constructor(private readonly db: Database.Database) {
     this.q = {
@@ -137,26 +141,28 @@ class SqliteStore implements LogStore {
 
   appendBatch(batch: Batch): void {
     this.guard('append batch', () =>
-      this.db.transaction(() => {
-        for (const e of batch.entries) this.q.putEntry.run(e.seq, e.bytes, e.leaf);
-        for (const n of batch.nodes) this.q.putNode.run(n.level, n.index, n.hash);
-        for (const p of batch.payloads ?? []) this.q.putPayload.run(p.digest, p.bytes);
-        const c = batch.checkpoint;
+      (this.batchTx ??= this.db.transaction((b: Batch) => {
+        this.putRows(b);
+        const c = b.checkpoint;
         this.q.putCheckpoint.run(c.size, c.root, c.note);
-      })(),
+      }))(batch),
     );
   }
 
   /** Entries durable before signed (log/appender.ts): synchronous=FULL makes this commit an fsync. */
   appendEntries(batch: EntryBatch): void {
     this.guard('append entries', () =>
-      this.db.transaction(() => {
-        for (const e of batch.entries) this.q.putEntry.run(e.seq, e.bytes, e.leaf);
-        for (const n of batch.nodes) this.q.putNode.run(n.level, n.index, n.hash);
-        for (const p of batch.payloads ?? []) this.q.putPayload.run(p.digest, p.bytes);
-        if (batch.tag) (this.putTag ??= this.db.prepare('INSERT INTO commit_tag (id, size, tag) VALUES (1, ?, ?) ON CONFLICT(id) DO UPDATE SET size = excluded.size, tag = excluded.tag')).run(batch.tag.size, batch.tag.tag);
-      })(),
+      (this.entriesTx ??= this.db.transaction((b: EntryBatch) => {
+        this.putRows(b);
+        if (b.tag) (this.putTag ??= this.db.prepare('INSERT INTO commit_tag (id, size, tag) VALUES (1, ?, ?) ON CONFLICT(id) DO UPDATE SET size = excluded.size, tag = excluded.tag')).run(b.tag.size, b.tag.tag);
+      }))(batch),
     );
+  }
+
+  private putRows(b: EntryBatch): void {
+    for (const e of b.entries) this.q.putEntry.run(e.seq, e.bytes, e.leaf);
+    for (const n of b.nodes) this.q.putNode.run(n.level, n.index, n.hash);
+    for (const p of b.payloads ?? []) this.q.putPayload.run(p.digest, p.bytes);
   }
 
   commitTag(): CommitTag | undefined {
