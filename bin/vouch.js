@@ -4,7 +4,7 @@
 // The young generation (--max-semi-space-size, MB per semi-space; V8's default is 16 here): each
 // decision allocates about 190 KB that dies young, and at 64 concurrent callers a 16 MB space was
 // scavenged twice as often, each time copying every in-flight request's objects: 32 halved the
-// scavenges and cut server CPU per decision by about a tenth (README, Performance). V8 sizes the
+// scavenges and cut server CPU per decision by about a tenth (docs/performance.md). V8 sizes the
 // heap when the process starts, so it is a node flag: here, in `npm start` and in `npm run bench`
 // alike (test/cli/node-flags.test.ts holds the three equal).
 import { existsSync } from 'node:fs';

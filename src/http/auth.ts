@@ -167,7 +167,7 @@ function fromClaims(p: Record<string, unknown>, names: { principal: string; tena
   return { caller: { principal, tenant, roles: all.filter((r): r is Role => ROLES.includes(r as Role)), policyRoles: all }, roles: all };
 }
 
-/** The role the example policy asks of tool calls (fixtures/config/policy.cedar; the scope `mcp:tools` maps to it in the README). */
+/** The role the example policy asks of tool calls (fixtures/config/policy.cedar; the scope `mcp:tools` maps to it in docs/auth.md). */
 export const TOOL_USER_ROLE = 'tool-user';
 
 /**

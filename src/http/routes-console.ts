@@ -1,8 +1,8 @@
 // The audit console: GET /v1/entries (audit role), a filtered page of decoded entries, oldest or
 // newest first, with the allow/deny totals, the timeline and the per-tool and per-principal
 // breakdowns; GET /v1/tools/pins (audit role), the tool pins with the definitions the log holds;
-// and the page itself at /audit (the Vite bundle in web/dist, Node only; see README "Audit
-// console"). Each tenant reads only its own log.
+// and the page itself at /audit (the Vite bundle in web/dist, Node only; see docs/console.md).
+// Each tenant reads only its own log.
 import type { Hono } from 'hono';
 import { parseJson, utf8, type Digest } from '../canonical/index.js';
 import { InputError, StoreError } from '../errors.js';

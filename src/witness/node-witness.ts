@@ -191,7 +191,7 @@ function checkRecords(state: SqliteWitnessState, logs: WitnessOptions['logs']): 
     try {
       openCompleteCheckpoint(rec.note, log.verifiers, { classicalOk: log.classicalOk });
     } catch (e) {
-      warnings.push(`${origin}: the record this witness holds (size ${rec.size}) is not a checkpoint the log's keys sign in full (${(e as Error).message}); it will refuse the log with 409. Recover with vouch witness reset-log ${origin} --to-checkpoint FILE (README, Running a witness)`);
+      warnings.push(`${origin}: the record this witness holds (size ${rec.size}) is not a checkpoint the log's keys sign in full (${(e as Error).message}); it will refuse the log with 409. Recover with vouch witness reset-log ${origin} --to-checkpoint FILE (docs/witnesses.md, "Recovering a poisoned witness")`);
     }
   }
   return warnings;

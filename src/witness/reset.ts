@@ -35,7 +35,7 @@ export interface ResetResult {
  * rule (a genuine checkpoint) is replaced only with `force`, since rolling it back is exactly what
  * lets a witness cosign a log cut back; every reset is an insert-only witness_events row the
  * witness names at each start. Someone who can write witness.db needs no tool at all: that is out
- * of any witness's reach, and why verifiers ask for several independent witnesses (README).
+ * of any witness's reach, and why verifiers ask for several independent witnesses (docs/witnesses.md).
  */
 export function resetWitnessedLog(opts: ResetOptions): ResetResult {
   const dbPath = join(opts.data, 'witness.db');

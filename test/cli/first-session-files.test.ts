@@ -10,9 +10,9 @@ import { ROOT } from './_serve.js';
 
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
 
-/** The shell block under "### A first session, end to end". */
+/** The shell block under "## A first session, end to end". */
 function firstSessionBlock(): string {
-  const at = README.indexOf('### A first session, end to end');
+  const at = README.indexOf('## A first session, end to end');
   expect(at, 'the README has a first session').toBeGreaterThan(0);
   const m = /```sh\n([\s\S]*?)```/.exec(README.slice(at));
   return m![1];

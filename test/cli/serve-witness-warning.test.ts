@@ -20,7 +20,7 @@ describe('vouch serve without a witness', () => {
     await bare.stop();
     const lines = err.split('\n').filter((l) => l.includes('no witness configured'));
     expect(lines).toEqual([NO_WITNESS_WARNING]);
-    expect(NO_WITNESS_WARNING).toMatch(/^WARNING: .*--witnesses FILE.*vouch witness.*Keys, witnesses and tiles/);
+    expect(NO_WITNESS_WARNING).toMatch(/^WARNING: .*--witnesses FILE.*vouch witness.*docs\/witnesses\.md/);
 
     const witnesses = join(dir, 'witnesses.json');
     const vkey = formatCosignerVkey(createCosigner('w.example/1', 'Ed25519', new Uint8Array(32).fill(3)));

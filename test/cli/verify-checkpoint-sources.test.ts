@@ -1,4 +1,4 @@
-// Issue 37: `vouch verify RECEIPT --checkpoint FILE` with the two checkpoints the README names
+// Issue 37: `vouch verify RECEIPT --checkpoint FILE` with the two checkpoints the README named (now docs/verifying.md)
 // (GET /v1/checkpoint, the shutdown checkpoint DATA/checkpoints/TENANT.note) on a genuine receipt
 // of a real service: "truncation: not checked" with where to get the proof, never INVALID for a
 // proof that is missing. What the inputs prove wrong still fails: another instance's tree of the
@@ -80,7 +80,7 @@ beforeAll(async () => {
 }, 180_000);
 afterAll(() => undefined);
 
-describe('vouch verify RECEIPT --checkpoint: the sources the README names', () => {
+describe('vouch verify RECEIPT --checkpoint: the sources docs/verifying.md names', () => {
   it('GET /v1/checkpoint (a bigger tree, no proof): VALID, "truncation: not checked" naming the proof to fetch', async () => {
     expect(JSON.parse(readFileSync(current, 'utf8')).size).toBeGreaterThan(early.size);
     const r = await cli('verify', early.path, '--key', keys, '--checkpoint', current);

@@ -60,7 +60,7 @@ ${LOG_LEVEL_HELP}
                  Log lines are JSON on stderr ({t, level, msg, ...}).`;
 
 export const NO_WITNESS_WARNING =
-  'WARNING: no witness configured (--witnesses FILE or DATA/witnesses.json): nothing off this machine vouches for the log\'s end, so a clean cut of its newest entries goes unseen unless someone holds a later checkpoint. Run at least one `vouch witness` off this machine and list it (README, "Keys, witnesses and tiles").';
+  'WARNING: no witness configured (--witnesses FILE or DATA/witnesses.json): nothing off this machine vouches for the log\'s end, so a clean cut of its newest entries goes unseen unless someone holds a later checkpoint. Run at least one `vouch witness` off this machine and list it (docs/witnesses.md, "Running a witness").';
 
 export async function run(argv: string[], io: Io): Promise<number> {
   const { values } = parse(argv, {
@@ -105,7 +105,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
     witnesses: values.witnesses,
   });
   if (!auth) log.text('warn', 'WARNING: no --auth given: development mode, no tokens checked, serving loopback only. Do not expose this port.');
-  // Production without a witness: nothing off this machine can show that the log's end was cut (README, Threat model).
+  // Production without a witness: nothing off this machine can show that the log's end was cut (docs/threat-model.md).
   else if (server.witnesses === 0) log.text('warn', NO_WITNESS_WARNING);
   // Signals first: a SIGTERM right after the ready line (or during the lines after it) shuts down cleanly.
   const stopped = new Promise<void>((resolve) => {
