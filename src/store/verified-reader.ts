@@ -95,10 +95,16 @@ export function openVerifiedReader(dir: string, tenant: string, keyName: string)
     return verified;
   }
 
+  // size() catches up (a route asks it first); the reads after it check only that nothing failed,
+  // so a console catching up on n rows makes n entry reads, not n checkpoint queries too.
   const size = (): number => (refresh(), verified?.size ?? 0);
+  const live = (): number => {
+    if (failed) throw failed;
+    return verified?.size ?? 0;
+  };
   /** An entry's bytes, only inside the verified tree and only when they still hash to its leaf. */
   const entry = (seq: number): Uint8Array | undefined => {
-    if (seq >= size()) return undefined;
+    if (seq >= live()) return undefined;
     const bytes = store.entry(seq)?.bytes;
     if (!bytes || !bytesEqual(hashLeaf(bytes), leafAt(seq))) fail(`entry ${seq} changed after it was verified`);
     return bytes;
@@ -122,19 +128,19 @@ export function openVerifiedReader(dir: string, tenant: string, keyName: string)
       return proof;
     },
     consistencyProof: async (a, b) => (within(b, 'consistency proof'), consistencyProof(a, b, store)),
-    payload: async (d: Digest) => (size(), store.payload(d)),
+    payload: async (d: Digest) => (live(), store.payload(d)),
     erasePayload: async () => Promise.reject(readOnlyRefusal('payload erasure')),
-    document: async (d: Digest) => (size(), store.document(d)),
+    document: async (d: Digest) => (live(), store.document(d)),
     putDocument: async () => Promise.reject(readOnlyRefusal('storing a document')),
     nodes: async (level, lo, hi) => {
-      size();
+      live();
       if (store.nodeRange) return [...store.nodeRange(level, lo, hi)].map((n) => n.hash);
       const out: Hash[] = [];
       for (let i = lo; i <= hi; i++) out.push(store.node(level, i));
       return out;
     },
     async *entries(from, to) {
-      for (let seq = from; seq < Math.min(to, size()); seq++) yield { seq, bytes: entry(seq)! };
+      for (let seq = from; seq < Math.min(to, live()); seq++) yield { seq, bytes: entry(seq)! };
     },
   };
   const rootOf = (seq: number, n: number, proof: Hash[]): Hash => rootFromInclusionSafe(seq, n, leafAt(seq), proof);
