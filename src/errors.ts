@@ -59,6 +59,8 @@ export type ErrorCode =
   | 'ERR_CONFIG'
   | 'ERR_UNAUTHENTICATED'
   | 'ERR_FORBIDDEN'
+  /** A write asked of a server attached read-only to a data directory another process writes. */
+  | 'ERR_READ_ONLY'
   | 'ERR_INTERNAL';
 
 /** One problem with one field of an input: `path` is a JSON Pointer into the input. */

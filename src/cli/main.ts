@@ -37,6 +37,7 @@ const SUMMARY: [string, string][] = [
   ['tools list', 'pinned tool definitions, and changed ones awaiting approval (read-only)'],
   ['tools approve SERVER TOOL DIGEST', 'approve a changed tool definition the gateway hides (a signed pin entry)'],
   ['keys rotate|revoke|list', 'new keys by a signed entry; refuse a retired key after a size; history'],
+  ['keys export', 'the public keys as a JWKS, vkey lines or keys.json (while the service runs)'],
   ['payload erase DIGEST', 'erase a payload, record the erasure; proofs stay valid'],
   ['witness --log O=VKEYS', 'run a c2sp.org/tlog-witness: cosign checkpoints that extend the last one'],
 ];

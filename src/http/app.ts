@@ -86,6 +86,14 @@ export function createAppCore(deps: AppDeps, metrics: Metrics): AppCore {
   }
   // First on every route: foreign web origins are refused, bodies must be application/json.
   app.use('*', webGuard(deps.allowOrigins ?? [], refuse));
+  // Attached read-only: a write is refused before it is authenticated or parsed (it cannot happen here at all).
+  if (deps.readOnly) {
+    app.use('*', async (c, next) => {
+      const no = deps.readOnly!(c.req.method, c.req.path);
+      if (no) return refuse(c, no);
+      await next();
+    });
+  }
 
   app.get('/healthz', (c) => {
     const h = deps.health?.() ?? { ok: true as const };

@@ -72,6 +72,11 @@ export interface AppDeps {
   callerKeys?(tenant: string): Promise<PublicKeyEntry[]>;
   /** Co-signing required (`vouch serve --require-caller-signature`): an unsigned request is a recorded deny. */
   requireCallerSignature?: boolean;
+  /**
+   * A server attached read-only (`vouch serve --read-only`): the refusal (ERR_READ_ONLY) for a
+   * request that would write, before anything else is done with it; undefined for a read.
+   */
+  readOnly?(method: string, path: string): Error | undefined;
   /** Called once an entry is durable (telemetry export, e.g. OpenTelemetry): must not throw or block. */
   observe?(e: { tenant: string; seq: number; leaf: Uint8Array; bytes: Uint8Array }): void;
 }

@@ -1,7 +1,7 @@
 // Receipts: the format and its offline verifier (portable).
 export { buildReceipt, parseReceipt, formatTlogProof, parseTlogProof, RECEIPT_VERSION, type Receipt, type CallerSignature } from './format.js';
 export { verifyReceipt, sameSizeFork, type Check, type CheckName, type ReceiptReport, type VerifyReceiptOptions } from './verify.js';
-export { describeNoteKeys, parseTrust, verifiersFor, type NamedNoteKey } from './trust.js';
+export { describeNoteKeys, KEY_FILE_FORMS, parseTrust, verifiersFor, type NamedNoteKey, type Trust } from './trust.js';
 export {
   checkCallerSignature, verifyCallerSignature, callerVerifier, parseCallerKeys, parseCallerSignatureClaim, parseCallerSignatureHeader, formatCallerSignatureHeader,
   CALLER_SIGNATURE_META, CALLER_SIGNATURE_HEADER, type CallerCheck, type CallerSignatureClaim, type CallerSignatureRecord,

@@ -2,7 +2,7 @@
 // names, so a JWKS key is bound to the names on a note's signature lines: the key id hashes the
 // name with the key, so a line verifies only under the key (and name) that really signed it.
 import { createVerifier, noteKeyId, parseJwks, type PublicKeyEntry, type SignatureAlg } from '../crypto/index.js';
-import { toHex } from '../canonical/index.js';
+import { bytesEqual, toHex } from '../canonical/index.js';
 import { InputError } from '../errors.js';
 import { noteVerifierFor, parseNote, parseVkey, type KeyWindow, type NoteVerifier } from '../log/index.js';
 
@@ -36,7 +36,33 @@ function parseWindowLine(line: string): VkeyWindow | undefined {
   return { label: m[1], origin: m[2], window: w };
 }
 
-/** A trust file: vkey lines (one per line, # comments allowed) or a JWKS document. */
+/** What a trust file may be, said in every refusal (issue 37): each form `vouch keys export` writes. */
+export const KEY_FILE_FORMS =
+  'vkey lines (name+id+base64, `vouch keys export --format note`), a JWKS ({"keys": [...]}: GET /.well-known/vouch/keys, `vouch keys export`) or an audit bundle\'s keys.json ({"vkeys": [...], "jwks": {...}})';
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * An audit bundle's keys.json: its vkeys and its JWKS, which must name the same keys (a JWKS key
+ * no vkey names is refused: the file was not written by `vouch export`, and trusting the union of
+ * two lists that disagree would trust a key nobody meant to publish in the other form).
+ */
+function parseKeysJson(doc: Record<string, unknown>): Trust {
+  const texts = doc.vkeys;
+  if (!Array.isArray(texts) || !texts.every((v) => typeof v === 'string')) throw new InputError('ERR_KEY_FORMAT', 'keys.json: "vkeys" must be a list of vkey strings');
+  const vkeys = texts.map((v: string) => parseVkey(v));
+  const jwks = doc.jwks === undefined ? [] : parseJwks(doc.jwks);
+  for (const k of jwks) {
+    if (!vkeys.some((v) => v.alg === k.alg && bytesEqual(v.publicKey, k.publicKey))) throw new InputError('ERR_KEY_FORMAT', `keys.json: JWKS key ${k.kid} is not one of its vkeys (not a keys.json \`vouch export\` wrote)`);
+  }
+  if (vkeys.length === 0) throw new InputError('ERR_KEY_FORMAT', 'keys.json holds no vkey');
+  return { vkeys, jwks };
+}
+
+/**
+ * A trust file, recognized by its shape: vkey lines (one per line, # comments allowed), a JWKS
+ * (or one JWK), or an audit bundle's keys.json. Anything else is ERR_KEY_FORMAT naming the forms.
+ */
 export function parseTrust(text: string): Trust {
   const trimmed = text.trim();
   if (trimmed.startsWith('{')) {
@@ -44,15 +70,25 @@ export function parseTrust(text: string): Trust {
     try {
       doc = JSON.parse(trimmed);
     } catch {
-      throw new InputError('ERR_INPUT', 'key file looks like JSON but does not parse');
+      throw new InputError('ERR_KEY_FORMAT', `key file looks like JSON but does not parse: expected ${KEY_FILE_FORMS}`);
     }
-    return { vkeys: [], jwks: parseJwks(doc) };
+    if (isObject(doc) && Array.isArray(doc.keys)) return { vkeys: [], jwks: parseJwks(doc) };
+    if (isObject(doc) && 'vkeys' in doc) return parseKeysJson(doc);
+    if (isObject(doc) && typeof doc.kty === 'string') return { vkeys: [], jwks: parseJwks({ keys: [doc] }) }; // one JWK: a set of one
+    throw new InputError('ERR_KEY_FORMAT', `key file is JSON, but none of the key files vouch takes: expected ${KEY_FILE_FORMS}`);
   }
   const all = trimmed.split('\n').map((l) => l.trim());
   const lines = all.filter((l) => l && !l.startsWith('#'));
-  if (lines.length === 0) throw new InputError('ERR_INPUT', 'key file holds no vkey and no JWKS');
+  if (lines.length === 0) throw new InputError('ERR_KEY_FORMAT', `key file holds no key: expected ${KEY_FILE_FORMS}`);
   const windows = all.map(parseWindowLine).filter((w): w is VkeyWindow => w !== undefined);
-  return { vkeys: lines.map((l) => parseVkey(l)), jwks: [], ...(windows.length ? { windows } : {}) };
+  const vkeys = lines.map((l, i) => {
+    try {
+      return parseVkey(l);
+    } catch (e) {
+      throw new InputError('ERR_KEY_FORMAT', `key file line ${all.indexOf(l) + 1 || i + 1}: ${(e as Error).message}; expected ${KEY_FILE_FORMS}`);
+    }
+  });
+  return { vkeys, jwks: [], ...(windows.length ? { windows } : {}) };
 }
 
 /**

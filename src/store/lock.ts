@@ -60,7 +60,7 @@ export function acquireLogLock(dir: string, tenant: string): LogLock {
     const holder = holderOf(path);
     if (holder !== undefined && isAlive(holder)) {
       const who = holder === process.pid ? 'this process' : `process ${holder}`;
-      throw new StoreError('ERR_STORE', `the log of tenant ${tenant} is in use by ${who} (${path}): stop the server first, or use its REST API`);
+      throw new StoreError('ERR_STORE', `the log of tenant ${tenant} is in use by ${who} (${path}): to read it while that runs, attach read-only (\`vouch serve --read-only --data ${dir}\`: audit routes and the console; \`vouch keys export --data ${dir}\`: its public keys); to change it, use that server's REST API, or stop it first`);
     }
     // Stale: its writer died (kill -9, power loss). Remove it if it is still the one we read.
     if (holderOf(path) === holder) {

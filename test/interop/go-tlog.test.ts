@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { get, post, testServer } from '../http/_server.js';
+import { formatKeys } from '../../src/cli/commands/_keys-export.js';
+import { exportedKeys } from '../../src/store/published-keys.js';
 
 const SOURCE = fileURLToPath(new URL('./tlogcheck/', import.meta.url));
 const GOPATH = '/usr/share/gocode';
@@ -93,7 +95,12 @@ beforeAll(async () => {
   // names (key name = origin) the data directory's key history lists them too.
   const published = ((await get(`${s.url}/.well-known/vouch/vkeys`)).json as string).split('\n');
   const history = (s.dataDir as { vkeys?: () => string[] }).vkeys?.() ?? [];
-  const vkeys = [...new Set([...published, ...history])].filter((l) => l.trim() !== '' && !l.startsWith('#'));
+  const served = [...new Set([...published, ...history])].filter((l) => l.trim() !== '' && !l.startsWith('#'));
+  // What Go is given: the vkeys `vouch keys export --format note` prints (issue 37: the keys of a
+  // gateway over stdio, which publishes none), each one the service publishes too.
+  const exported = formatKeys(exportedKeys(join(s.dir, 'data'), 'vouch.local', 'default'), 'note').split('\n');
+  const vkeys = exported.filter((l) => l.trim() !== '' && !l.startsWith('#'));
+  expect(vkeys.filter((v) => !served.includes(v))).toEqual([]);
   const inclusion = [];
   for (const [seq, size] of [[0, sizes[0]], [sizes[1] - 1, sizes[1]], [0, last], [255, last], [256, last], [sizes[7], last], [last - 1, last], [3, sizes[5]], [sizes[5] - 1, sizes[5]]]) {
     const r = await get(`${s.url}/v1/proofs/inclusion?seq=${seq}&size=${size}`);

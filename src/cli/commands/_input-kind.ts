@@ -1,6 +1,9 @@
 // What a file given to `vouch verify` is, when it is not what that place takes (issue 37): a key
 // file given as the receipt, a checkpoint, a receipt given as the key. Said by name, with where it
-// goes, instead of a parser's complaint about fields it never had.
+// goes, instead of a parser's complaint about fields it never had. readKeyFile: every --key reads here.
+import { readFileSync } from 'node:fs';
+import { InputError, publicMessage } from '../../errors.js';
+import { parseTrust, type Trust } from '../../receipt/index.js';
 
 const VKEY_LINE = /^[^\s+]+\+[0-9a-f]{8}\+[A-Za-z0-9+/]+=*$/;
 const NOTE_SIGNATURE = /\n\n\u2014 \S+ [A-Za-z0-9+/]+=*\n/;
@@ -53,5 +56,31 @@ export function notAKeyFile(kind: ReturnType<typeof kindOf>): string | undefined
       return 'this is a checkpoint, not a key file: pass it with --checkpoint';
     default:
       return undefined;
+  }
+}
+
+/**
+ * A --key file (verify RECEIPT, verify BUNDLE, replay --bundle): vkey lines, a JWKS or a bundle's
+ * keys.json, each by its shape (receipt/trust.ts). A file vouch hands out for another place (a
+ * receipt, a checkpoint) says where it goes; anything else ERR_KEY_FORMAT naming the forms taken.
+ */
+export function readKeyFile(path: string): Trust {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new InputError('ERR_INPUT', `cannot read key file ${path}: ${(e as NodeJS.ErrnoException).code ?? 'unreadable'}`);
+  }
+  try {
+    return parseTrust(text);
+  } catch (e) {
+    let doc: unknown;
+    try {
+      doc = JSON.parse(text);
+    } catch {
+      doc = undefined;
+    }
+    const why = notAKeyFile(kindOf(text, doc));
+    throw new InputError(why ? 'ERR_INPUT' : 'ERR_KEY_FORMAT', `--key ${path}: ${why ?? publicMessage(e)}`);
   }
 }

@@ -34,6 +34,8 @@ also serves /.well-known/vouch/keys (JWKS), /.well-known/vouch/vkeys and /health
 and read-only what vouch serve serves an auditor: GET /v1/entries/SEQ (the receipt),
 /v1/checkpoint, /v1/proofs/..., /v1/payloads/..., /v1/export, /v1/keys, /tlog/... and the
 console at /audit/ (with --auth: a token with the audit role, for the gateway's tenant).
+Its keys, also over stdio and while it runs: \`vouch keys export --data DIR\`; receipts, proofs
+and the console from its data directory while it runs: \`vouch serve --read-only --data DIR\`.
 
   --upstream-cmd CMD   start the server as a child process over stdio (split like a shell, never run by one)
   --upstream-url URL   connect to a Streamable HTTP server
@@ -147,7 +149,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
     const bundled = rt.configPath === resolve(EXAMPLE_CONFIG.pathname) ? { ownConfig: join(resolve(values.data!), 'vouch.yaml') } : {};
     // The offer summary is info: below it, the upstream is not even listed for it.
     const tell = log.enabled('info') ? (o: UpstreamOffer) => formatOffer({ ...o, ...bundled }).forEach((l) => log.text('info', `vouch gateway: ${l}`)) : undefined;
-    return listen ? await serveHttp(rt, { ...listen, auth }, io, log, tell) : await serveStdio(rt, onLine, tell);
+    return listen ? await serveHttp(rt, { ...listen, auth }, io, log, tell) : await serveStdio(rt, values.data!, onLine, tell);
   } catch (e) {
     // An upstream that cannot be started is a setup problem, not an internal failure.
     if (e instanceof GatewayError) throw new ConfigError('ERR_CONFIG', e.message);
@@ -182,9 +184,11 @@ function survey(p: () => Promise<UpstreamOffer>, tell: Tell | undefined, onLine?
   return p().then(tell, (e) => onLine?.({ level: 'warn', msg: 'could not list what the upstream offers', error: String(e) }));
 }
 
-async function serveStdio(rt: GatewayRuntime, onLine?: (l: Record<string, unknown>) => void, tell?: Tell): Promise<number> {
+async function serveStdio(rt: GatewayRuntime, data: string, onLine?: (l: Record<string, unknown>) => void, tell?: Tell): Promise<number> {
   const gateway = await rt.start(new StdioServerTransport());
-  onLine?.({ msg: 'vouch gateway ready (stdio)', server: rt.serverName, tenant: rt.tenant, principal: rt.principal, policy: rt.policies.clientToServer.chainDigest, log: rt.log.origin, config: rt.configPath, wait: rt.wait, receipts: rt.receipts.describe() });
+  // Over stdio nothing is published: the ready line says where the keys and the receipts are (issue 37).
+  const d = /^[\w./-]+$/.test(data) ? data : JSON.stringify(data);
+  onLine?.({ msg: 'vouch gateway ready (stdio)', server: rt.serverName, tenant: rt.tenant, principal: rt.principal, policy: rt.policies.clientToServer.chainDigest, log: rt.log.origin, config: rt.configPath, wait: rt.wait, receipts: rt.receipts.describe(), keys: `vouch keys export --data ${d} --tenant ${rt.tenant}`, audit: `vouch serve --read-only --data ${d}` });
   // Over the session's own upstream connection: nothing of it reaches the client or the log.
   const surveyed = survey(() => surveyUpstream(gateway.client, gateway.capabilities, rt.policies.clientToServer, rt.viewer(), rt.configPath), tell, onLine);
   // The client hanging up (stdin closes) ends the session, as does a signal.

@@ -1,6 +1,6 @@
-// vouch keys rotate | revoke | list: the key lifecycle (issue 18) on a stopped data directory (a
-// running service takes POST /v1/keys/rotate and /v1/keys/revoke). Every change is a signed `key`
-// entry in the log; the history is read back from those entries only.
+// vouch keys rotate | revoke | list | export: the key lifecycle (issue 18) on a stopped data directory
+// (a running service takes POST /v1/keys/rotate and /v1/keys/revoke). Every change is a signed `key`
+// entry in the log; the history is read back from those entries only. list and export only read.
 import { existsSync } from 'node:fs';
 import { toBase64 } from '../../canonical/index.js';
 import { ConfigError } from '../../errors.js';
@@ -11,10 +11,12 @@ import { intOption, parse, unknownCommand } from '../args.js';
 import { EXIT, UsageError, type Io } from '../io.js';
 import { TENANT_OPTION } from './_audit-open.js';
 import { cliUser } from './_cli-user.js';
+import { runKeysExport } from './_keys-export.js';
 
 export const help = `vouch keys rotate [--data DIR] [--json]
 vouch keys revoke KEYID --after SIZE [--tenant T] [--data DIR] [--json]
 vouch keys list [--tenant T] [--data DIR] [--json]
+vouch keys export [--tenant T] [--format jwks|note|keys-json] [--out FILE] [--data DIR]
 
 rotate  new ML-DSA-65 (and Ed25519) keys for every tenant log: each log gets a \`key\` entry naming
         the outgoing and incoming keys, signed into the log by a checkpoint of the OUTGOING keys
@@ -25,18 +27,28 @@ revoke  refuse every checkpoint the key KEYID signed after tree size SIZE in one
         that hold the published key history report them as key-revoked. A key still signing must
         be rotated out first. KEYID is any of its ids (\`vouch keys list\`, the JWKS kid).
 list    every key of each log's history: name, key id, algorithm, the sizes it signs.
+export  the public keys of one log (never private material), in a form every verifier takes:
+          jwks       a JWKS, as GET /.well-known/vouch/keys serves it (default)
+          note       signed-note vkey lines (name+id+base64, as Go's golang.org/x/mod/sumdb/note
+                     reads them), each key under every name it signs with (the log's origin,
+                     e.g. vouch.local/default), then \`# key\` lines with the sizes each key signs
+          keys-json  an audit bundle's keys.json ({"vkeys": [...], "jwks": {...}})
+        \`vouch verify --key FILE\` takes each of them. Reads only (no lock): runs while a gateway
+        or \`vouch serve\` holds the data directory. --out FILE writes it there (else stdout).
 
-The log must not be in use by a running server (it is locked; exit 4): use the REST routes then.`;
+rotate and revoke need the log not in use by a running server (it is locked; exit 4): use the
+REST routes then. list and export only read, and run beside it.`;
 
 export async function run(argv: string[], io: Io): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === undefined || sub === '--help' || sub === '-h') return io.out(help), sub ? EXIT.ok : EXIT.usage;
-  const { values, positionals } = parse(rest, { ...TENANT_OPTION, after: { type: 'string' } }, true);
+  const { values, positionals } = parse(rest, { ...TENANT_OPTION, after: { type: 'string' }, format: { type: 'string' }, out: { type: 'string', short: 'o' } }, true);
   if (values.help) return io.out(help), EXIT.ok;
   const dir = values.data!;
   if (!existsSync(dir)) throw new ConfigError('ERR_CONFIG', `no data directory ${dir}: run \`vouch init --data ${dir}\` first`);
   if (sub === 'list') return list(dir, values.tenant!, values['key-name']!, values.json ?? false, io);
-  if (sub !== 'rotate' && sub !== 'revoke') throw unknownCommand('keys command', sub, ['rotate', 'revoke', 'list']);
+  if (sub === 'export') return runKeysExport(dir, { tenant: values.tenant!, keyName: values['key-name']!, format: values.format, out: values.out, json: values.json }, io);
+  if (sub !== 'rotate' && sub !== 'revoke') throw unknownCommand('keys command', sub, ['rotate', 'revoke', 'list', 'export']);
   if (sub === 'revoke' && (positionals.length !== 1 || values.after === undefined)) throw new UsageError('keys revoke takes one KEYID and --after SIZE');
   const dataDir = await openDataDir(dir, { thread: false, keyName: values['key-name'], resumeRotation: sub === 'rotate' });
   try {

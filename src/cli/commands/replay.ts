@@ -5,7 +5,7 @@ import { activatePolicy } from '../../decide/index.js';
 import { openBundleSource, replayLog, verifyBundle, whatIf, type ReplayReport, type ReplaySource } from '../../audit/index.js';
 import { whatIfJson, whatIfMarkdown, whatIfText, type WhatIfMeta } from '../../audit/what-if-format.js';
 import { nodeHashLeaf, openBundle, storeReplaySource } from '../../audit/node-bundle.js';
-import { parseTrust } from '../../receipt/index.js';
+import { readKeyFile } from './_input-kind.js';
 import { createMemoryStateStores } from '../../interceptors/builtin/index.js';
 import { isRemoteDeclaration } from '../../policy/index.js';
 import { loadConfigFile } from '../../policy/load-config.js';
@@ -73,7 +73,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
   const out = values.policy ? whatIfOutput(values) : undefined;
   if ((values.key || values['trust-bundle-keys']) && !values.bundle) throw new UsageError('--key and --trust-bundle-keys check a --bundle');
   if (values.key && values['trust-bundle-keys']) throw new UsageError('give --key or --trust-bundle-keys, not both');
-  const trusted = values.key ? parseTrust(readFileSync(values.key, 'utf8')) : undefined;
+  const trusted = values.key ? readKeyFile(values.key) : undefined;
   let from = intOption(values.from, 'from');
   const to = intOption(values.to, 'to');
   let source: ReplaySource;

@@ -9,9 +9,11 @@ import { EXIT, type Io } from '../io.js';
 import { diagnostics, LOG_LEVEL_HELP, LOG_LEVEL_OPTION, parseLogLevel } from '../log-lines.js';
 import { watchConfig } from './_config-watch.js';
 import { activateHint, formatReady, readyReport } from './_serve-ready.js';
+import { serveReadOnly } from './_serve-read-only.js';
 import { writeExampleConfig } from './init.js';
 
 export const help = `vouch serve [--host H] [--port P] [--data DIR] [--config FILE] [--auth FILE] [--callers FILE [--require-caller-signature]] [--allow-origin URL]... [--otlp URL] [--witnesses FILE] [--log-level L]
+vouch serve --read-only [--host H] [--port P] [--data DIR] [--auth FILE] [--allow-origin URL]...
 
 Run the service: POST /mcp (SEP-2624 interceptor server over MCP Streamable HTTP), the REST API
 (/v1/authorize, /v1/entries/:seq, /v1/checkpoint, /v1/proofs/*), /.well-known/vouch/keys,
@@ -22,6 +24,13 @@ run. The ready lines name the console, the config file, and per tenant the polic
 the \`policy\` entry it came from; a config file that is not in force (a pinned policy, or an
 edit while running) is a WARNING saying how to activate it (vouch policy activate FILE).
 
+  --read-only    attach to a data directory a running gateway or \`vouch serve\` holds (no writer
+                 lock, nothing written there: SQLite opened read-only): the audit routes, receipts
+                 (GET /v1/entries/SEQ), proofs, tiles, keys and the console, each log served only as
+                 far as a checkpoint its key history signs covers it, its entries rehashed to that
+                 root and checked again at every read (a row changed under it stops that log: 503
+                 ERR_STORE_INCONSISTENT). Writes (decisions, policy, keys, erasure) get 409
+                 ERR_READ_ONLY. docs/operating.md, "Read-only attach".
   --host H       address to bind (default 127.0.0.1)
   --port P       port (default 8787; 0 picks a free one)
   --config FILE  chain config (default DIR/vouch.yaml, created from the bundled example if missing)
@@ -74,12 +83,14 @@ export async function run(argv: string[], io: Io): Promise<number> {
     'checkpoint-idle': { type: 'string', default: '60' },
     otlp: { type: 'string' },
     witnesses: { type: 'string' },
+    'read-only': { type: 'boolean', default: false },
     ...LOG_LEVEL_OPTION,
   });
   if (values.help) return io.out(help), EXIT.ok;
   const log = diagnostics(io, parseLogLevel(values['log-level']));
   const auth = values.auth ? parseAuthConfig(JSON.parse(readFileSync(values.auth, 'utf8'))) : undefined;
   const data = values.data!;
+  if (values['read-only']) return serveReadOnly({ data, host: values.host!, port: intOption(values.port, 'port'), auth, allowOrigins: values['allow-origin'], json: values.json, given: argv }, log, io);
   let config = values.config;
   let configCreated = false;
   if (config === undefined) {

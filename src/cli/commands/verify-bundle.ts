@@ -5,7 +5,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { emptyBundleReport, verifyBundle, type BundleReader, type BundleReport } from '../../audit/index.js';
 import { nodeHashLeaf, openBundle } from '../../audit/node-bundle.js';
 import { codeOf, publicMessage } from '../../errors.js';
-import { parseNewerCheckpoint, parseTrust } from '../../receipt/index.js';
+import { parseNewerCheckpoint, type Trust } from '../../receipt/index.js';
+import { readKeyFile } from './_input-kind.js';
 import { parse } from '../args.js';
 import { EXIT, UsageError, type Io } from '../io.js';
 import { counted, createProgress, type Progress, type ProgressStream } from '../progress.js';
@@ -16,7 +17,7 @@ export const help = `vouch verify BUNDLE [--key FILE | --trust-bundle-keys] [--c
 
 BUNDLE is an audit bundle from \`vouch export\` (a directory or a .tar.gz). Checks, in one
 streaming pass: the manifest and keys.json; the checkpoint's signature against the bundle's
-keys and, with --key, against a key you trust (vkey lines or a JWKS file); that range.json
+keys and, with --key, against a key you trust (vkey lines, a JWKS or a keys.json); that range.json
 extended by the leaf hash of every entry gives the root the checkpoint signs; every entry's
 seq, prev link and origin; every chain and policy document's digest; and a replay of every
 decision whose payload is in the bundle. Every finding is listed with its seq.
@@ -48,7 +49,12 @@ export async function verifyBundleCommand(argv: string[], io: Io, progressStream
   const path = positionals[0];
   if (!existsSync(path)) throw new UsageError(`no bundle at ${path}`);
   if (values.key && values['trust-bundle-keys']) throw new UsageError('give --key or --trust-bundle-keys, not both');
-  const trusted = values.key ? parseTrust(readFileSync(values.key, 'utf8')) : undefined;
+  let trusted: Trust | undefined;
+  try {
+    trusted = values.key ? readKeyFile(values.key) : undefined;
+  } catch (e) {
+    return io.err(`vouch verify: error ${codeOf(e)}: ${publicMessage(e)}`), EXIT.input; // not a verdict on the bundle
+  }
   const newer = values.checkpoint ? parseNewerCheckpoint(readFileSync(values.checkpoint, 'utf8')) : undefined;
   let witnesses: WitnessPolicy;
   try {

@@ -6,10 +6,11 @@ import { parseJson } from '../../canonical/index.js';
 import { parseJwks, type PublicKeyEntry } from '../../crypto/index.js';
 import { InputError, codeOf, publicMessage } from '../../errors.js';
 import { hashLeaf } from '../../log/index.js';
-import { formatChecklist, summarizeEntry, parseNewerCheckpoint, parseTlogProof, parseTrust, verdictFields, verifyReceiptFully, type NewerCheckpoint } from '../../receipt/index.js';
+import type { Trust } from '../../receipt/index.js';
+import { formatChecklist, summarizeEntry, parseNewerCheckpoint, parseTlogProof, verdictFields, verifyReceiptFully, type NewerCheckpoint } from '../../receipt/index.js';
 import { parse } from '../args.js';
 import { EXIT, UsageError, type Io } from '../io.js';
-import { kindOf, notAKeyFile, notAReceipt } from './_input-kind.js';
+import { kindOf, notAReceipt, readKeyFile } from './_input-kind.js';
 import { WITNESS_OPTIONS, witnessPolicy, type WitnessPolicy } from './_witness-policy.js';
 
 export const help = `vouch verify RECEIPT --key KEYFILE [--checkpoint NEWER] [--origin O] [--caller-key FILE] [--witness VKEY]... [--min-witnesses K] [--classical-ok] [--json]
@@ -21,7 +22,9 @@ inclusion proof. Prints the checklist (✓ / ✗ per check).
 
   RECEIPT              a receipt JSON file (or what GET /v1/entries/SEQ answered), or a
                        c2sp.org/tlog-proof@v1 text file
-  --key KEYFILE        trusted keys: vkey lines, or a JWKS (the service's /.well-known/vouch/keys)
+  --key KEYFILE        trusted keys, by shape: vkey lines, a JWKS (the service's
+                       /.well-known/vouch/keys) or an audit bundle's keys.json; \`vouch keys
+                       export\` writes each, while the service runs
   --origin O           the log the receipt must come from (e.g. vouch.local/acme)
   --caller-key FILE    the caller's keys (JWKS): also check the caller's co-signature over the
                        entry's input
@@ -79,22 +82,6 @@ function readReceipt(path: string): unknown {
   return receipt;
 }
 
-function readTrust(path: string): ReturnType<typeof parseTrust> {
-  const text = readText(path, 'key file');
-  try {
-    return parseTrust(text);
-  } catch (e) {
-    let doc: unknown;
-    try {
-      doc = JSON.parse(text);
-    } catch {
-      doc = undefined;
-    }
-    const why = notAKeyFile(kindOf(text, doc));
-    throw why ? new InputError('ERR_INPUT', `${path}: ${why}`) : e;
-  }
-}
-
 function readCallerKeys(path: string): PublicKeyEntry[] {
   const text = readText(path, 'caller key file');
   const doc = parseJson(text);
@@ -120,13 +107,13 @@ export async function run(argv: string[], io: Io): Promise<number> {
   const { values, positionals } = parse(argv, { key: { type: 'string' }, checkpoint: { type: 'string' }, origin: { type: 'string' }, 'caller-key': { type: 'string' }, 'classical-ok': { type: 'boolean', default: false }, ...WITNESS_OPTIONS }, true);
   if (values.help) return io.out(help), EXIT.ok;
   if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'give one RECEIPT file' : 'give exactly one RECEIPT file');
-  if (!values.key) throw new UsageError('--key KEYFILE is required (vkey lines or a JWKS)');
+  if (!values.key) throw new UsageError('--key KEYFILE is required (vkey lines, a JWKS or a bundle\'s keys.json: `vouch keys export --data DIR` prints them)');
   const [path] = positionals;
-  let input: { receipt: unknown; trust: ReturnType<typeof parseTrust>; callerKeys?: PublicKeyEntry[]; newer?: NewerCheckpoint };
+  let input: { receipt: unknown; trust: Trust; callerKeys?: PublicKeyEntry[]; newer?: NewerCheckpoint };
   try {
     input = {
       receipt: readReceipt(path),
-      trust: readTrust(values.key),
+      trust: readKeyFile(values.key),
       callerKeys: values['caller-key'] ? readCallerKeys(values['caller-key']) : undefined,
       newer: values.checkpoint ? parseNewerCheckpoint(readText(values.checkpoint, 'checkpoint file')) : undefined,
     };
