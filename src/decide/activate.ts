@@ -32,6 +32,8 @@ export interface ActivateDeps {
 
 export interface Activated extends ActivePolicy {
   resolved: ResolvedConfig;
+  /** Remote interceptors whose latest call failed, with the reason (remote.ts): for /healthz. */
+  remoteFailures(): { name: string; reason: string }[];
   close(): Promise<void>;
 }
 
@@ -41,6 +43,7 @@ export async function activatePolicy(resolved: ResolvedConfig, deps: ActivateDep
   const { config, policySet } = resolved;
   const interceptors: Interceptor[] = [];
   const closers: (() => Promise<void>)[] = [];
+  const failing: (() => { name: string; reason: string }[])[] = [];
   const issues: Issue[] = [];
   if (deps.remote !== 'offline' && deps.remoteAllow) assertRemotesAllowed(config, deps.remoteAllow);
   for (const [i, decl] of config.interceptors.entries()) {
@@ -51,6 +54,7 @@ export async function activatePolicy(resolved: ResolvedConfig, deps: ActivateDep
         if (deps.remote === 'offline') continue;
         const r = await connectRemoteInterceptors({ url: decl.remote.url, names: decl.remote.names, timeoutMs: config.timeouts?.interceptorMs });
         closers.push(r.close);
+        failing.push(r.failing);
         for (const ic of r.interceptors) {
           if (decl.compat) ic.descriptor.compat = { ...decl.compat }; // the config narrows the server's range
           interceptors.push(withDeclaration(ic, decl));
@@ -101,6 +105,7 @@ export async function activatePolicy(resolved: ResolvedConfig, deps: ActivateDep
     events: config.events,
     uncovered: config.uncovered,
     resolved,
+    remoteFailures: () => failing.flatMap((f) => f()),
     close: async () => {
       await Promise.all(closers.map((c) => c()));
     },

@@ -6,6 +6,7 @@ export { guardDenyOf, uncoveredOf, GUARD_STATE_KEY, UNCOVERED_KEY, type Guard } 
 export { declaredFields, elicitationAnswerGuard, ELICITATION_GUARD, keptElicitationAnswer } from './elicitation-answer.js';
 export { decisionRecord, denyResult, directionOf, mutatorsOf, planOf } from './plan.js';
 export { activatePolicy, type ActivateDeps, type Activated } from './activate.js';
+export { remoteHealth, type RemoteHealth } from './remote-health.js';
 export { EVENT_RE, parseExecuteChainParams, parseInvokeParams, parseListParams, type ChainContextParams, type ExecuteChainParams, type InvokeRpcParams } from './params.js';
 export { assertKnownInterceptors, decideParams, onBehalfOf, DELEGATE_ROLE, type Asker, type DecideParamsDeps } from './decide-params.js';
 export { runPrechecks, AUTHORIZATION_META, EXECUTED_META, type Precheck, type PrecheckDeps, type PrecheckRequest } from './precheck.js';

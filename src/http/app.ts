@@ -95,13 +95,14 @@ export function createAppCore(deps: AppDeps, metrics: Metrics): AppCore {
     });
   }
 
-  app.get('/healthz', (c) => {
-    const h = deps.health?.() ?? { ok: true as const };
+  app.get('/healthz', async (c) => {
+    const h = (await deps.health?.()) ?? { ok: true as const };
     const mldsa = deps.mldsa === undefined ? {} : { mldsa: deps.mldsa };
-    return h.ok ? c.json({ ok: true, ...mldsa }) : c.json({ ok: false, ...mldsa, error: { code: h.code, message: h.reason } }, 503);
+    return h.ok ? c.json({ ok: true, ...mldsa, ...(h.notice !== undefined && { notice: h.notice }) }) : c.json({ ok: false, ...mldsa, error: { code: h.code, message: h.reason } }, 503);
   });
-  app.get('/.well-known/vouch/keys', (c) => c.json(deps.keys.jwks));
-  app.get('/.well-known/vouch/vkeys', (c) => c.text(deps.keys.vkeys.join('\n') + '\n'));
+  const published = () => deps.keys.published?.() ?? deps.keys;
+  app.get('/.well-known/vouch/keys', async (c) => c.json((await published()).jwks));
+  app.get('/.well-known/vouch/vkeys', async (c) => c.text((await published()).vkeys.join('\n') + '\n'));
 
   /** Who is calling: a verified token, or the local operator in development mode (loopback hosts only). */
   const authenticate = async (c: Context<Env>): Promise<Caller> => {

@@ -36,6 +36,8 @@ export type Authenticator = (authorization: string | undefined) => Promise<Calle
 export type { LogPort as TenantLogPort } from '../store/log-port.js';
 import type { LogPort as TenantLogPort } from '../store/log-port.js';
 
+export type Health = { ok: true; notice?: string } | { ok: false; code: string; reason: string };
+
 export interface Limits {
   /** Largest request body, bytes. */
   bodyBytes: number;
@@ -52,15 +54,26 @@ export interface AppDeps {
   /** OAuth resource server metadata (RFC 9728): served at /.well-known/oauth-protected-resource, named in each 401. */
   protectedResource?: ProtectedResource;
   /** The published key set (all logs); `of`: one tenant log's key history only (its bundles, which name no other tenant). */
-  keys: { jwks: Jwks; vkeys: string[]; keyId: string; of?(tenant: string): { jwks: Jwks; vkeys: string[] } };
+  keys: {
+    jwks: Jwks;
+    vkeys: string[];
+    keyId: string;
+    of?(tenant: string): { jwks: Jwks; vkeys: string[] } | Promise<{ jwks: Jwks; vkeys: string[] }>;
+    /** The published set when it is read per request (Workers: a registry object); absent: `jwks` and `vkeys`. */
+    published?(): Promise<{ jwks: Jwks; vkeys: string[] }>;
+  };
   clock: { now(): Date; monotonic(): number };
   limits?: Partial<Limits>;
   /** Web origins besides the service's own that may call it (CORS); every other Origin gets 403. */
   allowOrigins?: readonly string[];
   /** The ML-DSA-65 implementation checkpoints are signed with ("native (node:crypto, OpenSSL 3.5.4)", "noble (...)"), shown by /healthz. */
   mldsa?: string;
-  /** Readiness for /healthz: ok only when decisions can be made (logs opened, checked, signing). Absent: always ok. */
-  health?(): { ok: true } | { ok: false; code: string; reason: string };
+  /**
+   * Readiness for /healthz: ok only when decisions can be made as configured (keys match the logs,
+   * logs opened, checked, signing; interceptor servers answering). Absent: always ok. `notice`:
+   * something the operator should know that does not stop decisions (a key handover under way).
+   */
+  health?(): Health | Promise<Health>;
   /** Where structured operational log lines go (never payloads, tokens or secrets). */
   logLine?: (line: Record<string, unknown>) => void;
   /**

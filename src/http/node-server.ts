@@ -2,7 +2,7 @@
 // graceful shutdown (stop accepting, finish the batch in flight, close the databases).
 import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
-import { activatePolicy, type Activated, loadPinnedPolicy, newestPolicyRecord, recordActivation } from '../decide/index.js';
+import { activatePolicy, remoteHealth, type Activated, loadPinnedPolicy, newestPolicyRecord, recordActivation } from '../decide/index.js';
 import { assertRemotesAllowed, cedarVersion, remoteAllowListOf } from '../policy/index.js';
 import { parseCallerKeys } from '../receipt/index.js';
 import { ConfigError } from '../errors.js';
@@ -293,7 +293,16 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     limits: opts.limits,
     allowOrigins,
     logLine: opts.logLine,
-    health: () => lifecycle.health(),
+    // Ready when every log is open and signing and no remote interceptor's latest call failed (issue 38).
+    health: () => {
+      const logsReady = lifecycle.health();
+      if (!logsReady.ok) return logsReady;
+      for (const p of [policy, ...tenantPolicy.values()]) {
+        const r = remoteHealth(p);
+        if (!r.ok) return r;
+      }
+      return logsReady;
+    },
     // The checkpoint key (ML-DSA-65) signs invoke results too (its JWKS kid names it), but under the
     // results' own FIPS 204 context: a result, whatever bytes a caller shaped, never verifies as a
     // checkpoint or note (empty context), nor a checkpoint as a result (issue 35).

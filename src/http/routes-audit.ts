@@ -139,7 +139,7 @@ export function registerAuditReadRoutes(app: Hono<Env>, rc: Pick<RestContext, 'd
 
   app.get('/v1/export', withRole('audit'), async (c) => {
     const source = sourcesOf(await deps.logs(c.get('caller').tenant)).exporting;
-    const keys = deps.keys.of?.(c.get('caller').tenant) ?? deps.keys; // this log's key history, no other tenant's
+    const keys = (await deps.keys.of?.(c.get('caller').tenant)) ?? deps.keys; // this log's key history, no other tenant's
     const opts = {
       from: queryCount(c.req.query('from'), 'from'),
       to: queryCount(c.req.query('to'), 'to'),

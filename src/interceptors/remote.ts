@@ -23,6 +23,12 @@ export interface RemoteOptions {
 
 export interface RemoteInterceptors {
   interceptors: Interceptor[];
+  /**
+   * The interceptors whose latest call failed (the server went away, timed out, answered with
+   * no result), each with the reason: every decision that needs one is denied until a call
+   * succeeds again. For /healthz: the service cannot decide as configured meanwhile.
+   */
+  failing(): { name: string; reason: string }[];
   close(): Promise<void>;
 }
 
@@ -74,8 +80,11 @@ export async function connectRemoteInterceptors(opts: RemoteOptions): Promise<Re
     await client.connect(transport, { timeout });
     const descriptors = await listRemote(client, timeout);
     const picked = pick(descriptors, opts.names);
+    const failed = new Map<string, string>();
+    const record = (name: string, reason: string | undefined) => (reason === undefined ? failed.delete(name) : failed.set(name, reason));
     return {
-      interceptors: picked.map((d) => remoteInterceptor(client, d, timeout)),
+      interceptors: picked.map((d) => remoteInterceptor(client, d, timeout, record)),
+      failing: () => [...failed].map(([name, reason]) => ({ name, reason })),
       close: () => client.close(),
     };
   } catch (e) {
@@ -120,7 +129,7 @@ function wireContext(ctx: BaseContext): Record<string, string> {
   return out;
 }
 
-function remoteInterceptor(client: Client, descriptor: InterceptorDescriptor, timeout: number): Interceptor {
+function remoteInterceptor(client: Client, descriptor: InterceptorDescriptor, timeout: number, record: (name: string, reason: string | undefined) => void): Interceptor {
   const name = descriptor.name;
   return {
     descriptor,
@@ -132,9 +141,13 @@ function remoteInterceptor(client: Client, descriptor: InterceptorDescriptor, ti
         const params = { name, event: ctx.event, phase: ctx.phase, payload: payload as Json, context: wireContext(base) };
         const res = await client.request({ method: 'interceptor/invoke', params }, (await loadSdk()).InvokeResultSchema, { signal, timeout });
         const { _meta: _ignored, ...result } = res as Record<string, unknown>;
+        record(name, undefined);
         return cloneJson(result);
       } catch (e) {
-        return { error: describeError(e) };
+        const error = describeError(e);
+        // A call its own request gave up on (the caller went away, the chain's deadline) says nothing of the server.
+        if (!ctx.signal?.aborted) record(name, error);
+        return { error };
       }
     },
     run: (_payload, ctx) => recordedOutcome(descriptor, ctx.phase, ctx.state),

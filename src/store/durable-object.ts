@@ -5,7 +5,7 @@ import type { Digest } from '../canonical/index.js';
 import { StoreError } from '../errors.js';
 import type { Hash } from '../log/merkle.js';
 import { guarded } from './_guarded.js';
-import { applyMigrations, POLICY_ENTRY_SQL, type Migration } from './migrations.js';
+import { applyMigrations, KEY_ENTRY_SQL, POLICY_ENTRY_SQL, type Migration } from './migrations.js';
 import type { Batch, DocumentKind, LogStore, StoredCheckpoint, StoredEntry } from './port.js';
 
 /** The slice of the Workers SQL storage API this store uses (DurableObjectStorage). */
@@ -131,6 +131,11 @@ class DurableObjectStore implements LogStore {
       const [r] = this.rows(`SELECT seq, bytes, leaf FROM entries WHERE ${POLICY_ENTRY_SQL} ORDER BY seq DESC LIMIT 1`);
       return r && toEntry(r);
     });
+  }
+
+  /** The key history's entries (rotations, revocations): read at every open, so not by a scan of the log. */
+  keyEntries(): { seq: number; bytes: Uint8Array }[] {
+    return this.guard('read key entries', () => this.rows(`SELECT seq, bytes FROM entries WHERE ${KEY_ENTRY_SQL} ORDER BY seq`).map((r) => ({ seq: Number(r.seq), bytes: u8(r.bytes) })));
   }
 
   putDocument(kind: DocumentKind, digest: Digest, bytes: Uint8Array): void {

@@ -1,15 +1,22 @@
 // The Worker's app: the same createApp(deps) as Node. Decisions are made here, statelessly;
-// the tenant's log object (remote-log.ts) only appends and reads. Built once per isolate.
+// the tenant's log object (remote-log.ts) only appends and reads, and hands its log over to new
+// secrets. Keys: published from a registry (published-keys.ts), rotated with secrets
+// (docs/workers-keys.md), revoked over REST. Built once per isolate.
 import { canonicalBytes } from '../canonical/index.js';
 import { systemClock } from '../clock.js';
-import { ConfigError } from '../errors.js';
+import { codeOf, ConfigError, publicMessage } from '../errors.js';
 import { createApp, type VouchApp } from '../http/app.js';
 import { createAuthenticator, parseAuthConfig } from '../http/auth.js';
+import type { Health } from '../http/deps.js';
+import type { KeyAdmin, KeyAppDeps } from '../http/routes-keys.js';
+import type { HistoryKey } from '../log/index.js';
 import { protectedResourceOf } from '../http/oauth-metadata.js';
 import type { Json } from '../interceptors/types.js';
 import type { LogPort } from '../store/log-port.js';
 import { keyNameOf, originOf, type WorkerEnv } from './env.js';
-import { readPublicKeys } from './keys.js';
+import { readKeySets, readPublicKeys } from './keys.js';
+import { WORKER_KEYS_DOC } from './log-keys.js';
+import { keyRegistry, keysHealth, publishedKeySet, publishedOf } from './published-keys.js';
 import type { LogObjectRpc } from './log-object.js';
 import { activateWorkerPolicy, type WorkerPolicy, type WorkerPolicyOptions } from './policy.js';
 import { remoteLogPort } from './remote-log.js';
@@ -20,6 +27,17 @@ export interface WorkerApp extends VouchApp {
   /** The policy in force, read per request (it changes only while an interceptor server is unreachable). */
   policy: WorkerPolicy;
 }
+
+export interface WorkerAppOptions extends WorkerPolicyOptions {
+  /**
+   * A tenant's log object. Default: the VOUCH_LOG Durable Object. Tests pass an object built over
+   * the same storage with other secrets: what a restart with new secrets is.
+   */
+  logObject?: (tenant: string) => LogObjectRpc;
+}
+
+/** Errors of opening a tenant log that mean this deployment cannot decide for it (for /healthz). */
+const CANNOT_DECIDE = new Set(['ERR_KEY_MISMATCH', 'ERR_KEY_MISSING', 'ERR_STORE_INCONSISTENT', 'ERR_STORE', 'ERR_CONFIG']);
 
 function parseAuthVar(text: string | undefined) {
   if (text === undefined || text === '') return undefined;
@@ -33,8 +51,10 @@ function parseAuthVar(text: string | undefined) {
 }
 
 /** Build the app for these bindings and this resolved config document. */
-export async function buildWorkerApp(env: WorkerEnv, configDocument: Json, opts: WorkerPolicyOptions = {}): Promise<WorkerApp> {
+export async function buildWorkerApp(env: WorkerEnv, configDocument: Json, opts: WorkerAppOptions = {}): Promise<WorkerApp> {
   const keys = readPublicKeys(env);
+  const sets = readKeySets(env);
+  const keyName = keyNameOf(env);
   const auth = parseAuthVar(env.VOUCH_AUTH);
   const policy = await activateWorkerPolicy(configDocument, durableStateStores(env), opts);
   // The same config document, digests and engines whichever chain is current (see policy.ts).
@@ -50,26 +70,76 @@ export async function buildWorkerApp(env: WorkerEnv, configDocument: Json, opts:
   // sends it (the object dedups, so concurrent first requests append one `policy` entry). Only
   // finished activations are remembered, and stubs are made per request: no promise or RPC
   // stub crosses from one request to another.
-  const stubOf = (tenant: string) => env.VOUCH_LOG.get(env.VOUCH_LOG.idFromName(tenant)) as unknown as LogObjectRpc;
+  const stubOf = opts.logObject ?? ((tenant: string) => env.VOUCH_LOG.get(env.VOUCH_LOG.idFromName(tenant)) as unknown as LogObjectRpc);
   const activated = new Set<string>();
+  // Tenant logs this isolate could not open (a key that does not match, a log that does not check): /healthz says so.
+  const failed = new Map<string, unknown>();
+  const publish = async (origin: string, history: HistoryKey[]) => keyRegistry(env).keysPublish(publishedOf(origin, history));
   const logs = async (tenant: string): Promise<LogPort> => {
-    const origin = originOf(keyNameOf(env), tenant);
+    const origin = originOf(keyName, tenant);
     const stub = stubOf(tenant);
     if (!activated.has(tenant)) {
-      unwrapResult(await stub.activate(tenant, { ...activation, time: systemClock.isoNow() }));
+      try {
+        const a = unwrapResult(await stub.activate(tenant, { ...activation, time: systemClock.isoNow() }));
+        await publish(a.origin, a.keys);
+        failed.delete(tenant);
+      } catch (e) {
+        if (CANNOT_DECIDE.has(codeOf(e))) failed.set(tenant, e);
+        throw e;
+      }
       activated.add(tenant);
     }
     return remoteLogPort(stub, tenant, origin);
   };
-  const app = createApp({
+  const keyAdmin: KeyAdmin = {
+    async rotate() {
+      throw new ConfigError(
+        'ERR_CONFIG',
+        `on Workers the signing keys change with the secrets, not at run time: put the new keys in VOUCH_SIGNING_KEY/VOUCH_ED25519_KEY and the outgoing ones in VOUCH_SIGNING_KEY_PREVIOUS/VOUCH_ED25519_KEY_PREVIOUS; each log hands over on its next request (${WORKER_KEYS_DOC})`,
+      );
+    },
+    async revoke(tenant, keyId, after, time, by) {
+      await logs(tenant); // activated (and handed over) first, as for a decision
+      const r = unwrapResult(await stubOf(tenant).revoke(tenant, keyId, after, time, by));
+      await publish(originOf(keyName, tenant), r.keys);
+      return { key: r.key, seq: r.seq };
+    },
+    async history(tenant) {
+      await logs(tenant);
+      const h = unwrapResult(await stubOf(tenant).keyHistory(tenant));
+      const last = h[h.length - 1];
+      return { keys: h, current: { name: last?.name ?? keyName, keys: h.filter((k) => k.window.to === undefined) } };
+    },
+  };
+  const health = async (): Promise<Health> => {
+    const p = policy.health();
+    if (!p.ok) return p;
+    // Public: the reason names no tenant (issue 35), as Node's (http/log-lifecycle.ts).
+    for (const [tenant, e] of failed) return { ok: false, code: codeOf(e), reason: `a tenant log cannot be opened: ${withoutName(publicMessage(e), tenant)}` };
+    return keysHealth(keyName, sets, await keyRegistry(env).keysPublished());
+  };
+  const deps: KeyAppDeps = {
     logs,
     policy: () => policy.current(),
-    health: () => policy.health(),
+    health,
     authenticate: auth && createAuthenticator(auth, () => systemClock.now()),
     protectedResource: auth && protectedResourceOf(auth),
-    keys: { jwks: keys.jwks, vkeys: keys.vkeys, keyId: keys.keyId },
+    keys: {
+      jwks: keys.jwks,
+      vkeys: keys.vkeys,
+      keyId: keys.keyId,
+      published: async () => publishedKeySet(keyName, sets, await keyRegistry(env).keysPublished()),
+      of: async (tenant) => publishedKeySet(keyName, sets, await keyRegistry(env).keysPublished(), originOf(keyName, tenant)),
+    },
+    keyAdmin,
     clock: systemClock,
     logLine: (line) => console.log(JSON.stringify(line)),
-  });
+  };
+  const app = createApp(deps);
   return { ...app, policy };
+}
+
+/** `message` with the tenant's name (alone, or in its origin) as `<tenant>`: for public answers. */
+function withoutName(message: string, tenant: string): string {
+  return message.replace(new RegExp(`(?<![a-z0-9_-])${tenant.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![a-z0-9_-])`, 'g'), '<tenant>');
 }

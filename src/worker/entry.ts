@@ -21,7 +21,7 @@ export function workerHandler(document: Json): WorkerHandler {
    * so nothing started by one request is awaited by another.
    */
   async function appFor(env: WorkerEnv): Promise<WorkerApp> {
-    const key = [env.VOUCH_SIGNING_KEY, env.VOUCH_ED25519_KEY, env.VOUCH_KEY_NAME, env.VOUCH_AUTH].join('\u0000');
+    const key = [env.VOUCH_SIGNING_KEY, env.VOUCH_ED25519_KEY, env.VOUCH_SIGNING_KEY_PREVIOUS, env.VOUCH_ED25519_KEY_PREVIOUS, env.VOUCH_KEY_NAME, env.VOUCH_AUTH].join('\u0000');
     if (built?.key === key) return built.app;
     const app = await buildWorkerApp(env, document);
     built = { key, app };

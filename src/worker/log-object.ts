@@ -1,16 +1,21 @@
 // VouchLog: the Durable Object that is the single writer of one tenant's log. It holds the
-// SQLite store and the group-commit Appender (with the signing key from the secret), and answers
-// the LogPort operations over RPC. Every method returns an RpcResult (rpc-result.ts).
+// SQLite store and the group-commit Appender (signing with the secret set the log's key history
+// names, log-keys.ts), hands the log over to new secrets on activation (a key rotation, as
+// Node's), and answers the LogPort operations over RPC. Every method returns an RpcResult.
 import { DurableObject } from 'cloudflare:workers';
 import type { Digest } from '../canonical/index.js';
-import { InputError, StoreError } from '../errors.js';
-import { Appender, parseVkey, type Appended, type Attachment, type EntryBody, type Hash, type NoteSigner, type StoredCheckpoint } from '../log/index.js';
+import { toHex } from '../canonical/index.js';
+import { noteKeyId } from '../crypto/index.js';
+import { ConfigError, InputError, StoreError } from '../errors.js';
+import { Appender, revokeEntryBody, rotateEntryBody, sameKey, type Appended, type Attachment, type EntryBody, type Hash, type HistoryKey, type NoteSigner, type StoredCheckpoint } from '../log/index.js';
 import { recordPolicyDocuments } from '../decide/index.js';
 import { logPortOf, type LogPort } from '../store/log-port.js';
 import { openDurableObjectStore } from '../store/durable-object.js';
 import type { DocumentKind, LogStore } from '../store/port.js';
+import { tenantKeys, type TenantKeys } from '../store/tenant-keys.js';
 import { keyNameOf, originOf, type WorkerEnv } from './env.js';
-import { readNoteSigners, readPublicKeys } from './keys.js';
+import { noteSignersOf, readKeySets, type WorkerKeySet } from './keys.js';
+import { openLogKeys } from './log-keys.js';
 import { WORKER_MIGRATIONS } from './migrations.js';
 import { toResult, type RpcResult } from './rpc-result.js';
 
@@ -34,8 +39,16 @@ export interface Activation {
 }
 
 /** The object's RPC surface, as the Worker's stub sees it. */
+/** Who a handover entry records as having asked for it (`by`): the operator, through the secrets. */
+export const HANDOVER_BY = 'operator:secrets';
+
 export interface LogObjectRpc {
-  activate(tenant: string, a: Activation): Promise<RpcResult<{ origin: string; appended: boolean }>>;
+  /** Records the policy in force, after handing the log over to new secrets when the previous ones still sign it; answers its key history. */
+  activate(tenant: string, a: Activation): Promise<RpcResult<{ origin: string; appended: boolean; keys: HistoryKey[] }>>;
+  /** The log's checked key history. */
+  keyHistory(tenant: string): Promise<RpcResult<HistoryKey[]>>;
+  /** A retired key's checkpoints refused after `after` (a `key` revoke entry recording `by`), as Node's `vouch keys revoke`. */
+  revoke(tenant: string, keyId: string, after: number, time: string, by: string): Promise<RpcResult<{ key: HistoryKey; seq: number; keys: HistoryKey[] }>>;
   append(tenant: string, body: EntryBody, attachments?: Attachment[]): Promise<RpcResult<Appended>>;
   size(tenant: string): Promise<RpcResult<number>>;
   entry(tenant: string, seq: number): Promise<RpcResult<Uint8Array | undefined>>;
@@ -70,48 +83,92 @@ function yieldingSigner(s: NoteSigner): NoteSigner {
 
 interface OpenLog {
   tenant: string;
+  origin: string;
   store: LogStore;
   port: LogPort;
+  appender: Appender;
+  keys: TenantKeys;
+  /** The current secrets, while the previous ones still sign this log (its handover is due). */
+  handoverTo?: WorkerKeySet;
 }
+
+const signing = (signers: NoteSigner[]) => [yieldingSigner(signers[0]), ...signers.slice(1)];
 
 export class VouchLog extends DurableObject<WorkerEnv> implements LogObjectRpc {
   private open: OpenLog | undefined;
   /** Activations run one after another: the meta check and the append must not interleave. */
   private activating: Promise<unknown> = Promise.resolve();
 
-  /** The tenant's log, opened on first use: migrations, origin check, tree recomputed before any signing. */
+  /** The tenant's log, opened on first use: migrations, origin check, key history checked and the tree recomputed before any signing. */
   private log(tenant: string): OpenLog {
     if (this.open) {
       if (this.open.tenant !== tenant) throw new StoreError('ERR_STORE_INCONSISTENT', `this log object belongs to tenant ${this.open.tenant}, not ${tenant}`);
       return this.open;
     }
-    const origin = originOf(keyNameOf(this.env), tenant);
+    const legacy = keyNameOf(this.env);
+    const origin = originOf(legacy, tenant);
     const store = openDurableObjectStore(this.ctx.storage, WORKER_MIGRATIONS);
     const recorded = store.meta('origin');
     if (recorded === undefined) store.setMeta('origin', origin);
     else if (recorded !== origin) throw new StoreError('ERR_STORE_INCONSISTENT', `log object was created for origin ${recorded}, not ${origin}`);
-    const signers = readNoteSigners(this.env);
-    // The newest stored checkpoint must verify with the deployment's own keys before anything is signed.
-    const verifiers = readPublicKeys(this.env).vkeys.map(parseVkey);
+    // The secret set the log's history says signs now (a new log: under its origin; a log made
+    // before, under the deployment's key name until its first handover), else a coded refusal.
+    const opened = openLogKeys(store, origin, legacy, readKeySets(this.env));
     // Pacing: ML-DSA-65 here is noble in the isolate, and a deployed Worker's clock does not move
     // during pure computation, so the appender cannot measure it to stretch the interval (pacing.ts
     // signShare): the 25 ms noble's 7-12 ms signatures get elsewhere is set outright.
-    const appender = Appender.open({ origin, storage: store, signers: [yieldingSigner(signers[0]), ...signers.slice(1)], verifiers, minIntervalMs: NOBLE_INTERVAL_MS });
-    this.open = { tenant, store, port: logPortOf(origin, store, appender) };
+    const appender = Appender.open({ origin, storage: store, signers: signing(noteSignersOf(opened.set, opened.keys.name)), verifiers: opened.keys.verifiers, minIntervalMs: NOBLE_INTERVAL_MS });
+    this.open = { tenant, origin, store, appender, port: logPortOf(origin, store, appender), keys: opened.keys, ...(opened.handoverTo && { handoverTo: opened.handoverTo }) };
     return this.open;
   }
 
-  activate(tenant: string, a: Activation): Promise<RpcResult<{ origin: string; appended: boolean }>> {
+  /**
+   * The handover (Node's rotation): a `key` rotate entry naming the outgoing and incoming keys,
+   * committed alone and covered by a checkpoint of exactly its size signed by the outgoing keys;
+   * the incoming keys sign every later checkpoint, under the log's origin.
+   */
+  private async handOver(log: OpenLog, time: string): Promise<void> {
+    const next = log.handoverTo!;
+    const body = rotateEntryBody(time, log.keys.history.current, { name: log.origin, keys: next.keys }, HANDOVER_BY);
+    await log.appender.rotate(body, signing(noteSignersOf(next, log.origin)));
+    log.keys = tenantKeys(log.store, log.origin, next.keys, keyNameOf(this.env));
+    log.handoverTo = undefined;
+  }
+
+  activate(tenant: string, a: Activation): Promise<RpcResult<{ origin: string; appended: boolean; keys: HistoryKey[] }>> {
     const run = this.activating.then(() =>
       toResult(async () => {
-        const { store, port } = this.log(tenant);
+        const log = this.log(tenant);
+        // New secrets with the old ones as _PREVIOUS: hand over before the policy entry (time from the Worker: the object reads no clock).
+        if (log.handoverTo) await this.handOver(log, a.time);
         // The same recording as Node's (decide/policy-in-force.ts): documents checked against their digests, then the policy entry.
-        const seq = await recordPolicyDocuments(port, store, a, a.time);
-        return { origin: port.origin, appended: seq !== undefined };
+        const seq = await recordPolicyDocuments(log.port, log.store, a, a.time);
+        return { origin: log.port.origin, appended: seq !== undefined, keys: log.keys.history.keys };
       }),
     );
     this.activating = run;
     return run;
+  }
+
+  keyHistory(tenant: string) {
+    return toResult(() => this.log(tenant).keys.history.keys);
+  }
+
+  /** As DataDirKeys.revoke on Node: KEYID is any id of the key (under the log's names, or the JWKS kid's). */
+  revoke(tenant: string, keyId: string, after: number, time: string, by: string) {
+    return toResult(async () => {
+      const log = this.log(tenant);
+      const legacy = keyNameOf(this.env);
+      const ids = (k: HistoryKey) => [k.keyId, toHex(noteKeyId(legacy, k.alg, k.publicKey)), toHex(noteKeyId(log.origin, k.alg, k.publicKey))];
+      const key = log.keys.history.keys.find((k) => ids(k).includes(keyId.toLowerCase()));
+      if (!key) throw new ConfigError('ERR_CONFIG', `no key ${keyId} in the history of ${log.origin} (GET /v1/keys lists it)`);
+      if (log.keys.history.current.keys.some((k) => sameKey(k, key))) throw new ConfigError('ERR_CONFIG', `key ${keyId} still signs ${log.origin}: hand the log over to new secrets first (docs/workers-keys.md), then revoke it`);
+      if (!Number.isSafeInteger(after) || after < 0) throw new ConfigError('ERR_CONFIG', 'after must be a tree size (a non-negative integer)');
+      const a = await log.appender.append(revokeEntryBody(time, key, after, by));
+      log.keys = tenantKeys(log.store, log.origin, log.keys.history.current.keys, legacy);
+      const now = log.keys.history.keys;
+      return { key: now.find((k) => k.name === key.name && sameKey(k, key)) ?? key, seq: a.seq, keys: now };
+    });
   }
 
   append(tenant: string, body: EntryBody, attachments: Attachment[] = []): Promise<RpcResult<Appended>> {

@@ -9,7 +9,7 @@
 // fails every call it is asked (recorded as `{error}`, as a server that went away mid-run), so
 // decisions are denied and logged, never allowed unchecked; /healthz says so (503), and a fresh
 // connection is tried on a request at most every `retryMs`.
-import { activatePolicy, type Activated } from '../decide/index.js';
+import { activatePolicy, remoteHealth, type Activated } from '../decide/index.js';
 import { ConfigError, type Issue } from '../errors.js';
 import type { StateStores } from '../interceptors/builtin/types.js';
 import { withDeclaration } from '../interceptors/list.js';
@@ -29,7 +29,7 @@ export interface WorkerPolicy {
    * when `retryMs` has passed since the last try (within this request: nothing is left pending).
    */
   current(): Promise<Activated>;
-  /** Whether every interceptor server is connected (for /healthz). */
+  /** Whether every interceptor server is connected and its latest call answered (for /healthz). */
   health(): Health;
 }
 
@@ -72,7 +72,7 @@ export async function activateWorkerPolicy(document: Json, state: StateStores, o
       return active;
     },
     health() {
-      if (unreachable.length === 0) return { ok: true };
+      if (unreachable.length === 0) return remoteHealth(active);
       return { ok: false, code: 'ERR_INTERCEPTOR_FAILED', reason: `decisions are denied until the interceptor servers answer (tried again at most every ${retryMs / 1000} s): ${unreachable.join('; ')}` };
     },
   };

@@ -16,6 +16,7 @@ import { parseDeclaration } from '../../src/protocol/index.js';
 import { invokeInterceptor } from '../../src/interceptors/invoke.js';
 import { listInterceptors } from '../../src/interceptors/list.js';
 import { connectRemoteInterceptors } from '../../src/interceptors/remote.js';
+import { remoteHealth } from '../../src/decide/index.js';
 import type { Interceptor, Phase } from '../../src/interceptors/types.js';
 import { allow, CTX, tagger, validator } from './chain-kit.js';
 
@@ -162,5 +163,19 @@ describe('remote interceptors over MCP', () => {
     const gone = await executeChain([allowRemote], call, CTX, { interceptorTimeoutMs: 2000 });
     expect(decisionOf(gone.result)).toBe('deny');
     expect(gone.state['guard/allow']).toEqual({ error: expect.any(String) });
+  });
+
+  it('health (issue 38): an interceptor whose latest call failed is reported with its reason, until a call succeeds again', async () => {
+    const remote = await connectRemoteInterceptors({ url: srv.url, headers: { authorization: TOKEN }, names: ['guard/crash', 'guard/allow'] });
+    closers.push(remote.close);
+    const [crash, allowRemote] = remote.interceptors;
+    expect(remoteHealth({ remoteFailures: remote.failing })).toEqual({ ok: true });
+    await executeChain([crash], call, CTX);
+    await executeChain([allowRemote], call, CTX);
+    expect(remote.failing().map((f) => f.name)).toEqual(['guard/crash']);
+    expect(remoteHealth({ remoteFailures: remote.failing })).toMatchObject({ ok: false, code: 'ERR_INTERCEPTOR_FAILED', reason: expect.stringContaining('guard/crash: ') });
+    await srv.stop(); // the server goes away mid-run: the next call of the healthy one fails too
+    await executeChain([allowRemote], call, CTX, { interceptorTimeoutMs: 2000 });
+    expect(remote.failing().map((f) => f.name).sort()).toEqual(['guard/allow', 'guard/crash']);
   });
 });

@@ -60,7 +60,7 @@ export async function tenantApp(tenant: string, document: Json, opts: WorkerPoli
  * and the replay report holding `replay` too (e.g. how many remote answers it stood in).
  */
 export async function expectBundleReplays(t: TenantApp, tenant: string, replay: Record<string, unknown> = {}): Promise<void> {
-  const keys = { jwks: await (await t.get('/.well-known/vouch/keys')).json(), vkeys: (await (await t.get('/.well-known/vouch/vkeys')).text()).trim().split('\n') };
+  const keys = { jwks: await (await t.get('/.well-known/vouch/keys')).json(), vkeys: (await (await t.get('/.well-known/vouch/vkeys')).text()).trim().split('\n').filter((l) => !l.startsWith('#')) }; // `# key` lines: windows, not keys
   const { sink, reader } = memoryBundle();
   const log = remoteLogPort(env.VOUCH_LOG.get(env.VOUCH_LOG.idFromName(tenant)) as unknown as LogObjectRpc, tenant, `test.vouch/${tenant}`);
   const manifest = await exportBundle(log, sink, { keys, tool: { name: 'vouch', version: 'test' }, payloads: true });

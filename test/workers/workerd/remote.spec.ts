@@ -55,16 +55,22 @@ describe('remote interceptor servers on the Worker', () => {
     await expectBundleReplays(m, 'remote-mutation', { remoteAnswers: 1 });
   });
 
-  it('a server that goes down after activation: each decision it hooks is denied and recorded; it answers again once back', async () => {
+  it('a server that goes down after activation: each decision it hooks is denied and recorded, /healthz 503 says which; it answers again once back', async () => {
     const t = await tenantApp('remote-down', exampleWithRemote(['corp/require-upper']));
     expect((await note(t, 'BEFORE')).json.effect).toBe('allow');
+    expect((await t.get('/healthz')).status).toBe(200);
     await control('down');
     const down = await note(t, 'DURING');
     expect(down.json.effect).toBe('deny');
     expect(down.json.chain.abortedAt).toMatchObject({ interceptor: 'corp/require-upper', reason: expect.stringContaining('interceptor server: ') });
     expect(entryOf(down).state['corp/require-upper']).toEqual({ error: expect.any(String) });
+    // Issue 38: health tells the truth while every decision it hooks is a deny.
+    const sick = await t.get('/healthz');
+    expect(sick.status).toBe(503);
+    expect(await sick.json()).toMatchObject({ ok: false, error: { code: 'ERR_INTERCEPTOR_FAILED', message: expect.stringContaining('corp/require-upper') } });
     await control('up');
     expect((await note(t, 'AFTER')).json.effect).toBe('allow');
+    expect((await t.get('/healthz')).status).toBe(200);
     await expectBundleReplays(t, 'remote-down', { remoteAnswers: 3 });
   });
 
