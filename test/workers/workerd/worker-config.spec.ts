@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import worker from '../../../src/worker.js';
 import type { Json } from '../../../src/interceptors/types.js';
 import { cedarVersion } from '../../../src/policy/index.js';
-import { WORKER_CONFIG_DOCUMENT as configDocument } from '../../../src/worker/config.js';
+import { WORKER_CONFIG_DOCUMENT as configDocument } from './_config.js';
 import { activateWorkerPolicy } from '../../../src/worker/policy.js';
 import { durableStateStores } from '../../../src/worker/state-stores.js';
 
