@@ -16,15 +16,16 @@ const config = join(project, 'fixtures/config/team.yaml');
 const key = `VOUCH_SIGNING_KEY='${formatKeyText('ML-DSA-65', generateSeed()).trim()}'`;
 let dev: DevServer | undefined;
 
-/** Start wrangler dev in the project copy, with these .dev.vars lines and build environment. */
-const start = async (vars: string[], env: Record<string, string> = {}) => {
-  writeFileSync(join(project, '.dev.vars'), `${[key, ...vars].join('\n')}\n`, { mode: 0o600 });
-  dev = await startDev({ persist: join(project, 'state'), envFile: join(project, '.dev.vars'), cwd: project, env: { VOUCH_CONFIG: config, WRANGLER_COMMAND: '', ...env } });
-  return dev;
-};
 const stop = async () => {
   await dev?.stop();
   dev = undefined;
+};
+/** Start wrangler dev in the project copy, with these .dev.vars lines and build environment. */
+const start = async (vars: string[], env: Record<string, string> = {}) => {
+  await stop(); // a test that failed before its own stop leaves none running
+  writeFileSync(join(project, '.dev.vars'), `${[key, ...vars].join('\n')}\n`, { mode: 0o600 });
+  dev = await startDev({ persist: join(project, 'state'), envFile: join(project, '.dev.vars'), cwd: project, env: { VOUCH_CONFIG: config, WRANGLER_COMMAND: '', ...env } });
+  return dev;
 };
 
 const decide = async (event: string, phase: string, payload: unknown) => {
