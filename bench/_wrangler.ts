@@ -71,6 +71,9 @@ export interface DevOptions {
   config?: unknown;
   entryDir?: string;
   timeoutMs?: number;
+  /** Run in this project folder (its wrangler.toml, its [build]) instead of the repository; with these extra environment variables. */
+  cwd?: string;
+  env?: Record<string, string>;
 }
 
 /** The entry wrangler runs for a config document of its own: src/worker.ts over that document. */
@@ -82,10 +85,11 @@ function writeEntry(dir: string, config: unknown): string {
     entry,
     [
       `import document from './config.json' with { type: 'json' };`,
+      `import { embeddedOfDocument } from ${src('policy/config-embedded.ts')};`,
       `import { workerHandler } from ${src('worker/entry.ts')};`,
       `export { VouchLog } from ${src('worker/log-object.ts')};`,
       `export { VouchState } from ${src('worker/state-object.ts')};`,
-      `export default workerHandler(document);`,
+      `export default workerHandler(embeddedOfDocument(document));`,
       '',
     ].join('\n'),
   );
@@ -99,7 +103,7 @@ export async function startDev(opts: DevOptions): Promise<DevServer> {
   const entry = opts.config === undefined ? [] : [writeEntry(opts.entryDir ?? join(opts.persist, '..'), opts.config), '--config', join(ROOT, 'wrangler.toml')];
   const args = ['dev', ...entry, '--local', '--ip', '127.0.0.1', '--port', String(port), '--inspector-port', String(inspector), '--persist-to', opts.persist, '--env-file', opts.envFile, '--show-interactive-dev-session=false', '--log-level', 'warn'];
   // Its own process group: wrangler starts workerd as a child, and both must go when we stop.
-  const child: ChildProcess = spawn(WRANGLER, args, { cwd: ROOT, env: { ...process.env, ...OFFLINE_ENV }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(WRANGLER, args, { cwd: opts.cwd ?? ROOT, env: { ...process.env, ...OFFLINE_ENV, ...opts.env }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));

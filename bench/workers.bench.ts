@@ -15,6 +15,7 @@ import { generateSeed } from '../src/crypto/node.js';
 import type { Json } from '../src/interceptors/types.js';
 import { resolveConfigDocument } from '../src/policy/index.js';
 import { checkWorkerConfig, renderWorkerConfig, type GeneratedWorkerConfig } from '../scripts/build-worker-config.js';
+import { resolveEmbeddedConfig } from '../src/policy/config-embedded.js';
 import { runLoad } from './_http-job.js';
 import { median, round } from './_stats.js';
 import type { BenchContext, Result } from './_types.js';
@@ -42,7 +43,7 @@ interface Variant {
 export async function run(ctx: BenchContext): Promise<Result[]> {
   const budgetMs = ctx.quick ? 4 * 60_000 : 20 * 60_000;
   const startedAt = Date.now();
-  const example = (JSON.parse(await renderWorkerConfig()) as GeneratedWorkerConfig).config as unknown as { interceptors: { use?: string }[] };
+  const example = resolveEmbeddedConfig(JSON.parse(await renderWorkerConfig()) as GeneratedWorkerConfig, {}) as unknown as { interceptors: { use?: string }[] };
   const reduced = { ...example, interceptors: example.interceptors.filter((d) => !STATEFUL.includes(d.use ?? '')) };
   await checkWorkerConfig(resolveConfigDocument(reduced as unknown as Json), 'the example config without the stateful guards');
   if (reduced.interceptors.length !== example.interceptors.length - STATEFUL.length) throw new Error(`the example config should hold each of ${STATEFUL.join(', ')} once`);

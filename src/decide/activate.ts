@@ -17,9 +17,10 @@ export interface ActivateDeps {
   /** Remote interceptor servers are connected live; replay passes `offline` and uses recorded answers. */
   remote?: 'connect' | 'offline';
   /**
-   * How built-in configs are checked against their JSON Schemas: 'ajv' (default) at activation;
-   * 'prebuilt' only for the Worker, whose embedded config was schema-checked by `npm run build:config`
-   * (workerd forbids ajv's code generation). The built-ins' own parsers run either way.
+   * How built-in configs are checked against their JSON Schemas: 'ajv' (default, with validators
+   * compiled ahead of time, so workerd runs it too) at activation; 'prebuilt' skips it for a
+   * document that was checked when it was first activated (replay rebuilding a recorded policy).
+   * The built-ins' own parsers run either way.
    */
   configSchemas?: 'ajv' | 'prebuilt';
   /**

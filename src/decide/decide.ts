@@ -224,7 +224,8 @@ async function runCommitHooks(all: Interceptor[], req: DecisionRequest, finalPay
       let signal: AbortSignal | undefined;
       const hookCtx = compact({ event: req.event, phase: req.phase, direction, time: ctx.time, sessionId: ctx.sessionId, traceId: ctx.traceId, principal: ctx.principal, onBehalfOf: ctx.onBehalfOf, tenant: ctx.tenant, roles: ctx.roles, server: ctx.server });
       Object.defineProperty(hookCtx, 'signal', { enumerable: true, get: () => (signal ??= AbortSignal.timeout(5000)) });
-      await ic.commit(finalPayload, hookCtx as never);
+      // A guard that reads what crossed the boundary (readsReceived) gets it before any redactor.
+      await ic.commit(ic.readsReceived ? req.payload : finalPayload, hookCtx as never);
     } catch (e) {
       deps.onHookError?.(ic.descriptor.name, e);
     }

@@ -53,7 +53,7 @@ function failureMarker(reason: string, timedOut: boolean): Json {
  * outcome is the same; one that returns a promise races its deadline as before, with the time its
  * synchronous part took already counted.
  */
-export function attemptInterceptor(ic: Interceptor, payload: unknown, ctx: BaseContext, opts: AttemptOptions): Promise<Attempt> {
+export function attemptInterceptor(ic: Interceptor, payload: unknown, ctx: BaseContext, opts: AttemptOptions, received: unknown = payload): Promise<Attempt> {
   const start = opts.clock?.monotonic();
   const timed = (a: Attempt): Attempt => {
     if (start === undefined || !opts.clock) return a;
@@ -69,7 +69,7 @@ export function attemptInterceptor(ic: Interceptor, payload: unknown, ctx: BaseC
   const signal = () => (controller ??= new AbortController()).signal;
   let work: Attempt | Promise<Attempt>;
   try {
-    work = perform(ic, payload, ctx, signal, opts, phase);
+    work = perform(ic, payload, ctx, signal, opts, phase, ic.readsReceived ? received : payload);
   } catch (e) {
     work = { ok: false, reason: describeError(e), timedOut: false };
   }
@@ -122,7 +122,7 @@ function contextOf(ctx: BaseContext, signal: () => AbortSignal, state?: Json): I
 type InterceptorContextLike = BaseContext & { state?: Json; readonly signal: AbortSignal };
 
 /** prepare() (live) or the recorded state (replay), then run(): synchronously while the interceptor is. */
-function perform(ic: Interceptor, payload: unknown, ctx: BaseContext, signal: () => AbortSignal, opts: AttemptOptions, phase: AttemptPhase): Attempt | Promise<Attempt> {
+function perform(ic: Interceptor, payload: unknown, ctx: BaseContext, signal: () => AbortSignal, opts: AttemptOptions, phase: AttemptPhase, preparePayload: unknown): Attempt | Promise<Attempt> {
   const name = ic.descriptor.name;
   if (typeof ic.prepare !== 'function') return runWith(ic, payload, ctx, signal, undefined);
   if (opts.replayState) {
@@ -155,7 +155,7 @@ function perform(ic: Interceptor, payload: unknown, ctx: BaseContext, signal: ()
   let out: unknown;
   try {
     // Each step gets its own copy: what prepare does to it cannot change what run sees.
-    out = ic.prepare(cloneJson(payload), contextOf(ctx, signal) as never);
+    out = ic.prepare(cloneJson(preparePayload), contextOf(ctx, signal) as never);
   } catch (e) {
     return then(failedPrepare(e));
   }

@@ -71,7 +71,7 @@ export async function runParallel(group: Interceptor[], s: ChainState, env: Step
       return undefined;
     }
     s.inFlight.add(ic);
-    return attemptInterceptor(ic, input, env.ctx, env.attempt).finally(() => s.inFlight.delete(ic));
+    return attemptInterceptor(ic, input, env.ctx, env.attempt, s.original).finally(() => s.inFlight.delete(ic));
   });
   const attempts = await Promise.all(pending);
   if (s.closed) return;

@@ -123,6 +123,12 @@ export interface Interceptor {
   authorizes?: boolean;
   /** The config marked it `optional: true`: a caller's `interceptors` list may leave it out. Else it always runs. */
   optional?: boolean;
+  /**
+   * prepare() and commit() get the payload as the chain received it, before any mutator: what
+   * crossed the boundary, not what a redactor left of it (the cross-boundary guard's taint and
+   * matches). run() still decides on the payload as the log keeps it, from the recorded state.
+   */
+  readsReceived?: boolean;
   /** May answer synchronously (a built-in whose state store does): then no deadline timer is armed for it (_attempt.ts). */
   prepare?(payload: unknown, ctx: Omit<InterceptorContext, 'state'>): Promise<Json> | Json;
   run(payload: unknown, ctx: InterceptorContext): Promise<Outcome> | Outcome;

@@ -10,6 +10,11 @@ const SETTING = /\$\{(VOUCH_[A-Z0-9_]{1,64})(?::-([^}\n]*))?\}/g;
 // wildcard or brace can reach them, so a setting cannot add a rule or widen a `like` pattern.
 const SAFE_VALUE = /^[A-Za-z0-9._~/:@+=,-]{1,512}$/;
 
+/** The setting names a text reads, sorted, each once. */
+export function settingNamesOf(text: string): string[] {
+  return [...new Set([...text.matchAll(SETTING)].map((m) => m[1]))].sort();
+}
+
 export function expandSettings(text: string, env: Record<string, string | undefined> = process.env): string {
   return text.replace(SETTING, (_all, name: string, fallback: string | undefined) => {
     const value = env[name] !== undefined && env[name] !== '' ? env[name]! : fallback;

@@ -6,6 +6,7 @@ import { dirname, join, resolve } from 'node:path';
 import { parseJson, type Json } from '../canonical/index.js';
 import { ConfigError, type Issue } from '../errors.js';
 import { convertSchemaText } from './cedar-engine.js';
+import type { EmbeddedConfig } from './config-embedded.js';
 import { expandSettings } from './config-settings.js';
 import { parseConfig } from './config.js';
 import { buildResolvedDocument, resolveConfigDocument, type ResolvedConfig } from './config-resolve.js';
@@ -133,4 +134,30 @@ export async function loadConfigFile(path: string, opts: LoadPolicyOptions = {})
     if (e instanceof PolicyLoadError) throw mapToFiles(e, files, firstLines);
     throw e;
   }
+}
+
+/**
+ * What a Worker carries for a config file (config-embedded.ts): its text and its policy files'
+ * texts as they are, settings unexpanded (the Worker expands them from its own bindings), the
+ * schema in JSON form. Settings are expanded here only to find the policy files the config names.
+ */
+export async function readEmbeddedConfig(path: string, source: string, env: Record<string, string | undefined> = process.env): Promise<EmbeddedConfig> {
+  const file = resolve(path);
+  const issues: Issue[] = [];
+  const text = await readText(file, '', issues, false);
+  if (text === undefined) throw new ConfigError('ERR_CONFIG', `cannot read config ${file}: ${issues.map((i) => i.message).join('; ')}`, issues);
+  const format = formatOf(file);
+  const config = parseConfig(parseConfigText(expandSettings(text, env), format, file));
+  const out: EmbeddedConfig = { source, format, text };
+  if (!config.policies || 'inline' in config.policies) return out;
+  const base = dirname(file);
+  const texts = await Promise.all(config.policies.files.map((f, i) => readText(resolve(base, f), `/policies/files/${i}`, issues, false)));
+  if (config.policies.schema !== undefined) {
+    const schemaFile = resolve(base, config.policies.schema);
+    const schemaText = await readText(schemaFile, '/policies/schema', issues, false);
+    if (schemaText !== undefined) out.schema = readSchema(schemaText, schemaFile, issues);
+  }
+  if (issues.length > 0) throw new ConfigError('ERR_CONFIG', `${file}: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, issues);
+  out.policies = texts as string[];
+  return out;
 }

@@ -1,9 +1,10 @@
-// The Worker's fetch handler for one embedded config document: the app built on the first request
-// of an isolate and kept, /metrics marked as per isolate, /audit answered with where the console
-// is. src/worker.ts is this handler over the document `npm run build:config` generated; the bench
-// and the Node-side tests run `wrangler dev` with an entry of the same handler over another one.
+// The Worker's fetch handler for one embedded config: its settings resolved from the bindings and
+// the app built on the first request of an isolate and kept, /metrics marked as per isolate, /audit
+// answered with where the console is. src/worker.ts is this handler over the config `npm run
+// build:config` embedded; the bench and the Node-side tests run `wrangler dev` with an entry of the
+// same handler over another one.
 import { codeOf, publicMessage } from '../errors.js';
-import type { Json } from '../interceptors/types.js';
+import { embeddedSettingNames, resolveEmbeddedConfig, settingsOf, type EmbeddedConfig } from '../policy/config-embedded.js';
 import { buildWorkerApp, type WorkerApp } from './app.js';
 import type { WorkerEnv } from './env.js';
 
@@ -11,8 +12,9 @@ export interface WorkerHandler {
   fetch(request: Request, env: WorkerEnv): Promise<Response>;
 }
 
-export function workerHandler(document: Json): WorkerHandler {
-  let built: { key: string; app: WorkerApp } | undefined;
+export function workerHandler(config: EmbeddedConfig): WorkerHandler {
+  const names = embeddedSettingNames(config);
+  let built: { key: string; settingsKey: string; app: WorkerApp } | undefined;
 
   /**
    * The app for these bindings, built on the first request of an isolate (Cedar and the key
@@ -22,9 +24,14 @@ export function workerHandler(document: Json): WorkerHandler {
    */
   async function appFor(env: WorkerEnv): Promise<WorkerApp> {
     const key = [env.VOUCH_SIGNING_KEY, env.VOUCH_ED25519_KEY, env.VOUCH_SIGNING_KEY_PREVIOUS, env.VOUCH_ED25519_KEY_PREVIOUS, env.VOUCH_KEY_NAME, env.VOUCH_AUTH].join('\u0000');
-    if (built?.key === key) return built.app;
+    const settings = settingsOf(env);
+    const settingsKey = JSON.stringify(names.map((n) => settings[n] ?? null));
+    if (built?.key === key && built.settingsKey === settingsKey) return built.app;
+    // Settings are resolved here, from this Worker's vars, as Node resolves them from its
+    // environment: an unset one without a default stops the Worker with ERR_CONFIG naming it.
+    const document = resolveEmbeddedConfig(config, settings, 'wrangler.toml [vars] (or `wrangler secret put`), or give it a default ${NAME:-VALUE}');
     const app = await buildWorkerApp(env, document);
-    built = { key, app };
+    built = { key, settingsKey, app };
     return app;
   }
 

@@ -1,6 +1,6 @@
-// The policy in force on Workers: the resolved config document embedded at build time
-// (`npm run build:config`), activated once per isolate as Node activates it: the stateful
-// built-ins' state in Durable Objects (state-stores.ts), remote interceptor servers connected over
+// The policy in force on Workers: the config embedded at build time (`npm run build:config`), its
+// settings resolved from the Worker's vars (entry.ts), activated once per isolate as Node
+// activates it: the stateful built-ins' state in Durable Objects (state-stores.ts), remote interceptor servers connected over
 // MCP (Streamable HTTP, on fetch), their answers recorded as each entry's state as on Node.
 //
 // One difference, because an isolate starts whenever a request needs one: `vouch serve` refuses
@@ -44,8 +44,9 @@ export async function activateWorkerPolicy(document: Json, state: StateStores, o
   const resolved = resolveConfigDocument(document);
   const retryMs = opts.retryMs ?? REMOTE_RETRY_MS;
   const now = opts.now ?? Date.now;
-  // Built-in configs were checked against their JSON Schemas at build time (scripts/build-worker-config.ts).
-  const connect = () => activatePolicy(resolved, { state, remote: 'connect', configSchemas: 'prebuilt' });
+  // Built-in configs are checked against their JSON Schemas here too (the validators are compiled
+  // ahead of time, no code generated at run time): a setting from the Worker's vars lands in them.
+  const connect = () => activatePolicy(resolved, { state, remote: 'connect' });
   let active: Activated;
   let unreachable: string[] = [];
   try {
@@ -98,7 +99,7 @@ function remoteReasons(resolved: ResolvedConfig, e: unknown): Map<number, string
 
 /** The chain with the built-ins as activated and a failing stand-in for each remote interceptor, in declaration order. */
 async function failClosed(resolved: ResolvedConfig, state: StateStores, reasons: Map<number, string>): Promise<Activated> {
-  const local = await activatePolicy(resolved, { state, remote: 'offline', configSchemas: 'prebuilt' });
+  const local = await activatePolicy(resolved, { state, remote: 'offline' });
   const rest = [...local.interceptors];
   const interceptors: Interceptor[] = [];
   const issues: Issue[] = [];

@@ -50,7 +50,8 @@ beforeAll(async () => {
   // The example config Node runs, with a remote declaration added, checked as build:config checks it.
   const document = structuredClone((await loadConfigFile(WORKER_CONFIG_SOURCE)).resolved) as unknown as { interceptors: Json[] };
   document.interceptors.push({ name: 'corp', remote: { url: `${server.url}/mcp`, names: ['corp/require-upper'] } });
-  await checkWorkerConfig(resolveConfigDocument(document as unknown as Json), 'the example config with a remote interceptor server');
+  // For wrangler dev (the Worker runs here): a deployed Worker's build refuses a loopback server.
+  await checkWorkerConfig(resolveConfigDocument(document as unknown as Json), 'the example config with a remote interceptor server', { target: 'local' });
   writeFileSync(join(dir, '.dev.vars'), `VOUCH_SIGNING_KEY='${formatKeyText('ML-DSA-65', generateSeed()).trim()}'\n`, { mode: 0o600 });
   dev = await startDev({ persist: join(dir, 'state'), envFile: join(dir, '.dev.vars'), config: document, entryDir: dir });
 }, 180_000);

@@ -115,6 +115,11 @@ export const createCrossBoundaryGuard: BuiltinFactory = ({ name, config, declara
   );
   return {
     descriptor,
+    // Taint and matches from what crossed the boundary, before any redactor: a redactor that
+    // removed the secret from the response would leave nothing to taint, and one that removed it
+    // from the relaying request would let the relay through unrecorded (the example config runs
+    // secret-redactor first on the way out and last on the way back).
+    readsReceived: true,
     prepare(payload, ctx) {
       if (ctx.phase !== 'request') return null;
       const scope = conversationScopeOf(ctx);

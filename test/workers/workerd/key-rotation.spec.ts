@@ -14,7 +14,7 @@ import { noteVerifierFor, openSignedCheckpoint, parseNote, type NoteVerifier } f
 import { parseTrust, verifiersFor, verifyReceipt } from '../../../src/receipt/index.js';
 import { openDurableObjectStore } from '../../../src/store/durable-object.js';
 import { buildWorkerApp } from '../../../src/worker/app.js';
-import { WORKER_CONFIG_DOCUMENT as configDocument } from '../../../src/worker/config.js';
+import { WORKER_CONFIG_DOCUMENT as configDocument } from './_config.js';
 import type { WorkerEnv } from '../../../src/worker/env.js';
 import { noteSignersOf, readKeySets } from '../../../src/worker/keys.js';
 import { HANDOVER_BY, VouchLog } from '../../../src/worker/log-object.js';

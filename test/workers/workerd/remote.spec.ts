@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { fromBase64, utf8 } from '../../../src/canonical/index.js';
 import type { Json } from '../../../src/interceptors/types.js';
-import { WORKER_CONFIG_DOCUMENT } from '../../../src/worker/config.js';
+import { WORKER_CONFIG_DOCUMENT } from './_config.js';
 import { expectBundleReplays, tenantApp, type TenantApp } from './_tenant-app.js';
 
 const server = inject('remoteInterceptors');

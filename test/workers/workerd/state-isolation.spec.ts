@@ -5,7 +5,7 @@
 // Node plays the same attackers in test/security/state-isolation.test.ts.
 import { describe, expect, it } from 'vitest';
 import type { Json } from '../../../src/interceptors/types.js';
-import { WORKER_CONFIG_DOCUMENT } from '../../../src/worker/config.js';
+import { WORKER_CONFIG_DOCUMENT } from './_config.js';
 import { STRIPE } from '../../interceptors/builtin/_secrets.js';
 import { expectBundleReplays, tenantApp, type TenantApp } from './_tenant-app.js';
 

@@ -8,7 +8,7 @@ import { abortAllDurableObjects, env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { fromBase64, utf8 } from '../../../src/canonical/index.js';
 import type { Json } from '../../../src/interceptors/types.js';
-import { WORKER_CONFIG_DOCUMENT } from '../../../src/worker/config.js';
+import { WORKER_CONFIG_DOCUMENT } from './_config.js';
 import { STRIPE } from '../../interceptors/builtin/_secrets.js';
 import { expectBundleReplays, tenantApp, type TenantApp } from './_tenant-app.js';
 

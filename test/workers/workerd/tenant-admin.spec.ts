@@ -4,7 +4,7 @@
 import { env } from 'cloudflare:test';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { WORKER_CONFIG_DOCUMENT as configDocument } from '../../../src/worker/config.js';
+import { WORKER_CONFIG_DOCUMENT as configDocument } from './_config.js';
 import { buildWorkerApp, type WorkerApp } from '../../../src/worker/app.js';
 
 const ISSUER = 'https://issuer.test';

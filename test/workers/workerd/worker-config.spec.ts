@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import worker from '../../../src/worker.js';
 import type { Json } from '../../../src/interceptors/types.js';
 import { cedarVersion } from '../../../src/policy/index.js';
-import { WORKER_CONFIG_DOCUMENT as configDocument } from '../../../src/worker/config.js';
+import { WORKER_CONFIG_DOCUMENT as configDocument } from './_config.js';
 import { activateWorkerPolicy } from '../../../src/worker/policy.js';
 import { durableStateStores } from '../../../src/worker/state-stores.js';
 
@@ -49,6 +49,27 @@ describe('the Worker config', () => {
       expect(res.status, path).toBe(404);
       expect(await res.json()).toEqual({ error: { code: 'ERR_NOT_FOUND', message: expect.stringContaining('GET /v1/export') } });
     }
+  });
+
+  // Settings (`${VOUCH_FILES_ROOT:-/tmp/allowed}` in the example) are the Worker's vars, resolved
+  // when the app is built, not values fixed on the build machine.
+  const rootsDecision = async (vars: Record<string, string | undefined>, uri: string) => {
+    const body = { event: 'roots/list', phase: 'response', payload: { roots: [{ uri }] }, context: { sessionId: 's-settings', server: 'everything' } };
+    const res = await worker.fetch(new Request('http://localhost/v1/authorize', { method: 'POST', headers: { host: 'localhost', 'content-type': 'application/json' }, body: JSON.stringify(body) }), { ...env, ...vars });
+    return { status: res.status, json: (await res.json()) as { effect?: string; error?: { code: string; message: string } } };
+  };
+
+  it('a setting comes from the Worker vars, else its default', async () => {
+    expect((await rootsDecision({ VOUCH_FILES_ROOT: '/srv/shared' }, 'file:///srv/shared/docs')).json.effect).toBe('allow');
+    expect((await rootsDecision({ VOUCH_FILES_ROOT: '/srv/shared' }, 'file:///tmp/allowed/docs')).json.effect).toBe('deny');
+    expect((await rootsDecision({}, 'file:///tmp/allowed/docs')).json.effect).toBe('allow');
+    expect((await rootsDecision({}, 'file:///srv/shared/docs')).json.effect).toBe('deny');
+  });
+
+  it('a var a policy cannot hold safely stops the Worker with ERR_CONFIG naming the setting', async () => {
+    const r = await rootsDecision({ VOUCH_FILES_ROOT: '/srv/../etc' }, 'file:///etc');
+    expect(r.status).toBe(500);
+    expect(r.json.error).toEqual({ code: 'ERR_CONFIG', message: expect.stringContaining('VOUCH_FILES_ROOT') });
   });
 
   it('a malformed secret is named, never echoed', async () => {
