@@ -40,10 +40,18 @@ const MAX_LIST_PAGES = 100;
  * client's per-request timeout and the chain's deadline still bound every call, and what is in
  * flight ends with its request. Elsewhere (Node) the SDK's own fetch, signal and all.
  */
+const onWorkers = () => (globalThis as { navigator?: { userAgent?: string } }).navigator?.userAgent === 'Cloudflare-Workers';
 function transportFetch(): typeof fetch | undefined {
-  if ((globalThis as { navigator?: { userAgent?: string } }).navigator?.userAgent !== 'Cloudflare-Workers') return undefined;
+  if (!onWorkers()) return undefined;
   return (input, init) => fetch(input, { ...init, signal: undefined });
 }
+
+/**
+ * The chain's signal for one call, where it can be used. On Workers the SDK v2 transport joins it
+ * with its connect-time signal (AbortSignal.any), which workerd refuses from any later request:
+ * there the call goes without it, bounded by the client's timeout and the chain's deadline as above.
+ */
+const callSignal = (signal: AbortSignal | undefined) => (onWorkers() ? {} : { signal });
 
 /**
  * How the SDK negotiates the era. `auto` probes with `server/discover` on the connection itself
@@ -113,6 +121,11 @@ export async function connectRemoteInterceptors(opts: RemoteOptions): Promise<Re
   const transport = new StreamableHTTPClientTransport(new URL(opts.url), { requestInit: { headers: { ...opts.headers } }, fetch: transportFetch() });
   try {
     await client.connect(transport, { timeout });
+    // On Workers the SDK v2 transport joins every request's signal with the one it made at connect
+    // (AbortSignal.any), which workerd refuses from any later request ("Cannot perform I/O on behalf
+    // of a different request"). Its connect-time controller only aborts what is in flight on close,
+    // and every use of it is optional: dropped there, each request carries its own signal alone.
+    if (onWorkers()) (transport as unknown as { _abortController?: AbortController })._abortController = undefined;
     const descriptors = await listRemote(client, timeout);
     const picked = pick(descriptors, opts.names);
     return {
@@ -171,7 +184,7 @@ function remoteInterceptor(client: Client, descriptor: InterceptorDescriptor, ti
       try {
         const { signal, ...base } = ctx;
         const params = { name, event: ctx.event, phase: ctx.phase, payload: payload as Json, context: wireContext(base) };
-        const res = await client.request({ method: 'interceptor/invoke', params }, (await loadSdk()).InvokeResultSchema, { signal, timeout }).catch((e) => Promise.reject(classify(e, 'interceptor/invoke')));
+        const res = await client.request({ method: 'interceptor/invoke', params }, (await loadSdk()).InvokeResultSchema, { ...callSignal(signal), timeout }).catch((e) => Promise.reject(classify(e, 'interceptor/invoke')));
         // resultType never reaches here: the SDK lifts it out over 2026 and drops it over 2025 (not that era's wire).
         const { _meta: _ignored, ...result } = res as Record<string, unknown>;
         return cloneJson(result);
