@@ -55,6 +55,8 @@ export type ErrorCode =
   | 'ERR_INTERCEPTOR_FAILED'
   // a policy names an interceptor server off the operator's allow-list (policy/remote-allow.ts)
   | 'ERR_REMOTE_NOT_ALLOWED'
+  // an interceptor server's answer vouch cannot take (2026-07-28: a resultType other than complete)
+  | 'ERR_REMOTE_MALFORMED'
   // configuration and access
   | 'ERR_CONFIG'
   | 'ERR_UNAUTHENTICATED'

@@ -53,7 +53,7 @@ export async function activatePolicy(resolved: ResolvedConfig, deps: ActivateDep
       if (isRemoteDeclaration(decl)) {
         // Replay never calls a remote server: audit/replay stands in recorded answers instead.
         if (deps.remote === 'offline') continue;
-        const r = await connectRemoteInterceptors({ url: decl.remote.url, names: decl.remote.names, timeoutMs: config.timeouts?.interceptorMs });
+        const r = await connectRemoteInterceptors({ url: decl.remote.url, names: decl.remote.names, era: decl.remote.era, timeoutMs: config.timeouts?.interceptorMs });
         closers.push(r.close);
         failing.push(r.failing);
         for (const ic of r.interceptors) {

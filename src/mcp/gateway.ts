@@ -287,6 +287,12 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     if (era === 'legacy' && server) {
       const relatedRequestId = related();
       await toClient(n.method, n.params, (params) => server!.notification({ method: n.method, params } as never, { relatedRequestId }).catch(onError));
+    } else if (n.method === 'notifications/message') {
+      // 2026-07-28 logging.mdx: a log message is request-scoped, sent only on the response stream of
+      // a request whose _meta asked for it, never unsolicited nor on a listen stream. One that reaches
+      // this handler belongs to no request (a 2025 server logs per session): decided and recorded as
+      // the event it is, and not delivered, since the revision has no way to deliver it.
+      await toClient(n.method, n.params, async () => line({ level: 'debug', msg: 'upstream log message not delivered: a 2026-07-28 client hears log messages only on the request that asked for them', server: opts.serverName }));
     } else {
       // A 2026 client hears notifications on its subscriptions/listen stream (the SDK routes by its filter); none open: recorded only.
       await toClient(n.method, n.params, async (params) => (sink ? sink(n.method, params) : listening?.notification({ method: n.method, params } as never).catch(onError)));

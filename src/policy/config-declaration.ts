@@ -2,7 +2,7 @@
 // (`remote`), plus overrides, normalized to hooks (flat events/phase accepted, per the SEP-1763 seed).
 import { parseCompat, isKnownEvent, type Hook, type InterceptorDescriptor, type Phase, type PriorityHint } from '../protocol/index.js';
 import { Issues, isObj, pointer } from './_issues.js';
-import type { DeclarationOverrides, InterceptorDeclaration } from './config-types.js';
+import { REMOTE_ERAS, type DeclarationOverrides, type InterceptorDeclaration, type RemoteDeclaration } from './config-types.js';
 
 /** Custom events are `namespace/operation` (and must be declared in the config's `events`: config.ts). */
 export const CUSTOM_EVENT = /^[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)+$/;
@@ -68,8 +68,8 @@ function parseOverrides(is: Issues, o: Record<string, unknown>, path: string): D
   return out;
 }
 
-function parseRemote(is: Issues, v: unknown, path: string): { url: string; names?: string[] } | undefined {
-  const o = is.obj(v, path, ['url', 'names']);
+function parseRemote(is: Issues, v: unknown, path: string): RemoteDeclaration['remote'] | undefined {
+  const o = is.obj(v, path, ['url', 'names', 'era']);
   if (!o) return undefined;
   const url = is.str(o.url, pointer(path, 'url'), { nonEmpty: true });
   let ok = url !== undefined;
@@ -79,7 +79,9 @@ function parseRemote(is: Issues, v: unknown, path: string): { url: string; names
   }
   const names = o.names === undefined ? undefined : is.strArray(o.names, pointer(path, 'names'), { nonEmpty: true });
   if (o.names !== undefined && names === undefined) ok = false;
-  return ok && url ? { url, ...(names && { names }) } : undefined;
+  const era = o.era === undefined ? undefined : is.oneOf(o.era, pointer(path, 'era'), REMOTE_ERAS);
+  if (o.era !== undefined && era === undefined) ok = false;
+  return ok && url ? { url, ...(names && { names }), ...(era && { era }) } : undefined;
 }
 
 /** Parse `interceptors[i]`; problems go to `is`. Returns undefined when anything in it is wrong. */

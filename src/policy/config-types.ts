@@ -35,8 +35,18 @@ export interface RemoteDeclaration extends DeclarationOverrides {
     url: string;
     /** Which of its interceptors to merge into the chain; all when absent. */
     names?: string[];
+    /** Which MCP era to speak to it (REMOTE_ERAS); `auto` (probe with server/discover, else 2025) when absent. */
+    era?: RemoteEra;
   };
 }
+
+/**
+ * The MCP era vouch speaks to an interceptor server: `auto` probes with 2026-07-28's
+ * `server/discover` and falls back to the 2025 `initialize` handshake; `legacy` is 2025 only;
+ * `2026-07-28` is that revision only (a 2025-only server fails the connect).
+ */
+export type RemoteEra = 'auto' | 'legacy' | '2026-07-28';
+export const REMOTE_ERAS: readonly RemoteEra[] = ['auto', 'legacy', '2026-07-28'];
 
 export type InterceptorDeclaration = BuiltinDeclaration | RemoteDeclaration;
 

@@ -11,7 +11,7 @@ export { resourceOf, argumentsOf, buildAuthzRequest, isPathKey, LIST_TO_CALL, PA
 export { parseConfig } from './config.js';
 export { parseConfigText, formatOf, type ConfigFormat } from './config-text.js';
 export { resolveConfigDocument, buildResolvedDocument, type ResolvedConfig } from './config-resolve.js';
-export { isRemoteDeclaration } from './config-types.js';
+export { isRemoteDeclaration, REMOTE_ERAS } from './config-types.js';
 export { assertRemotesAllowed, remoteAllowListOf, remoteUrlAllowed, type RemoteAllowList } from './remote-allow.js';
 export { descriptorOverridesOf } from './config-declaration.js';
-export type { VouchConfig, InterceptorDeclaration, BuiltinDeclaration, RemoteDeclaration, DeclarationOverrides, PolicyConfig } from './config-types.js';
+export type { VouchConfig, InterceptorDeclaration, BuiltinDeclaration, RemoteDeclaration, DeclarationOverrides, PolicyConfig, RemoteEra } from './config-types.js';

@@ -1,32 +1,19 @@
-// Remote interceptors against a real MCP interceptor server (SDK Server + Streamable HTTP on
-// 127.0.0.1): list, invoke, merge into a local chain, and replay with zero server calls.
-import { randomUUID } from 'node:crypto';
-import { createServer, type Server as HttpServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+// Remote interceptors against a real MCP interceptor server (the SDK v1 Server + Streamable HTTP on
+// 127.0.0.1, _remote-servers.ts): list, invoke, merge into a local chain, and replay with zero
+// server calls. Both MCP eras and the config's `era`: remote-eras.test.ts.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import * as z from 'zod';
 import { canonicalText } from '../../src/canonical/index.js';
-import { codeOf } from '../../src/errors.js';
 import { decisionOf, executeChain, stripVolatile } from '../../src/interceptors/chain.js';
 import { createBehavior } from '../../src/interceptors/conformance-behaviors.js';
 import { parseDeclaration } from '../../src/protocol/index.js';
 import { invokeInterceptor } from '../../src/interceptors/invoke.js';
-import { listInterceptors } from '../../src/interceptors/list.js';
 import { connectRemoteInterceptors } from '../../src/interceptors/remote.js';
 import { remoteHealth } from '../../src/decide/index.js';
 import type { Interceptor, Phase } from '../../src/interceptors/types.js';
 import { allow, CTX, tagger, validator } from './chain-kit.js';
+import { startLegacyRemote, type RunningRemote } from './_remote-servers.js';
 
 const TOKEN = 'Bearer test-token';
-const ListRequest = z.object({ method: z.literal('interceptors/list'), params: z.looseObject({ cursor: z.string().optional() }).optional() });
-const InvokeRequest = z.object({
-  method: z.literal('interceptor/invoke'),
-  params: z.looseObject({ name: z.string(), event: z.string(), phase: z.enum(['request', 'response']), payload: z.unknown(), context: z.unknown().optional() }),
-});
-
 const hosted: Interceptor[] = [
   ['guard/deny-all', 'validation', 'deny-all'],
   ['guard/upper', 'mutation', 'uppercase-note'],
@@ -35,62 +22,10 @@ const hosted: Interceptor[] = [
   ['guard/allow', 'validation', 'allow-all'],
 ].map(([name, type, behavior]) => createBehavior(behavior, parseDeclaration({ name, type, events: ['tools/call'], phase: 'both' })));
 
-/** A real interceptor server: the SDK's Server, a transport per session, list paged by 2. */
-async function startServer() {
-  const calls: { name: string; context: unknown }[] = [];
-  const transports = new Map<string, StreamableHTTPServerTransport>();
-  const newSession = async () => {
-    const server = new Server({ name: 'test-guard', version: '1.0.0' }, { capabilities: {} });
-    server.setRequestHandler(ListRequest, (req) => {
-      const start = Number(req.params?.cursor ?? 0);
-      const page = listInterceptors(hosted).interceptors.slice(start, start + 2);
-      return { interceptors: page, ...(start + 2 < hosted.length && { nextCursor: String(start + 2) }) };
-    });
-    server.setRequestHandler(InvokeRequest, async (req) => {
-      const { name, event, phase, payload, context } = req.params;
-      calls.push({ name, context });
-      const ic = hosted.find((i) => i.descriptor.name === name);
-      if (!ic) throw new McpError(-32602, `unknown interceptor ${name}`);
-      try {
-        return { ...(await invokeInterceptor(ic, { event, phase: phase as Phase, payload }, { time: '2026-01-01T00:00:00Z' })) };
-      } catch (e) {
-        throw new McpError(codeOf(e) === 'ERR_CHAIN_TIMEOUT' ? -32000 : -32603, (e as Error).message);
-      }
-    });
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (id) => void transports.set(id, transport) });
-    await server.connect(transport);
-    return transport;
-  };
-  const http: HttpServer = createServer(async (req, res) => {
-    if (req.headers.authorization !== TOKEN) {
-      res.writeHead(401).end();
-      return;
-    }
-    const id = req.headers['mcp-session-id'];
-    const transport = typeof id === 'string' ? transports.get(id) : await newSession();
-    if (!transport) {
-      res.writeHead(404).end();
-      return;
-    }
-    await transport.handleRequest(req, res);
-  });
-  await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
-  const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
-  let stopped = false;
-  const stop = async () => {
-    if (stopped) return;
-    stopped = true;
-    for (const t of transports.values()) await t.close();
-    http.closeAllConnections();
-    await new Promise((r) => http.close(r));
-  };
-  return { url, calls, stop };
-}
-
-let srv: Awaited<ReturnType<typeof startServer>>;
+let srv: RunningRemote;
 const closers: (() => Promise<void>)[] = [];
 beforeEach(async () => {
-  srv = await startServer();
+  srv = await startLegacyRemote(hosted, TOKEN);
 });
 afterEach(async () => {
   for (const c of closers.splice(0)) await c();

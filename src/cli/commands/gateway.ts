@@ -9,12 +9,16 @@ import { EXAMPLE_CONFIG } from '../../policy/load-config.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { GatewayError } from '../../mcp/gateway-errors.js';
 import { listenGateway } from '../../mcp/gateway-http.js';
+import { DEFAULT_CALLER_IDLE_MS } from '../../mcp/gateway-http-modern.js';
 import { formatOffer, probeUpstream, surveyUpstream, type UpstreamOffer } from '../../mcp/gateway-offer.js';
 import { DEFAULT_PRINCIPAL, DEFAULT_ROLES, DEFAULT_TENANT, openGateway, type GatewayRuntime, type UpstreamSpec } from '../../mcp/gateway-node.js';
 import { DEFAULT_UPSTREAM_ERA, UPSTREAM_ERAS, type UpstreamEra } from '../../mcp/gateway-upstream.js';
 import { intOption, parse } from '../args.js';
 import { EXIT, UsageError, type Io } from '../io.js';
 import { diagnostics, LOG_LEVEL_HELP, LOG_LEVEL_OPTION, parseLogLevel, type Diagnostics } from '../log-lines.js';
+
+/** A day: past it an idle caller's upstream connection (a child process, a socket) is a leak, not a cache. */
+const MAX_CALLER_IDLE_S = 86_400;
 
 export const help = `vouch gateway (--upstream-cmd "COMMAND ARGS" | --upstream-url URL) [options]
 
@@ -45,6 +49,8 @@ and the console from its data directory while it runs: \`vouch serve --read-only
                        "legacy" (2025 only, no probe) or "2026-07-28" (that revision or fail)
   --listen HOST:PORT   serve clients over Streamable HTTP at http://HOST:PORT/mcp (loopback only
                        without --auth); default: serve one client over this process's stdin/stdout
+  --caller-idle S      with --listen: seconds a 2026-07-28 caller's upstream connection outlives its
+                       last request (such a caller never says it is done; default ${DEFAULT_CALLER_IDLE_MS / 1000}, 1 to ${MAX_CALLER_IDLE_S})
   --auth FILE          with --listen: an OAuth resource server. Every /mcp request needs a bearer JWT
                        for this resource; the token's subject and roles (and mapped scopes) are the
                        principal and roles for policy. Same JSON as vouch serve --auth; "resource"
@@ -78,6 +84,13 @@ function parseListen(v: string): { host: string; port: number } {
   return { host: m[1] ?? m[2], port: intOption(m[3], 'listen')! };
 }
 
+function parseCallerIdle(v: string | undefined, listening: boolean): number | undefined {
+  if (v === undefined) return undefined;
+  if (!listening) throw new UsageError('--caller-idle applies to --listen only (over stdio there is one client, and its hang-up ends the session)');
+  if (!/^[1-9][0-9]*$/.test(v) || Number(v) > MAX_CALLER_IDLE_S) throw new UsageError(`--caller-idle takes whole seconds from 1 to ${MAX_CALLER_IDLE_S}, got ${JSON.stringify(v)}`);
+  return Number(v) * 1000;
+}
+
 function parseEnv(items: string[] | undefined): Record<string, string> | undefined {
   if (!items?.length) return undefined;
   const env: Record<string, string> = {};
@@ -97,6 +110,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
     'upstream-url': { type: 'string' },
     'upstream-era': { type: 'string', default: DEFAULT_UPSTREAM_ERA },
     listen: { type: 'string' },
+    'caller-idle': { type: 'string' },
     auth: { type: 'string' },
     config: { type: 'string' },
     tenant: { type: 'string', default: DEFAULT_TENANT },
@@ -123,6 +137,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
   const listen = values.listen === undefined ? undefined : parseListen(values.listen);
   if (values.auth !== undefined && !listen) throw new UsageError('--auth applies to --listen only (over stdio the client is this process\'s parent)');
   const auth = values.auth === undefined ? undefined : readAuth(values.auth);
+  const callerIdleMs = parseCallerIdle(values['caller-idle'], listen !== undefined);
   // Durable by default (issue 17): an agent's call is not held for a post-quantum signature; the
   // entry is fsync'd before anything is forwarded, and its checkpoint follows within the bound.
   const wait = values.wait ?? 'durable';
@@ -149,7 +164,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
     const bundled = rt.configPath === resolve(EXAMPLE_CONFIG.pathname) ? { ownConfig: join(resolve(values.data!), 'vouch.yaml') } : {};
     // The offer summary is info: below it, the upstream is not even listed for it.
     const tell = log.enabled('info') ? (o: UpstreamOffer) => formatOffer({ ...o, ...bundled }).forEach((l) => log.text('info', `vouch gateway: ${l}`)) : undefined;
-    return listen ? await serveHttp(rt, { ...listen, auth }, io, log, tell) : await serveStdio(rt, values.data!, onLine, tell);
+    return listen ? await serveHttp(rt, { ...listen, auth, callerIdleMs }, io, log, tell) : await serveStdio(rt, values.data!, onLine, tell);
   } catch (e) {
     // An upstream that cannot be started is a setup problem, not an internal failure.
     if (e instanceof GatewayError) throw new ConfigError('ERR_CONFIG', e.message);
@@ -203,7 +218,7 @@ async function serveStdio(rt: GatewayRuntime, data: string, onLine?: (l: Record<
   return EXIT.ok;
 }
 
-async function serveHttp(rt: GatewayRuntime, at: { host: string; port: number; auth?: AuthConfig }, io: Io, log: Diagnostics, tell?: Tell): Promise<number> {
+async function serveHttp(rt: GatewayRuntime, at: { host: string; port: number; auth?: AuthConfig; callerIdleMs?: number }, io: Io, log: Diagnostics, tell?: Tell): Promise<number> {
   const onLine = log.line;
   const listening = await listenGateway(rt, at);
   const base = listening.url.slice(0, -'/mcp'.length);
