@@ -32,8 +32,8 @@ describe.runIf(linux)('1,000 tenants in one data directory', () => {
 
   it('each tenant decides; open file handles and open logs stay bounded by the cap, /metrics by its top-N', async () => {
     issuer = await testIssuer();
-    for (let i = 0; i < TENANTS; i++) tokens.push(await issuer.token({ sub: `agent-${i}`, tenant: `t${i}`, roles: ['enforce', 'audit'] }));
-    operator = await issuer.token({ sub: 'ops', tenant: 't0', roles: ['operator', 'audit'] });
+    for (let i = 0; i < TENANTS; i++) tokens.push(await issuer.token({ sub: `agent-${i}`, tenant: `t${i}`, roles: ['enforce', 'audit'] }, { exp: '2h' }));
+    operator = await issuer.token({ sub: 'ops', tenant: 't0', roles: ['operator', 'audit'] }, { exp: '2h' });
     const before = fds();
     const s = await startServer({ data, port: 0, auth: issuer.auth, maxOpenTenants: CAP, tenantIdleMs: 0, idleCheckpointMs: 0 });
     let peak = 0;
