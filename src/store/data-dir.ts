@@ -251,11 +251,11 @@ export async function openDataDir(dir: string, opts: OpenOptions = {}): Promise<
       return done;
     },
     log(tenant: string): TenantLog {
+      // Its close is still finishing appends: the caller waits for closeLog's promise, then opens.
+      if (closingLogs.has(tenant)) throw new StoreError('ERR_STORE_CLOSED', `log of tenant ${tenant} is being closed: open it again once closed`);
       const open = logs.get(tenant);
       if (open) return open;
       assertTenant(tenant);
-      // Its close is still finishing appends: the caller waits for closeLog's promise, then opens.
-      if (closingLogs.has(tenant)) throw new StoreError('ERR_STORE_CLOSED', `log of tenant ${tenant} is being closed: open it again once closed`);
       mkdirSync(join(dir, 'logs'), { recursive: true, mode: 0o700 });
       // One writer per log: serve and the CLI writers (policy activate, payload erase) both lock.
       const lock = acquireLogLock(dir, tenant);
