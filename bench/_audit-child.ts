@@ -18,9 +18,17 @@ const cpu0 = process.cpuUsage();
 let entries = 0;
 let ok = true;
 if (mode === 'verify' || mode === 'verify-replay') {
-  const r = await verifyBundle(openBundleDir(bundle), { replay: mode === 'verify-replay', hashLeaf: nodeHashLeaf });
+  // As an auditor runs it (`vouch verify-bundle --key`): with the log's keys, under its origin,
+  // pinned; the bundle's own keys alone are never enough for ok.
+  const store = openSqliteStore(logPath(data, 'default'), { readonly: true });
+  const origin = store.meta('origin')!;
+  store.close();
+  const trusted = { vkeys: loadKeys(data, origin).verifiers, jwks: [] };
+  const r = await verifyBundle(openBundleDir(bundle), { trusted, replay: mode === 'verify-replay', hashLeaf: nodeHashLeaf });
   entries = r.entries;
   ok = r.ok && (mode === 'verify' || r.replay!.match === r.replay!.decisions);
+  // Why not, for whoever reads the bench's failure (stdout's last line stays the measurement).
+  if (!ok) process.stderr.write(`${JSON.stringify(r.findings.slice(0, 5))}\n`);
 } else if (mode === 'replay') {
   const store = openSqliteStore(logPath(data, 'default'), { readonly: true });
   const r = await replayLog(storeReplaySource(store));
@@ -30,8 +38,11 @@ if (mode === 'verify' || mode === 'verify-replay') {
 } else if (mode === 'export') {
   rmSync(bundle, { recursive: true, force: true });
   const store = openSqliteStore(logPath(data, 'default'), { readonly: true });
-  const { keys } = loadKeys(data);
-  const m = await exportBundle(storeExportSource(store, store.meta('origin')!), createDirSink(bundle), {
+  // A log signs under its origin (issue 18), not the data directory's key name: the bundle's keys
+  // must carry that name, or no signature in it verifies.
+  const origin = store.meta('origin')!;
+  const { keys } = loadKeys(data, origin);
+  const m = await exportBundle(storeExportSource(store, origin), createDirSink(bundle), {
     payloads: true,
     keys: { vkeys: keys.map((k) => k.vkey), jwks: toJwks(keys.map((k) => ({ alg: k.alg, publicKey: k.publicKey, kid: k.keyId }))) },
     tool: { name: 'vouch', version: 'bench' },

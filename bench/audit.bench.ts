@@ -24,9 +24,9 @@ interface Measured {
 }
 
 async function measure(mode: string, bundle: string, data: string): Promise<Measured> {
-  const { stdout } = await run$(process.execPath, ['--import', 'tsx', CHILD, mode, bundle, data], { cwd: ROOT, maxBuffer: 1 << 20 });
+  const { stdout, stderr } = await run$(process.execPath, ['--import', 'tsx', CHILD, mode, bundle, data], { cwd: ROOT, maxBuffer: 1 << 20 });
   const m = JSON.parse(stdout.trim().split('\n').pop()!) as Measured;
-  if (!m.ok) throw new Error(`${mode} of ${m.entries} entries did not come out clean`);
+  if (!m.ok) throw new Error(`${mode} of ${m.entries} entries did not come out clean: ${stderr.trim().slice(0, 1000)}`);
   return m;
 }
 
@@ -38,8 +38,16 @@ async function median(mode: string, bundle: string, data: string, repeat: number
   return runs[Math.floor(runs.length / 2)];
 }
 
-export async function run(ctx: BenchContext): Promise<Result[]> {
-  const sizes = ctx.quick ? [2_000, 10_000] : [10_000, 100_000];
+/** The two log sizes measured (the memory-growth line compares them). */
+export interface AuditSizes {
+  sizes: [number, number];
+}
+
+/** CI's smoke (test/bench/audit.test.ts): every line, at a size that takes seconds. */
+export const TOY: AuditSizes = { sizes: [40, 160] };
+
+export async function run(ctx: BenchContext, override?: AuditSizes): Promise<Result[]> {
+  const sizes = override?.sizes ?? (ctx.quick ? [2_000, 10_000] : [10_000, 100_000]);
   const label = (n: number) => (n >= 1000 ? `${n / 1000}k` : String(n));
   const out: Result[] = [];
   const peaks: Record<number, number> = {};

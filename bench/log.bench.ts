@@ -92,9 +92,20 @@ async function measureNaive(log: TenantLog, work: Work[], batches: BatchStats[])
 
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
 
-export async function run(ctx: BenchContext): Promise<Result[]> {
-  const groupN = ctx.quick ? 4000 : 20_000;
-  const naiveN = ctx.quick ? 100 : 300;
+/** Appends measured: under group commit, one at a time, and the warm-up's (each is split group/naive as 1000:30). */
+export interface LogSizes {
+  groupN: number;
+  naiveN: number;
+  warm: number;
+}
+
+/** CI's smoke (test/bench/log.test.ts): every line, in seconds. */
+export const TOY: LogSizes = { groupN: 200, naiveN: 8, warm: 40 };
+
+export async function run(ctx: BenchContext, sizes?: LogSizes): Promise<Result[]> {
+  const groupN = sizes?.groupN ?? (ctx.quick ? 4000 : 20_000);
+  const naiveN = sizes?.naiveN ?? (ctx.quick ? 100 : 300);
+  const warmN = sizes?.warm ?? 1000;
   const inFlight = 512;
   const dir = ctx.tempDir('log');
   initDataDir(dir);
@@ -103,17 +114,17 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
   const groups: Measured[] = [];
   const naives: Measured[] = [];
   try {
-    const work = Array.from({ length: groupN }, (_, i) => makeWork(i));
+    const work = Array.from({ length: Math.max(groupN, warmN + 30) }, (_, i) => makeWork(i));
     // Warm the JIT, the worker and the page cache on a log of its own before timing anything.
     const warm = dd.log('warmup');
-    await measureGroup(warm, work.slice(0, 1000), inFlight, batches);
-    await measureNaive(warm, work.slice(1000, 1030), batches);
+    await measureGroup(warm, work.slice(0, warmN), inFlight, batches);
+    await measureNaive(warm, work.slice(warmN, warmN + 30), batches);
     for (let rep = 0; rep < ctx.repeat; rep++) {
       // Each measurement starts a fresh log (its own SQLite file), so every one appends from seq 0.
       const naive = await measureNaive(dd.log(`naive-${rep}`), work.slice(0, naiveN), batches);
       naives.push(naive);
       ctx.log(`  naive #${rep + 1}: ${round(naive.rate)} appends/s over ${naiveN}`);
-      const group = await measureGroup(dd.log(`group-${rep}`), work, inFlight, batches);
+      const group = await measureGroup(dd.log(`group-${rep}`), work.slice(0, groupN), inFlight, batches);
       groups.push(group);
       ctx.log(`  group #${rep + 1}: ${round(group.rate)} appends/s over ${groupN}, ${group.batches.length} batches`);
     }

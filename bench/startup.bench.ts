@@ -92,10 +92,19 @@ async function startOnce(data: string, auditCapMs: number): Promise<Started> {
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-export async function run(ctx: BenchContext): Promise<Result[]> {
+/** The two log sizes, and server starts per size (the median is reported). */
+export interface StartupSizes {
+  sizes: [number, number];
+  starts: number;
+}
+
+/** CI's smoke (test/bench/startup.test.ts): every line, one start per size. */
+export const TOY: StartupSizes = { sizes: [50, 200], starts: 1 };
+
+export async function run(ctx: BenchContext, override?: StartupSizes): Promise<Result[]> {
   // This process's own first fetch loads its HTTP client (undici): not part of the server's start-up.
   await (await fetch('data:,warm')).text();
-  const sizes = ctx.quick ? [10_000, 100_000] : [100_000, 1_000_000];
+  const sizes = override?.sizes ?? (ctx.quick ? [10_000, 100_000] : [100_000, 1_000_000]);
   const out: Result[] = [];
   let small: number | undefined;
   let smallCpu: number | undefined;
@@ -114,7 +123,7 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
     // The part of start-up that could grow with the log, alone and in-process: open the store and
     // check it against the newest signed checkpoint (what Appender.open does before signing).
     const checks: number[] = [];
-    for (let i = 0; i < Math.max(3, ctx.repeat); i++) {
+    for (let i = 0; i < (override?.starts ?? Math.max(3, ctx.repeat)); i++) {
       const c0 = performance.now();
       const store = openSqliteStore(logPath(data, 'default'), { readonly: true });
       checkSignedTree(store, store.meta('origin')!, loadKeys(data).verifiers);
@@ -126,7 +135,7 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
     out.push({ name: `open-check.${n}`, unit: 'ms', value: Number(check.toFixed(2)), ...(n !== sizes[0] ? { baseline: Number(smallCheck.toFixed(2)), ratio: check / smallCheck } : {}), note: 'open the store, verify the newest note strictly, rebuild its root from stored nodes (in-process)' });
     const runs: Started[] = [];
     // At least three starts (a median, not one sample): one start is about a second.
-    const starts = Math.max(3, ctx.repeat);
+    const starts = override?.starts ?? Math.max(3, ctx.repeat);
     for (let i = 0; i < starts; i++) {
       // The audit is timed on the first run only: it rehashes every entry, and is off the decision path.
       runs.push(await startOnce(data, i === 0 ? 600_000 : 0));

@@ -40,7 +40,16 @@ interface Variant {
   dev?: DevServer;
 }
 
-export async function run(ctx: BenchContext): Promise<Result[]> {
+/** Warm-up calls per Worker and the concurrency levels measured. */
+export interface WorkersSizes {
+  warm: number;
+  levels: { c: number; total: number }[];
+}
+
+/** CI's smoke (test/bench/workers.test.ts): both Workers up, every line at one small level. */
+export const TOY: WorkersSizes = { warm: 3, levels: [{ c: 2, total: 12 }] };
+
+export async function run(ctx: BenchContext, sizes?: WorkersSizes): Promise<Result[]> {
   const budgetMs = ctx.quick ? 4 * 60_000 : 20 * 60_000;
   const startedAt = Date.now();
   const example = resolveEmbeddedConfig(JSON.parse(await renderWorkerConfig()) as GeneratedWorkerConfig, {}) as unknown as { interceptors: { use?: string }[] };
@@ -67,9 +76,9 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
     }
     const load = (v: Variant, concurrency: number, total: number) =>
       runLoad({ port: v.dev!.port, path: '/mcp', method: 'POST', concurrency, total, bodies: Array.from({ length: total }, (_, i) => body(i)), expect: 'io.vouch/receipt' });
-    for (const v of variants) await load(v, 4, ctx.quick ? 40 : 100); // warm-up: bundle loaded, objects created, Cedar compiled
+    for (const v of variants) await load(v, 4, sizes?.warm ?? (ctx.quick ? 40 : 100)); // warm-up: bundle loaded, objects created, Cedar compiled
 
-    const levels = ctx.quick ? [{ c: 8, total: 200 }] : [{ c: 1, total: 200 }, { c: 16, total: 1000 }];
+    const levels = sizes?.levels ?? (ctx.quick ? [{ c: 8, total: 200 }] : [{ c: 1, total: 200 }, { c: 16, total: 1000 }]);
     for (const { c, total } of levels) {
       const rates: Record<string, number[]> = { example: [], stateless: [] };
       const p50s: Record<string, number[]> = { example: [], stateless: [] };

@@ -101,6 +101,17 @@ export function createLogLifecycle(opts: LogLifecycleOptions) {
       );
     },
     /**
+     * A tenant log about to close when idle (issue 40): a checkpoint over all it holds is signed and
+     * published (as at shutdown), and it is no longer watched. Its next open tracks it again.
+     */
+    async release(tenant: string): Promise<void> {
+      const s = states.get(tenant);
+      states.delete(tenant);
+      seen.delete(tenant);
+      // Only when idle checkpoints are published at all (its closing Appender has signed over every entry anyway).
+      if (opts.idleCheckpointMs > 0 && s && !s.opening && 'log' in s && s.log.appender.size > 0 && s.log.appender.size !== published.get(tenant)) await sign(tenant, s.log, 'idle');
+    },
+    /**
      * Ready only when every log known is open, checked and signing. /healthz is public: the reason
      * names no tenant (issue 35); which one is in the service's log lines.
      */

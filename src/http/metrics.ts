@@ -37,6 +37,13 @@ class Counters {
   readonly errors = new Map<string, number>();
 }
 
+/**
+ * Per-tenant lines the operator's view lists at most (issue 40: 1,000 tenants must not make
+ * /metrics 1,000 times longer): tenants whose audit failed first, then the largest logs; the
+ * totals over every tenant follow as lines without a tenant label.
+ */
+export const TOP_TENANTS = 20;
+
 /** Whose counters a render shows: one tenant's (a tenant token), or every tenant's (the operator). */
 export type MetricsView = { tenant: string } | 'all';
 
@@ -53,6 +60,20 @@ export class Metrics {
   private published = new Map<string, number>();
   private otlpFailures = new Map<string, number>();
   private witnesses = new Map<string, { tenant: string; name: string; logSize: number; cosignedSize: number; failures: number }>();
+  private tenantLogs?: () => { open: number; opens: number; closes: number };
+
+  /** Open tenant logs and their opens and closes (node-server's tenant pool), read at each render. */
+  tenantLogsFrom(stats: () => { open: number; opens: number; closes: number }): void {
+    this.tenantLogs = stats;
+  }
+
+  /** The tenants the operator's view lists by name: every one when few; else failed audits first, then the largest logs. */
+  private listed(): Set<string> {
+    const all = new Set([...this.logSize.keys(), ...this.audits.keys(), ...this.published.keys(), ...[...this.witnesses.values()].map((w) => w.tenant)]);
+    if (all.size <= TOP_TENANTS) return all;
+    const rank = [...all].sort((a, b) => Number(this.audits.get(b)?.failed ?? false) - Number(this.audits.get(a)?.failed ?? false) || (this.logSize.get(b) ?? 0) - (this.logSize.get(a) ?? 0) || (a < b ? -1 : 1));
+    return new Set(rank.slice(0, TOP_TENANTS));
+  }
 
   /** The service's counters and, when the tenant is known, that tenant's. */
   private scopes(tenant: string | undefined): Counters[] {
@@ -104,7 +125,8 @@ export class Metrics {
   }
 
   render(view: MetricsView): string {
-    const mine = (t: string) => view === 'all' || t === view.tenant;
+    const listed = view === 'all' ? this.listed() : undefined;
+    const mine = (t: string) => (view === 'all' ? listed!.has(t) : t === view.tenant);
     const c = view === 'all' ? this.all : (this.tenants.get(view.tenant) ?? new Counters());
     const l: string[] = [];
     l.push('# HELP vouch_decisions_total Decisions made, by effect.', '# TYPE vouch_decisions_total counter');
@@ -125,6 +147,21 @@ export class Metrics {
     for (const [t, a] of audits) l.push(`vouch_audit_failed{tenant="${t}"} ${a.failed ? 1 : 0}`);
     l.push('# HELP vouch_checkpoint_published_size Tree size of the newest shutdown or idle checkpoint published.', '# TYPE vouch_checkpoint_published_size gauge');
     for (const [t, n] of this.published) if (mine(t)) l.push(`vouch_checkpoint_published_size{tenant="${t}"} ${n}`);
+    if (view === 'all') {
+      // Totals over every tenant, however many: the per-tenant lines above list TOP_TENANTS at most.
+      const audits = [...this.audits.values()];
+      l.push('# HELP vouch_tenants Tenants with a log this process has seen.', '# TYPE vouch_tenants gauge', `vouch_tenants ${new Set([...this.logSize.keys(), ...this.audits.keys()]).size}`);
+      l.push('# HELP vouch_tenants_listed Tenants listed by name in the per-tenant lines (failed audits first, then the largest logs).', '# TYPE vouch_tenants_listed gauge', `vouch_tenants_listed ${listed!.size}`);
+      l.push('# HELP vouch_log_entries_all Entries in every tenant log together.', '# TYPE vouch_log_entries_all gauge', `vouch_log_entries_all ${[...this.logSize.values()].reduce((a, b) => a + b, 0)}`);
+      l.push('# HELP vouch_audit_failed_tenants Tenant logs whose background audit found a mismatch.', '# TYPE vouch_audit_failed_tenants gauge', `vouch_audit_failed_tenants ${audits.filter((a) => a.failed).length}`);
+      l.push('# HELP vouch_audit_incomplete_tenants Tenant logs whose background audit has not finished.', '# TYPE vouch_audit_incomplete_tenants gauge', `vouch_audit_incomplete_tenants ${audits.filter((a) => !a.complete && !a.failed).length}`);
+      const pool = this.tenantLogs?.();
+      if (pool) {
+        l.push('# HELP vouch_tenant_logs_open Tenant logs open now (idle ones close; --max-open-tenants caps them).', '# TYPE vouch_tenant_logs_open gauge', `vouch_tenant_logs_open ${pool.open}`);
+        l.push('# HELP vouch_tenant_log_opens_total Tenant log opens (reopens after an idle close included).', '# TYPE vouch_tenant_log_opens_total counter', `vouch_tenant_log_opens_total ${pool.opens}`);
+        l.push('# HELP vouch_tenant_log_closes_total Tenant log closes (idle, or over the cap).', '# TYPE vouch_tenant_log_closes_total counter', `vouch_tenant_log_closes_total ${pool.closes}`);
+      }
+    }
     l.push('# HELP vouch_errors_total Errors answered, by code.', '# TYPE vouch_errors_total counter');
     for (const [code, n] of c.errors) l.push(`vouch_errors_total{code="${code}"} ${n}`);
     if (view === 'all' && this.otlpFailures.size) {

@@ -10,13 +10,15 @@ import { createMemoryStateStores } from '../interceptors/builtin/index.js';
 import { defaultConfigPath, loadConfigFile } from '../policy/load-config.js';
 import { logPortOf, type LogPort } from '../store/log-port.js';
 import { signedPrefix } from '../store/signed-prefix.js';
-import { initDataDir, listTenants, logPath, openDataDir, openSqliteStore, readKeySeeds, type DataDir } from '../store/node.js';
+import { initDataDir, listTenants, logPath, openDataDir, openSqliteStore, readKeySeeds, type DataDir, type TenantLog } from '../store/node.js';
 import { bytesEqual, utf8 } from '../canonical/index.js';
 import { noteKeyId } from '../crypto/index.js';
 import { scheduleEngineRefresh } from '../policy/engine-refresh.js';
 import { nodeEd25519PublicKeyFromSeed, nodeVerifyEd25519 } from '../crypto/node.js';
 import { parseNote } from '../log/index.js';
 import { createLogLifecycle } from './log-lifecycle.js';
+import { leasedPort } from './leased-port.js';
+import { createTenantPool, type TenantPoolStats } from './tenant-pool.js';
 import { describeMldsaBackend } from '../crypto/node.js';
 import { systemClock } from '../clock.js';
 import { createApp } from './app.js';
@@ -108,6 +110,21 @@ export interface ServeOptions {
   otlp?: string;
   /** Witness config file (`--witnesses FILE`, witness/config.ts); default <data>/witnesses.json when present. Off when neither. */
   witnesses?: string;
+  /** Tenant logs kept open at most (`--max-open-tenants`, default 256): the least recently used idle one closes first. */
+  maxOpenTenants?: number;
+  /** Close a tenant log unused this long, ms (`--tenant-idle`, default 300 s; 0: only the cap closes logs). */
+  tenantIdleMs?: number;
+}
+
+/** At most this many tenant logs are opened at start (all of them, when there are no more): above it, each opens at its first use. */
+export const EAGER_TENANTS = 16;
+export const DEFAULT_MAX_OPEN_TENANTS = 256;
+export const DEFAULT_TENANT_IDLE_MS = 300_000;
+
+/** The tenant logs start-up opens: every one on disk when there are few, none when there are many. */
+export function tenantsOpenedAtStart(data: string, maxOpen = DEFAULT_MAX_OPEN_TENANTS): string[] {
+  const onDisk = listTenants(data);
+  return onDisk.length <= Math.min(EAGER_TENANTS, maxOpen) ? onDisk : [];
 }
 
 export interface RunningServer {
@@ -124,6 +141,12 @@ export interface RunningServer {
   witnesses: number;
   /** The policy in force for a tenant (opening its log and recording the start-up policy first). */
   policyOf(tenant: string): Promise<Activated>;
+  /** The tenant logs opened at start (tenantsOpenedAtStart); others open at their first use. */
+  openedAtStart: string[];
+  /** Open tenant logs now, and opens and closes since start (reopens included). */
+  tenantStats(): TenantPoolStats;
+  /** Close the tenant logs idle for the idle interval now (the timer does it on its own). */
+  closeIdleTenants(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -150,9 +173,9 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
           url: opts.otlp,
           onExportError: (signal, n, error) => (metrics.otlpFailed(signal, n), opts.logLine?.({ level: 'warn', msg: 'OTLP export failed', signal, items: n, error })),
           // An execution's authorization, when this process did not export it: its span joins the caller's trace from the log.
-          entryOf: (tenant, seq) => openedDir?.log(tenant).store.entry(seq)?.bytes,
+          entryOf: async (tenant, seq) => (openedLogs ? (await openedLogs(tenant)).entry(seq) : undefined),
         });
-  let openedDir: DataDir | undefined;
+  let openedLogs: ((tenant: string) => Promise<LogPort>) | undefined;
   // The log thread starts, and opens and checks each tenant's log, while this thread loads and
   // activates the policy (Cedar, schemas): the two largest parts of start-up run side by side.
   const opening = openDataDir(opts.data, {
@@ -168,8 +191,11 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       if (p.error) opts.logLine?.({ level: 'error', msg: 'log audit found a mismatch: signing stopped', tenant: t, code: p.error.code, error: p.error.message });
     },
   });
+  // Few tenants: each is opened (and checked) in the log thread now, beside the policy's loading.
+  // Many: none is, and each opens at its first use (issue 40: start-up does not grow with them).
+  const atStart = tenantsOpenedAtStart(opts.data, opts.maxOpenTenants);
   // Errors surface where `opening` is awaited below; a failed open is retried (and reported) by logs().
-  opening.then((d) => listTenants(opts.data).forEach((t) => { try { d.log(t); } catch { /* reported by logs() */ } }), () => undefined);
+  opening.then((d) => atStart.forEach((t) => { try { d.log(t); } catch { /* reported by logs() */ } }), () => undefined);
   let policy: Activated;
   // One set of live state stores for every policy: a hot swap keeps rate counters and taint.
   const state = createMemoryStateStores();
@@ -186,33 +212,54 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     throw e;
   }
   const dataDir = await opening;
-  openedDir = dataDir;
   // The interceptor servers a tenant's policy may name (posted, or pinned in its log): the start-up
   // file's allow-list and its own remotes. The start-up file itself is the operator's (issue 35).
   const remoteAllow = remoteAllowListOf(policy.resolved.config);
   // Witnessing (issue 18): cosignatures are collected on their own timer; decisions never wait for them.
   const witnessing: NodeWitnessing | undefined = witnessCfg && openNodeWitnessing({ data: opts.data, config: witnessCfg, logLine: opts.logLine, onStatus: (t, st) => metrics.witness(t, st.witness, st.logSize, st.cosignedSize, st.ok) });
   const lifecycle = createLogLifecycle({ data: opts.data, dataDir, metrics, logLine: opts.logLine, idleCheckpointMs: opts.idleCheckpointMs ?? 60_000 });
-  const ports = new Map<string, Promise<LogPort>>();
-  const logs = (tenant: string): Promise<LogPort> => {
-    let p = ports.get(tenant);
-    if (!p) {
-      p = (async () => {
+  // Tenant logs open at first use and close when idle, at most maxOpenTenants at once (tenant-pool.ts).
+  const pool = createTenantPool<{ port: LogPort; log: TenantLog }>({
+    maxOpen: opts.maxOpenTenants ?? DEFAULT_MAX_OPEN_TENANTS,
+    idleMs: opts.tenantIdleMs ?? DEFAULT_TENANT_IDLE_MS,
+    now: () => systemClock.monotonic(),
+    open: (tenant) => {
+      const opened = (async () => {
         const t = dataDir.log(tenant);
-        await t.ready;
+        await t.ready; // checked against its newest signed checkpoint, as at start
         const raw = logPortOf(t.origin, t.store, t.appender);
         const port = witnessing ? witnessing.track(tenant, raw) : raw;
-        const pinned = await loadPinnedPolicy(t.store, state, 'connect', remoteAllow);
-        if (pinned) tenantPolicy.set(tenant, pinned);
-        await recordActivation(port, t.store, pinned ?? policy, systemClock.isoNow(), { by: 'start-up' });
-        return port;
+        // A policy pinned or hot-swapped before an idle close is still the one in force: loaded once.
+        if (!tenantPolicy.has(tenant)) {
+          const pinned = await loadPinnedPolicy(t.store, state, 'connect', remoteAllow);
+          if (pinned) tenantPolicy.set(tenant, pinned);
+        }
+        await recordActivation(port, t.store, tenantPolicy.get(tenant) ?? policy, systemClock.isoNow(), { by: 'start-up' });
+        return { port, log: t };
       })();
-      p.catch(() => ports.delete(tenant));
-      ports.set(tenant, p);
-      lifecycle.track(tenant, p.then(() => dataDir.log(tenant)));
-    }
+      lifecycle.track(tenant, opened.then((o) => o.log));
+      // A log refused at open is closed again (its lock released), so that a later use retries it.
+      opened.catch(() => dataDir.closeLog(tenant).catch(() => undefined));
+      return opened;
+    },
+    close: async (tenant) => {
+      await lifecycle.release(tenant); // a checkpoint over what it holds, published, before it closes
+      await witnessing?.untrack(tenant);
+      await dataDir.closeLog(tenant);
+      opts.logLine?.({ level: 'debug', msg: 'tenant log closed (idle)', tenant });
+    },
+    onCloseError: (tenant, e) => opts.logLine?.({ level: 'error', msg: 'tenant log close failed', tenant, code: (e as { code?: string }).code, error: (e as Error).message }),
+  });
+  metrics.tenantLogsFrom(() => pool.stats());
+  const ports = new Map<string, LogPort>();
+  /** The tenant's port (stable across idle closes: every call reopens the log as needed); resolves once the log is open and checked. */
+  const logs = async (tenant: string): Promise<LogPort> => {
+    (await pool.acquire(tenant)).release(); // opens it now: a log refused at open is this call's error
+    let p = ports.get(tenant);
+    if (!p) ports.set(tenant, (p = leasedPort(dataDir.originOf(tenant), tenant, pool, { witnessed: witnessing !== undefined })));
     return p;
   };
+  openedLogs = logs;
   // POST /v1/policy: validate and activate fully, record it (documents, entry, pin), then swap.
   // Any failure leaves the old policy in force. Requests already running finish on the old one.
   // One activation at a time, so the last `policy` entry always names the policy in force.
@@ -229,8 +276,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     await logs(tenant);
     const next = await activatePolicy(resolved, { state, remote: 'connect', remoteAllow });
     try {
-      const t = dataDir.log(tenant);
-      await recordActivation(logPortOf(t.origin, t.store, t.appender), t.store, next, systemClock.isoNow(), { pinned: true, by });
+      await pool.use(tenant, ({ port, log: t }) => recordActivation(port, t.store, next, systemClock.isoNow(), { pinned: true, by }));
     } catch (e) {
       await next.close();
       throw e;
@@ -240,12 +286,13 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     if (old) retired.push(old); // closed at shutdown: in-flight requests may still hold it
     return { chain: next.chainDigest, policySet: next.policyDigest, interceptors: next.interceptors.length };
   };
-  // Open the logs already in the data directory now (each checked in O(log n) against its newest
-  // signed checkpoint, then audited in the background): /healthz is ready once they all are.
-  for (const tenant of listTenants(opts.data)) {
+  // Open the logs opened at start (each checked in O(log n) against its newest signed checkpoint,
+  // then audited in the background): /healthz is ready once they all are. Others open at first use.
+  for (const tenant of atStart) {
     logs(tenant).catch((e) => opts.logLine?.({ level: 'error', msg: 'log refused: not signing', tenant, code: (e as { code?: string }).code, error: (e as Error).message }));
   }
   lifecycle.start();
+  pool.start();
   // Key lifecycle (routes-keys.ts): one change at a time, after every open log is ready.
   let keying: Promise<unknown> = Promise.resolve();
   const serial = <T>(f: () => Promise<T>): Promise<T> => {
@@ -255,17 +302,18 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   };
   const keyAdmin: KeyAdmin = {
     rotate: (time, by) => serial(async () => {
+      // Every log rotates (each opened for it, then the ones the pool does not hold closed again).
       for (const t of listTenants(opts.data)) await logs(t);
-      return dataDir.rotateKeys(time, by);
+      await pool.stop();
+      try {
+        return await dataDir.rotateKeys(time, by);
+      } finally {
+        for (const t of dataDir.openTenants()) if (!pool.isOpen(t)) await dataDir.closeLog(t);
+        pool.start();
+      }
     }),
-    revoke: (tenant, keyId, after, time, by) => serial(async () => {
-      await logs(tenant);
-      return dataDir.revokeKey(tenant, keyId, after, time, by);
-    }),
-    history: async (tenant) => {
-      await logs(tenant);
-      return dataDir.keyHistory(tenant);
-    },
+    revoke: (tenant, keyId, after, time, by) => serial(() => pool.use(tenant, () => dataDir.revokeKey(tenant, keyId, after, time, by))),
+    history: (tenant) => pool.use(tenant, () => dataDir.keyHistory(tenant)),
   };
   const appDeps: AuditAppDeps & KeyAppDeps = {
     keyAdmin,
@@ -342,6 +390,9 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       await logs(tenant);
       return tenantPolicy.get(tenant) ?? policy;
     },
+    openedAtStart: atStart,
+    tenantStats: () => pool.stats(),
+    closeIdleTenants: () => pool.sweep(),
     close: () =>
       (closing ??= (async () => {
         stopRefresh?.();
@@ -349,6 +400,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
           server.close(() => resolve());
           (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
         });
+        await pool.stop(); // idle closes under way finish (each signs and publishes its checkpoint)
         await lifecycle.shutdown(); // after the batches in flight: a checkpoint over everything committed
         await witnessing?.close(); // stops submitting; a witness that is down is not waited for beyond its timeout
         await otel?.shutdown(); // exports what is queued (bounded by the exporter's timeout)

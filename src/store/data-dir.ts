@@ -73,8 +73,16 @@ export interface DataDir {
    * the key signs besides notes. Never with the empty context: that one is the checkpoints'.
    */
   signInContext(message: Uint8Array, context: Uint8Array): Promise<Uint8Array>;
-  /** Open (creating on first use) the tenant's log; the same object on every call. */
+  /** Open (creating on first use) the tenant's log; the same object on every call until `closeLog`. */
   log(tenant: string): TenantLog;
+  /** Tenants whose logs are open now. */
+  openTenants(): string[];
+  /**
+   * Close one tenant's log (many tenants: an idle log gives back its file handles): its appends made
+   * before are committed and signed first; later appends on the old object are refused
+   * (ERR_STORE_CLOSED). `log(tenant)` afterwards opens it again, checked like any open.
+   */
+  closeLog(tenant: string): Promise<void>;
   /** Finish in-flight batches, close databases and the signing thread. */
   close(): Promise<void>;
 }
@@ -168,7 +176,9 @@ export async function openDataDir(dir: string, opts: OpenOptions = {}): Promise<
   const initialSet = keeper.current;
   const noteSigners = initialSet.signers.map((s) => noteSignerFor(keyName, s));
   const logs = new Map<string, TenantLog>();
-  const locks: LogLock[] = [];
+  const locks = new Map<string, LogLock>();
+  /** Logs being closed: opened again only once the close is over (one writer per file). */
+  const closingLogs = new Map<string, Promise<void>>();
   const originOf = (tenant: string) => logOriginOf(keyName, tenant);
   /**
    * The key histories of logs on disk this process has not opened (read-only), for the published
@@ -221,7 +231,28 @@ export async function openDataDir(dir: string, opts: OpenOptions = {}): Promise<
     async revokeKey(tenant, keyId, after, time, by) {
       return keeper.revoke(rotatable(self.log(tenant)), keyId, after, time, by);
     },
+    openTenants: () => [...logs.keys()],
+    closeLog(tenant: string): Promise<void> {
+      const t = logs.get(tenant);
+      if (!t) return closingLogs.get(tenant) ?? Promise.resolve();
+      const done = (async () => {
+        try {
+          await t.appender.close(); // what was appended before is committed and signed
+        } finally {
+          t.store.close();
+          logs.delete(tenant);
+          keeper.tenants.delete(tenant); // its key history is read from the file again (unopened) until reopened
+          locks.get(tenant)?.release();
+          locks.delete(tenant);
+          closingLogs.delete(tenant);
+        }
+      })();
+      closingLogs.set(tenant, done);
+      return done;
+    },
     log(tenant: string): TenantLog {
+      // Its close is still finishing appends: the caller waits for closeLog's promise, then opens.
+      if (closingLogs.has(tenant)) throw new StoreError('ERR_STORE_CLOSED', `log of tenant ${tenant} is being closed: open it again once closed`);
       const open = logs.get(tenant);
       if (open) return open;
       assertTenant(tenant);
@@ -256,7 +287,7 @@ export async function openDataDir(dir: string, opts: OpenOptions = {}): Promise<
         const appender = thread.open(tenant, logPath(dir, tenant), origin, store.size(), { keyName: fk.keys.name, keys: wireKeys(fk.keys.verifiers) });
         const t: TenantLog = { tenant, origin, store, appender, ready: appender.ready, get verifiers() { return verifiersOf(); } };
         logs.set(tenant, t);
-        locks.push(lock);
+        locks.set(tenant, lock);
         return t;
       }
       let appender: Appender;
@@ -279,15 +310,17 @@ export async function openDataDir(dir: string, opts: OpenOptions = {}): Promise<
       }
       const t: TenantLog = { tenant, origin, store, appender, get verifiers() { return verifiersOf(); } };
       logs.set(tenant, t);
-      locks.push(lock);
+      locks.set(tenant, lock);
       return t;
     },
     async close() {
+      await Promise.allSettled([...closingLogs.values()]);
       for (const t of logs.values()) await t.appender.close();
       await thread?.close(); // finishes every queued and in-flight batch first
       for (const t of logs.values()) t.store.close();
       logs.clear();
-      for (const l of locks.splice(0)) l.release();
+      for (const l of locks.values()) l.release();
+      locks.clear();
       await keeper.close();
     },
   };

@@ -177,10 +177,13 @@ function audit(tenant: string, appender: Appender, store: LogStore): void {
 }
 
 function runAudit(tenant: string, appender: Appender, store: LogStore): void {
+  // A log closed (closeLog) before, or while, its audit runs: that audit stops; a reopen audits anew.
+  const stopped = () => closing || (logs.get(tenant) as { appender?: Appender } | undefined)?.appender !== appender;
+  if (stopped()) return;
   void auditLeaves(store, appender.opened, {
     page: data.auditPage,
     hashLeaf: nativeLeafHash,
-    stopped: () => closing,
+    stopped,
     onMismatch: (e) => appender.halt(e),
     onProgress: (p) => send({ t: 'audit', tenant, checked: p.checked, total: p.total, complete: p.complete, error: p.error && toWireError(p.error) }),
   });
@@ -192,6 +195,27 @@ function nativeLeafHash(bytes: Uint8Array): Uint8Array {
   return new Uint8Array(d.buffer, d.byteOffset, d.byteLength);
 }
 const LEAF_PREFIX = Uint8Array.of(0);
+
+/**
+ * Close one tenant's log: off the map first (its audit stops), then the Appender finishes what was
+ * appended before this message (committed and signed), then its connection closes. The answers of
+ * those appends go out before `logClosed`.
+ */
+async function closeLog(tenant: string, id: number): Promise<void> {
+  const l = logs.get(tenant);
+  logs.delete(tenant);
+  let error: WireError | undefined;
+  try {
+    if (l && 'appender' in l) {
+      await l.appender.close();
+      l.store.close();
+    }
+  } catch (e) {
+    error = toWireError(e);
+  }
+  await new Promise((r) => setImmediate(r));
+  send({ t: 'logClosed', id, ...(error ? { error } : {}) });
+}
 
 async function close(): Promise<void> {
   closing = true;
@@ -245,6 +269,8 @@ function handle(m: MainMessage): void {
       );
       return;
     }
+    case 'closeLog':
+      return void closeLog(m.tenant, m.id);
     case 'init':
       return; // taken before this handler exists
     case 'close':

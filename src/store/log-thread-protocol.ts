@@ -60,6 +60,8 @@ export type HostMessage =
   | { t: 'audit'; tenant: string; checked: number; total: number; complete: boolean; error?: WireError }
   | { t: 'checkpointed'; id: number; size: number; note: string }
   | { t: 'checkpointFailed'; id: number; error: WireError }
+  /** One tenant's log closed (`closeLog`): everything appended before it is committed and signed. */
+  | { t: 'logClosed'; id: number; error?: WireError }
   | { t: 'closed' };
 
 /** A log key with the sizes it signs (key history, issue 18): the writer checks the newest checkpoint with these. */
@@ -89,6 +91,8 @@ export type MainMessage =
   | { t: 'checkpoint'; tenant: string; id: number }
   /** Appends of one turn of the main thread's loop, in order: one message instead of one each. */
   | { t: 'appends'; appends: Extract<MainMessage, { t: 'append' }>[] }
+  /** Close one tenant's log (idle, many tenants): after what was appended before it is committed and signed. */
+  | { t: 'closeLog'; tenant: string; id: number }
   | { t: 'close' };
 
 export function toWireError(e: unknown): WireError {

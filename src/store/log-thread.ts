@@ -97,6 +97,7 @@ export async function startLogThread(opts: LogThreadOptions): Promise<LogThread>
   const owed = new Map<number, Owed>();
   const opening = new Map<string, { resolve: () => void; reject: (e: unknown) => void }>();
   const signing = new Map<number, { resolve: (s: SignedTree) => void; reject: (e: unknown) => void }>();
+  const closingLogs = new Map<number, { resolve: () => void; reject: (e: unknown) => void }>();
   const health = new Map<string, LogHealth>();
   let nextId = 1;
   let failure: StoreError | undefined;
@@ -111,6 +112,8 @@ export async function startLogThread(opts: LogThreadOptions): Promise<LogThread>
     opening.clear();
     for (const o of signing.values()) o.reject(failure);
     signing.clear();
+    for (const o of closingLogs.values()) o.reject(failure);
+    closingLogs.clear();
   };
 
   let mldsaPublicKey: Uint8Array | undefined;
@@ -144,6 +147,11 @@ export async function startLogThread(opts: LogThreadOptions): Promise<LogThread>
         case 'checkpointFailed':
           signing.get(m.id)?.reject(fromWireError(m.error));
           return void signing.delete(m.id);
+        case 'logClosed': {
+          const c = closingLogs.get(m.id);
+          closingLogs.delete(m.id);
+          return void (m.error ? c?.reject(fromWireError(m.error)) : c?.resolve());
+        }
         case 'closed':
           return onClosed?.();
       }
@@ -234,8 +242,8 @@ export async function startLogThread(opts: LogThreadOptions): Promise<LogThread>
     }
   }
 
-  const send = (tenant: string, log: { size: number }, body: EntryBody, attachments: Attachment[], durable: boolean, rotate?: RotateKeys, follow?: boolean): Owed | Error => {
-    if (closing) return new StoreError('ERR_STORE_CLOSED', 'log is closed');
+  const send = (tenant: string, log: { size: number; closed?: boolean }, body: EntryBody, attachments: Attachment[], durable: boolean, rotate?: RotateKeys, follow?: boolean): Owed | Error => {
+    if (closing || log.closed) return new StoreError('ERR_STORE_CLOSED', 'log is closed');
     if (failure) return failure;
     const halted = health.get(tenant)?.halted;
     if (halted) return halted;
@@ -250,7 +258,8 @@ export async function startLogThread(opts: LogThreadOptions): Promise<LogThread>
   return {
     mldsaPublicKey: mldsaPublicKey!,
     open(tenant, path, origin, committed, keys) {
-      const log = { size: committed };
+      const log: { size: number; closed?: boolean } = { size: committed };
+      let closed: Promise<void> | undefined;
       const ready = new Promise<void>((resolve, reject) => {
         if (failure) return reject(failure);
         opening.set(tenant, { resolve, reject });
@@ -280,6 +289,7 @@ export async function startLogThread(opts: LogThreadOptions): Promise<LogThread>
         },
         checkpointNow() {
           if (failure) return Promise.reject(failure);
+          if (log.closed) return Promise.reject(new StoreError('ERR_STORE_CLOSED', 'log is closed'));
           return new Promise<SignedTree>((resolve, reject) => {
             const id = nextId++;
             signing.set(id, { resolve, reject });
@@ -287,8 +297,20 @@ export async function startLogThread(opts: LogThreadOptions): Promise<LogThread>
           });
         },
         health: () => ({ ...health.get(tenant), ...(failure ? { halted: failure } : {}) }),
-        // The thread closes every log at once (LogThread.close); one tenant's close only stops its appends.
-        close: async () => undefined,
+        // One tenant's log (idle, many tenants): later appends are refused here; the writer finishes
+        // the earlier ones (committed and signed) and closes its connection. A thread closing, or
+        // gone, closes every log itself.
+        close: () =>
+          (closed ??= (async () => {
+            log.closed = true;
+            if (closing || failure) return;
+            await ready.catch(() => undefined);
+            await new Promise<void>((resolve, reject) => {
+              const id = nextId++;
+              closingLogs.set(id, { resolve, reject });
+              post({ t: 'closeLog', tenant, id });
+            });
+          })()),
       };
     },
     close() {

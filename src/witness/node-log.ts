@@ -18,6 +18,8 @@ import { formatCosignerVkey } from './vkey.js';
 export interface NodeWitnessing {
   /** Start witnessing a tenant's log; returns the port to serve (checkpoints with cosignatures). */
   track(tenant: string, port: LogPort): LogPort;
+  /** Stop submitting a tenant's checkpoints (its log closed when idle); `track` starts again. */
+  untrack(tenant: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -52,7 +54,8 @@ export function openNodeWitnessing(opts: { data: string; config?: WitnessingConf
   // One ML-DSA-44 key; per tenant the cosigner name is the log's origin (the message commits to it).
   const key = readCosignerSeed(keyPath);
   const vkeyFile = join(opts.data, 'log-cosigner.vkeys');
-  const submitters: WitnessSubmitter[] = [];
+  // One submitter per open tenant log: an idle close stops it, a reopen starts it again (issue 40).
+  const submitters = new Map<string, WitnessSubmitter>();
   const cfg = opts.config;
   const statusLine = opts.logLine && witnessStatusLines(opts.logLine);
   return {
@@ -77,11 +80,18 @@ export function openNodeWitnessing(opts: { data: string; config?: WitnessingConf
           statusLine?.(tenant, st);
         },
       }).start();
-      submitters.push(s);
+      const before = submitters.get(tenant);
+      submitters.set(tenant, s);
+      void before?.close();
       return withCosignatures(port, store);
     },
+    async untrack(tenant) {
+      const s = submitters.get(tenant);
+      submitters.delete(tenant);
+      await s?.close();
+    },
     async close() {
-      await Promise.all(submitters.map((s) => s.close()));
+      await Promise.all([...submitters.values()].map((s) => s.close()));
       store.close();
     },
   };

@@ -3,9 +3,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAuthConfig } from '../../http/auth.js';
 import { startServer } from '../../http/node-server.js';
-import { initDataDir, listTenants } from '../../store/node.js';
+import { initDataDir } from '../../store/node.js';
 import { intOption, parse } from '../args.js';
-import { EXIT, type Io } from '../io.js';
+import { EXIT, UsageError, type Io } from '../io.js';
 import { diagnostics, LOG_LEVEL_HELP, LOG_LEVEL_OPTION, parseLogLevel } from '../log-lines.js';
 import { watchConfig } from './_config-watch.js';
 import { activateHint, formatReady, readyReport } from './_serve-ready.js';
@@ -52,6 +52,12 @@ edit while running) is a WARNING saying how to activate it (vouch policy activat
                  it (DIR/checkpoints/TENANT.note; a log line names its size, root and file, the note
                  itself is logged at debug); default 60, 0 turns it off. One is also signed on clean
                  shutdown. Keep them elsewhere: they prove a later cut.
+  --max-open-tenants N  tenant logs kept open at most (default 256; each holds a few file handles):
+                 past it, the least recently used idle one closes (after a checkpoint over it is
+                 signed and published) and opens again at its next request, checked like any open.
+                 With more than 16 tenant logs, none is opened at start: each opens at first use.
+  --tenant-idle S  close a tenant log unused for S seconds (default 300; 0: only the cap closes).
+                 /metrics lists per-tenant lines for at most 20 tenants, then totals (docs/operating.md).
   --otlp URL     export each log entry as an OpenTelemetry span and log record over OTLP/HTTP (JSON)
                  to the collector at URL (e.g. http://127.0.0.1:4318; /v1/traces and /v1/logs are
                  appended), continuing the caller's W3C trace (_meta.traceparent or the traceparent
@@ -71,6 +77,12 @@ ${LOG_LEVEL_HELP}
 export const NO_WITNESS_WARNING =
   'WARNING: no witness configured (--witnesses FILE or DATA/witnesses.json): nothing off this machine vouches for the log\'s end, so a clean cut of its newest entries goes unseen unless someone holds a later checkpoint. Run at least one `vouch witness` off this machine and list it (docs/witnesses.md, "Running a witness").';
 
+/** A cap of 0 would open nothing: refused like any bad flag. */
+function positive(n: number, name: string): number {
+  if (n < 1) throw new UsageError(`--${name} takes an integer of at least 1`);
+  return n;
+}
+
 export async function run(argv: string[], io: Io): Promise<number> {
   const { values } = parse(argv, {
     host: { type: 'string', default: '127.0.0.1' },
@@ -81,6 +93,8 @@ export async function run(argv: string[], io: Io): Promise<number> {
     'require-caller-signature': { type: 'boolean', default: false },
     'allow-origin': { type: 'string', multiple: true },
     'checkpoint-idle': { type: 'string', default: '60' },
+    'max-open-tenants': { type: 'string', default: '256' },
+    'tenant-idle': { type: 'string', default: '300' },
     otlp: { type: 'string' },
     witnesses: { type: 'string' },
     'read-only': { type: 'boolean', default: false },
@@ -111,6 +125,8 @@ export async function run(argv: string[], io: Io): Promise<number> {
     requireCallerSignature: values['require-caller-signature'],
     allowOrigins: values['allow-origin'],
     idleCheckpointMs: (intOption(values['checkpoint-idle'], 'checkpoint-idle') ?? 60) * 1000,
+    maxOpenTenants: positive(intOption(values['max-open-tenants'], 'max-open-tenants') ?? 256, 'max-open-tenants'),
+    tenantIdleMs: (intOption(values['tenant-idle'], 'tenant-idle') ?? 300) * 1000,
     logLine: log.line,
     otlp: values.otlp,
     witnesses: values.witnesses,
@@ -124,8 +140,9 @@ export async function run(argv: string[], io: Io): Promise<number> {
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
-  // Development mode serves the `default` tenant: its log is opened (and its policy recorded) now.
-  const tenants = [...new Set([...(auth ? [] : ['default']), ...listTenants(data)])];
+  // Development mode serves the `default` tenant: its log is opened (and its policy recorded) now;
+  // so are the others when there are few (many: each at its first use, and not listed here).
+  const tenants = [...new Set([...(auth ? [] : ['default']), ...server.openedAtStart])];
   let ready;
   try {
     ready = await readyReport(server, { tenants, configCreated });
