@@ -3,7 +3,7 @@
 // expanded, so they are resolved where the Worker runs, from its own bindings ([vars]), as Node
 // resolves them from its environment when it reads the files. Pure: no file, no process.env.
 import { ConfigError, type Issue } from '../errors.js';
-import type { Json } from '../interceptors/types.js';
+import type { Json } from '../canonical/index.js';
 import { buildResolvedDocument } from './config-resolve.js';
 import { expandSettings, settingNamesOf } from './config-settings.js';
 import { formatOf, parseConfigText, type ConfigFormat } from './config-text.js';
