@@ -28,6 +28,9 @@ import { DEFAULT_UPSTREAM_ERA, EraMemo, parseUpstreamEra, type UpstreamEra } fro
 import { parseToolsConfig, readPins, ToolPins } from './tool-pins.js';
 import { UpstreamStdioTransport } from './upstream-stdio.js';
 
+/** How long the gateway waits for another process to let go of its log (a probe's gateway shutting down). */
+export const GATEWAY_LOCK_WAIT_MS = 10_000;
+
 export type UpstreamSpec = { command: string; env?: Record<string, string>; cwd?: string; stderr?: IOType } | { url: string };
 
 export interface GatewayRunOptions {
@@ -122,7 +125,10 @@ export async function openGateway(opts: GatewayRunOptions): Promise<GatewayRunti
   if (opts.otlp !== undefined) parseOtlpUrl(opts.otlp); // a bad URL fails before any key is touched
   const upstreamEra = opts.upstreamEra === undefined ? DEFAULT_UPSTREAM_ERA : parseUpstreamEra(opts.upstreamEra);
   initDataDir(opts.data); // first run: keys generated; existing keys are kept
-  const dataDir = await openDataDir(opts.data, { thread: opts.thread ?? true, keyName: opts.keyName, monotonic: systemClock.monotonic });
+  // An MCP client of the 2026 era may start the same gateway command twice: once to ask
+  // server/discover (then stops it), then for the session. The first may still be shutting down
+  // (stopping its upstream, signing its last checkpoint) when the second opens the log: waited for.
+  const dataDir = await openDataDir(opts.data, { thread: opts.thread ?? true, keyName: opts.keyName, monotonic: systemClock.monotonic, lockWaitMs: GATEWAY_LOCK_WAIT_MS });
   const otel = opts.otlp === undefined ? undefined : createOtelExporter({ url: opts.otlp, onExportError: (signal, items, error) => opts.onLine?.({ level: 'warn', msg: 'OTLP export failed', signal, items, error }) });
   let policies: GatewayPolicies | undefined;
   let log: LogPort;

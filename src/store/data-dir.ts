@@ -135,6 +135,8 @@ export function initDataDir(dir: string, opts: { ed25519?: boolean } = {}): Init
 
 export interface OpenOptions {
   keyName?: string;
+  /** How long a tenant log's writer lock held by a live process may take to be let go (store/lock.ts); 0 by default. */
+  lockWaitMs?: number;
   /** Sign ML-DSA-65 in a worker thread (the service); in-process for short CLI runs. */
   thread?: boolean;
   /**
@@ -258,7 +260,7 @@ export async function openDataDir(dir: string, opts: OpenOptions = {}): Promise<
       assertTenant(tenant);
       mkdirSync(join(dir, 'logs'), { recursive: true, mode: 0o700 });
       // One writer per log: serve and the CLI writers (policy activate, payload erase) both lock.
-      const lock = acquireLogLock(dir, tenant);
+      const lock = acquireLogLock(dir, tenant, opts.lockWaitMs);
       let store: LogStore;
       try {
         store = openSqliteStore(logPath(dir, tenant));

@@ -32,9 +32,19 @@ function isAlive(pid: number): boolean {
   }
 }
 
-/** Take the tenant's writer lock or throw ERR_STORE naming the process that holds it. */
-export function acquireLogLock(dir: string, tenant: string): LogLock {
+/** Blocks this thread (start-up only: nothing else runs until the log is open). */
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/**
+ * Take the tenant's writer lock or throw ERR_STORE naming the process that holds it. `waitMs`: how
+ * long a live holder may take to let go first (a gateway an MCP client started only to probe its
+ * era, still shutting down while the client starts the real one); 0 refuses at once.
+ */
+export function acquireLogLock(dir: string, tenant: string, waitMs = 0): LogLock {
   const path = lockPath(dir, tenant);
+  const deadline = Date.now() + waitMs;
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
       const fd = openSync(path, 'wx', 0o600);
@@ -59,6 +69,11 @@ export function acquireLogLock(dir: string, tenant: string): LogLock {
     }
     const holder = holderOf(path);
     if (holder !== undefined && isAlive(holder)) {
+      if (holder !== process.pid && Date.now() < deadline) {
+        sleepSync(Math.min(50, Math.max(1, deadline - Date.now())));
+        attempt = -1; // waiting is not a change of hands
+        continue;
+      }
       const who = holder === process.pid ? 'this process' : `process ${holder}`;
       throw new StoreError('ERR_STORE', `the log of tenant ${tenant} is in use by ${who} (${path}): to read it while that runs, attach read-only (\`vouch serve --read-only --data ${dir}\`: audit routes and the console; \`vouch keys export --data ${dir}\`: its public keys); to change it, use that server's REST API, or stop it first`);
     }

@@ -1,5 +1,5 @@
 // The writer lock of a tenant log: one holder, stale locks of dead processes taken over.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,6 +30,30 @@ describe('log lock', () => {
     const d = fresh();
     writeFileSync(lockPath(d, 't'), `${process.ppid}\n`);
     expect(() => acquireLogLock(d, 't')).toThrow(expect.objectContaining({ message: expect.stringContaining(`process ${process.ppid}`) }));
+  });
+
+  it('with waitMs, waits for a live holder that is letting go (a gateway the SDK probed, still shutting down)', async () => {
+    const d = fresh();
+    const path = lockPath(d, 't');
+    // Another process holds the lock for 400 ms, then removes it as its release does.
+    const holder = spawn(process.execPath, ['-e', `require('fs').writeFileSync(${JSON.stringify(path)}, process.pid + '\\n'); setTimeout(() => require('fs').unlinkSync(${JSON.stringify(path)}), 400); setTimeout(() => {}, 1500)`], { stdio: 'ignore' });
+    try {
+      for (let i = 0; i < 200 && !existsSync(path); i++) await new Promise((r) => setTimeout(r, 10));
+      expect(() => acquireLogLock(d, 't')).toThrow(expect.objectContaining({ code: 'ERR_STORE' })); // no wait: refused at once
+      const l = acquireLogLock(d, 't', 10_000);
+      expect(readFileSync(path, 'utf8')).toBe(`${process.pid}\n`);
+      l.release();
+    } finally {
+      holder.kill();
+    }
+  });
+
+  it('with waitMs, still refuses a holder that keeps it, naming it, once the wait is over', () => {
+    const d = fresh();
+    writeFileSync(lockPath(d, 't'), `${process.ppid}\n`);
+    const t0 = Date.now();
+    expect(() => acquireLogLock(d, 't', 300)).toThrow(expect.objectContaining({ message: expect.stringContaining(`process ${process.ppid}`) }));
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(250);
   });
 
   it('takes over the lock of a dead process, and an unreadable one', () => {
