@@ -278,7 +278,7 @@ describe('the console an auditor opens, in Chromium', () => {
   it("shows the newest checkpoint: verified signature lines, the witness status, the timestamp status", async () => {
     await page.waitForSelector('#checkpoint-panel #cp-signed');
     expect(await page.getAttribute('#cp-signed', 'data-ok')).toBe('true');
-    expect(await page.textContent('#cp-signed')).toMatch(/✓ signed by: vouch\.local\/default \(ML-DSA-65 [0-9a-f]{8}\), vouch\.local\/default \(Ed25519 [0-9a-f]{8}\)/);
+    expect(await page.textContent('#cp-signed')).toMatch(/✓ signed by: vouch\.local\/default \(ML-DSA-65 [0-9a-f]{8}, JWKS kid [0-9a-f]{8}\), vouch\.local\/default \(Ed25519 [0-9a-f]{8}, JWKS kid [0-9a-f]{8}\)/);
     const served = (await get(`${s.url}/v1/checkpoint`, H('audit'))).json;
     expect(Number(await page.textContent('#cp-panel-size'))).toBeLessThanOrEqual(served.size);
     expect(await page.locator('#cp-lines tr[data-kind="log"]').count()).toBe(2);
@@ -396,7 +396,7 @@ describe('the page opened from a file: key pinning', () => {
     expect(await offline.getAttribute('#pin-status [data-pinned]', 'data-pinned')).toBe('true');
     const v = await check();
     expect([v.ok, v.verdict]).toEqual(['true', 'clean']);
-    expect(await offline.textContent('#bundle-result .verdict')).toMatch(/^✓ bundle verified: .*; keys pinned: vouch\.local\/default \(ML-DSA-65 [0-9a-f]{8}\), vouch\.local\/default \(Ed25519 [0-9a-f]{8}\)$/);
+    expect(await offline.textContent('#bundle-result .verdict')).toMatch(/^✓ bundle verified: .*; keys pinned: vouch\.local\/default \(ML-DSA-65 [0-9a-f]{8}, JWKS kid [0-9a-f]{8}\), vouch\.local\/default \(Ed25519 [0-9a-f]{8}, JWKS kid [0-9a-f]{8}\)$/);
     const jf = join(dir, 'offline-jwks.json');
     writeFileSync(jf, jwks);
     const cli = await vouch('verify', bundle, '--key', jf, '--no-replay', '--json');
@@ -405,7 +405,7 @@ describe('the page opened from a file: key pinning', () => {
     // The key ids in the verdict are the ones every verifier names (the checkpoint's signature lines).
     // and the pinned keys are shown by them too (each JWKS key's id in the log its key history names), beside the kid.
     for (const sig of JSON.parse(cli.out).signatures.filter((x: any) => x.source === 'trusted key')) {
-      expect(v.text).toContain(`${sig.name} (${sig.alg} ${sig.keyId})`);
+      expect(v.text).toContain(`${sig.name} (${sig.alg} ${sig.keyId}${sig.kid ? `, JWKS kid ${sig.kid}` : ''})`);
       expect(pinned).toContain(`${sig.name}+${sig.keyId}`);
     }
     expect(await flagsNamed()).toEqual([]);
