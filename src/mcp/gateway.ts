@@ -400,6 +400,8 @@ function waitFor<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise<T>((resolve, reject) => {
     signal.addEventListener('abort', () => reject(signal.reason), { once: true });
-    p.then(resolve);
+    // Rejected too: a client that hangs up before its first message rejects the era (gateway-era.ts),
+    // and an upstream request waiting on it must end with it, not leave an unhandled rejection.
+    p.then(resolve, reject);
   });
 }

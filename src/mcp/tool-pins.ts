@@ -157,7 +157,7 @@ export class ToolPins {
 
 export function changedReason(server: string, name: string, pinned: Digest, current: Digest): string {
   const tool = recordedLabel(name);
-  return `tool ${server}/${tool} changed its definition: pinned ${pinned}, now ${current}; approve it with \`vouch tools approve ${server} ${tool} ${current}\``;
+  return `tool ${server}/${tool} changed its definition: pinned ${pinned}, now ${current}; approve it with \`vouch tools approve ${server} ${tool} ${current} --data DIR\` (the gateway's data directory, and --tenant if not default; the gateway must be stopped, or use its POST /v1/tools/approve)`;
 }
 
 /**

@@ -208,6 +208,8 @@ async function serveStdio(rt: GatewayRuntime, data: string, onLine?: (l: Record<
   const surveyed = survey(() => surveyUpstream(gateway.client, gateway.capabilities, rt.policies.clientToServer, rt.viewer(), rt.configPath), tell, onLine);
   // The client hanging up (stdin closes) ends the session, as does a signal.
   const stdinEnded = new Promise<string>((resolve) => {
+    // It may have ended already (a client that hung up before the upstream was ready): no event comes again.
+    if (process.stdin.readableEnded || process.stdin.destroyed) resolve('stdin closed');
     process.stdin.once('end', () => resolve('stdin closed'));
     process.stdin.once('close', () => resolve('stdin closed'));
   });

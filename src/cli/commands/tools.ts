@@ -85,18 +85,19 @@ function list(argv: string[], io: Io): number {
     });
     if (values.json) io.out(JSON.stringify(rows.map(({ stored: _, ...r }) => r)));
     else if (!rows.length) io.out('no tool pinned yet');
-    else for (const r of rows) for (const line of describeRow(r)) io.out(line);
+    else for (const r of rows) for (const line of describeRow(r, `--data ${shellWord(values.data!)} --tenant ${shellWord(values.tenant!)}`)) io.out(line);
     return EXIT.ok;
   } finally {
     store.close();
   }
 }
 
-function describeRow(r: { tool: string; pinned: Digest; pending: Digest | null; seq: number; changes?: DefinitionChange[] | null; stored?: { pinned: Stored; pending: Stored } }): string[] {
+/** `where`: the `--data`/`--tenant` this listing read, so the approve command it prints reaches the same log. */
+function describeRow(r: { tool: string; pinned: Digest; pending: Digest | null; seq: number; changes?: DefinitionChange[] | null; stored?: { pinned: Stored; pending: Stored } }, where: string): string[] {
   const head = `${r.tool}  ${r.pinned}${r.pending ? `  CHANGED -> ${r.pending} (hidden until approved)` : ''}  #${r.seq}`;
   if (!r.pending || !r.stored) return [head];
   const slash = r.tool.indexOf('/');
-  const lines = [head, `  approve it with: vouch tools approve ${shellWord(r.tool.slice(0, slash))} ${shellWord(r.tool.slice(slash + 1))} ${r.pending}`];
+  const lines = [head, `  approve it with: vouch tools approve ${shellWord(r.tool.slice(0, slash))} ${shellWord(r.tool.slice(slash + 1))} ${r.pending} ${where}`];
   const why = (s: Stored, which: string) => ('altered' in s ? `the stored ${which} definition does not hash to its pin (altered)` : 'missing' in s ? `the ${which} definition is not recorded` : undefined);
   const gaps = [why(r.stored.pinned, 'pinned'), why(r.stored.pending, 'new')].filter((w): w is string => w !== undefined);
   if (gaps.length) return [...lines, `  no diff: ${gaps.join('; ')} (definitions not recorded: pins written before vouch kept them, or erased, show their digests only)`];

@@ -30,7 +30,8 @@ inclusion proof. Prints the checklist (✓ / ✗ per check).
                        entry's input
   --checkpoint NEWER   what GET /v1/proofs/consistency?from=<receipt size> returned: the log must
                        extend the receipt's tree ("truncation: checked"). A bare checkpoint
-                       (GET /v1/checkpoint, DATA/checkpoints/TENANT.note) is compared at the
+                       (GET /v1/checkpoint, or the shutdown checkpoint vouch serve writes to
+                       DATA/checkpoints/TENANT.note) is compared at the
                        receipt's size only; of another size the verdict says "truncation: not
                        checked" and which proof to fetch, never INVALID. Two checkpoints that
                        cannot both be true are printed in full as evidence of a fork. Without it:

@@ -17,12 +17,15 @@ const message = (ic: ReturnType<typeof authz>, payload: unknown, roles: string[]
 };
 
 describe('default deny: what no permit matched, and the role that would allow it', () => {
-  it('the example policy: get-env names the tool (no role allows it); write_file names the operator role, with which it is allowed', () => {
-    expect(message(example, call('get-env'))).toBe('denied by policy (default deny): no permit matched Tool::"get-env"');
-    expect(message(example, call('get-env'), ['operator'])).toBe('denied by policy (default deny): no permit matched Tool::"get-env"');
+  it('the example policy: tool calls need tool-user; get-env names the tool (no role allows it); write_file names the operator role, with which it is allowed', () => {
+    // The example's tool calls need the tool-user role first (issue 37): without it the forbid says so.
+    expect(message(example, call('get-env'))).toBe('denied by policy tools-forbid-without-role-tool-user');
+    expect(message(example, call('get-env'), ['tool-user'])).toBe('denied by policy (default deny): no permit matched Tool::"get-env"');
+    expect(message(example, call('get-env'), ['tool-user', 'operator'])).toBe('denied by policy (default deny): no permit matched Tool::"get-env"');
     const write = call('write_file', { path: '/tmp/allowed/notes.txt', content: 'x' });
-    expect(message(example, write)).toBe('denied by policy (default deny): no permit matched Tool::"write_file"; the role "operator" would allow it (the caller lacks it)');
-    expect(message(example, write, ['operator'])).toBe('allowed');
+    // The operator role is named by the forbid that asks for it (the role hint of a default deny: below).
+    expect(message(example, write, ['tool-user'])).toBe('denied by policy tools-forbid-writes-without-role-operator');
+    expect(message(example, write, ['tool-user', 'operator'])).toBe('allowed');
   });
 
   it('no role would allow it: the resource only', () => {
