@@ -1,5 +1,5 @@
-// `npm run test:quick`, the edit-test loop: the main suite without the test directories that need
-// what only `.ci/run` installs or that take minutes each (see QUICK_EXCLUDES). `npm test` runs them all.
+// `npm run test:quick`, the edit-test loop: the core's suites, without the test directories that need
+// what only `.ci/run` installs or that drive real processes (see QUICK_EXCLUDES). `npm test` runs them all.
 import { defineConfig, mergeConfig } from 'vitest/config';
 import main from './vitest.config.js';
 
@@ -11,6 +11,13 @@ export const QUICK_EXCLUDES = {
   'test/web/': 'headless Chromium (Debian package chromium)',
   'test/interop/': 'Go and golang.org/x/mod from Debian packages',
   'test/workers/': 'Cloudflare Workers (wrangler, workerd)',
+  // Process-level suites: each file starts vouch, MCP servers or its CLI as real processes (seconds
+  // each, most of the suite's time). The core's own suites stay: a few minutes on 2 cores.
+  'test/mcp/': 'the gateway against real MCP servers, as processes',
+  'test/http/': 'the service over real HTTP',
+  'test/cli/': 'the command line, as processes',
+  'test/security/': 'attacks played end to end against real servers',
+  'test/bench/': 'every bench at toy size',
 } as const;
 
 export default mergeConfig(main, defineConfig({
