@@ -65,7 +65,7 @@ export async function buildCoseReceipt(input: CoseReceiptInput, signer: CoseSign
 export function coseSignatureCache(max = 64): (checkpoint: string, keyNames: string[], signer: CoseSigner) => Promise<{ protectedBytes: Uint8Array; signature: Uint8Array }> {
   const memo = new Map<string, Promise<{ protectedBytes: Uint8Array; signature: Uint8Array }>>();
   return (checkpoint, keyNames, signer) => {
-    const key = `${signer.alg}\n${toHex(signer.publicKey)}\n${checkpoint}`;
+    const key = `${signer.alg}\n${toHex(signer.publicKey)}\n${keyNames.join(' ')}\n${checkpoint}`;
     let p = memo.get(key);
     if (!p) {
       p = signCoseRoot(checkpoint, keyNames, signer);

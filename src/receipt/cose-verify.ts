@@ -147,7 +147,7 @@ export function verifyCoseReceipt(bytes: Uint8Array, opts: VerifyCoseOptions): C
   const classicalOnly = alg !== POST_QUANTUM_ALG;
   if (!classicalOnly) pass('post-quantum', `${alg} signature`);
   else if (opts.classicalOk) pass('post-quantum', `classical (${alg}) signature only, accepted by --classical-ok`);
-  else fail('post-quantum', `a ${alg} signature alone is classical: verify the ${POST_QUANTUM_ALG} receipt (--alg ${POST_QUANTUM_ALG}), or accept it with --classical-ok`);
+  else fail('post-quantum', `an ${alg} signature alone is classical: verify the ${POST_QUANTUM_ALG} receipt (--alg ${POST_QUANTUM_ALG}), or accept it with --classical-ok`);
   return report({ ...extra, alg, kid, classicalOnly });
 }
 

@@ -6,7 +6,7 @@ import { decode, encode } from 'cborg';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createEd25519Signer, createMldsaSigner, type SignatureAlg } from '../../src/crypto/index.js';
 import { formatVkey, noteSignerFor, signCheckpoint, parseNote, parseCheckpoint } from '../../src/log/index.js';
-import { buildCoseReceipt, COSE_LABEL, ENTRY_LABEL, parseCoseReceipt, signCoseRoot, verifyCoseReceipt, type CoseSigner, type Trust } from '../../src/receipt/index.js';
+import { buildCoseReceipt, coseSignatureCache, COSE_LABEL, ENTRY_LABEL, parseCoseReceipt, signCoseRoot, verifyCoseReceipt, type CoseSigner, type Trust } from '../../src/receipt/index.js';
 import { parseTrust } from '../../src/receipt/index.js';
 import { keys, ORIGIN } from '../execution/_log.js';
 import { logWithReceipts, memoized } from './_receipts.js';
@@ -140,6 +140,22 @@ describe('COSE receipt: verification', () => {
 });
 
 describe('COSE receipt: the signing side refuses roots its key did not sign', () => {
+  it('a caller asking again and again: one signature per checkpoint and key (the cache), a new one for a new checkpoint', async () => {
+    let signed = 0;
+    const base = signerOf('Ed25519');
+    const counting: CoseSigner = { ...base, sign: (m) => (signed++, base.sign(m)) };
+    const sign = coseSignatureCache();
+    const cp3 = (await l.log.checkpointAt(3))!.note;
+    const all = await Promise.all(Array.from({ length: 20 }, () => sign(cp3, KEY_NAMES, counting)));
+    expect(signed).toBe(1);
+    expect(new Set(all.map((a) => Buffer.from(a.signature).toString('hex'))).size).toBe(1);
+    await sign((await l.log.checkpointAt(6))!.note, KEY_NAMES, counting);
+    expect(signed).toBe(2);
+    // A refusal is not cached as a signature: it is refused again, by name.
+    await expect(sign(cp3, ['someone.else'], counting)).rejects.toMatchObject({ code: 'ERR_SIGN_FAILED' });
+    expect(signed).toBe(2);
+  });
+
   it('a checkpoint signed by another key (or altered) gets no COSE signature: ERR_SIGN_FAILED', async () => {
     const cp = (await l.log.checkpointAt(3))!.note;
     const forged = await signCheckpoint(parseCheckpoint(parseNote(cp).text), [noteSignerFor('test.vouch', createMldsaSigner(new Uint8Array(32).fill(9)))]);
