@@ -97,9 +97,9 @@ function readBytes(path: string): Uint8Array | undefined {
 }
 
 /** A COSE receipt (RFC 9942): its own checklist (cose-verify.ts), pinned keys as for any receipt. */
-function verifyCose(path: string, bytes: Uint8Array, values: { key?: string; origin?: string; 'classical-ok'?: boolean; json?: boolean; checkpoint?: string; 'caller-key'?: string; witness?: string[] }, io: Io): number {
-  const notForCose = (['checkpoint', 'caller-key'] as const).filter((k) => values[k] !== undefined);
-  if (values.witness?.length) notForCose.push('witness' as never);
+function verifyCose(path: string, bytes: Uint8Array, values: { key?: string; origin?: string; 'classical-ok'?: boolean; json?: boolean; checkpoint?: string; 'caller-key'?: string; witness?: string[]; 'min-witnesses'?: string }, io: Io): number {
+  const notForCose: string[] = (['checkpoint', 'caller-key', 'min-witnesses'] as const).filter((k) => values[k] !== undefined);
+  if (values.witness?.length) notForCose.push('witness');
   if (notForCose.length) throw new UsageError(`${notForCose.map((k) => `--${k}`).join(', ')} do(es) not apply to a COSE receipt: it carries no checkpoint note (verify the JSON receipt of the same entry for those)`);
   let trust: Trust;
   try {
