@@ -2,6 +2,7 @@
 // Workers (a Durable Object per tenant log). Everything async, so a remote log fits.
 import type { Jwks, PublicKeyEntry } from '../crypto/index.js';
 import type { ActivePolicy } from '../decide/index.js';
+import type { CoseSigner } from '../receipt/index.js';
 import type { ProtectedResource } from './oauth-metadata.js';
 
 /**
@@ -81,6 +82,12 @@ export interface AppDeps {
    * (crypto/context.ts; never the notes' empty one); keyId is the JWKS kid.
    */
   signResult?(bytes: Uint8Array, context: Uint8Array): Promise<{ alg: string; keyId: string; signature: Uint8Array }>;
+  /**
+   * The log keys that sign COSE receipts (RFC 9942) of a tenant's entries, and the key names its
+   * checkpoints are signed under; a key signs only the root of a checkpoint it signed. Absent:
+   * GET /v1/entries/SEQ/receipt.cose is not served (ERR_NOT_FOUND says so).
+   */
+  coseSigners?(tenant: string): { keyNames: string[]; signers: CoseSigner[] };
   /** The keys a tenant's callers co-sign requests with (JWK kid = the keyId they sign under); none when absent. */
   callerKeys?(tenant: string): Promise<PublicKeyEntry[]>;
   /** Co-signing required (`vouch serve --require-caller-signature`): an unsigned request is a recorded deny. */

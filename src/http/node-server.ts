@@ -355,6 +355,14 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     // results' own FIPS 204 context: a result, whatever bytes a caller shaped, never verifies as a
     // checkpoint or note (empty context), nor a checkpoint as a result (issue 35).
     signResult: async (bytes, context) => ({ alg: 'ML-DSA-65', keyId: dataDir.keys[0].keyId, signature: await dataDir.signInContext(bytes, context) }),
+    // COSE receipts (RFC 9942) by the current keys; each refuses a root it did not sign (cose-sign.ts).
+    coseSigners: (tenant) => ({
+      keyNames: [dataDir.originOf(tenant), dataDir.keyName],
+      signers: dataDir.keys.flatMap((k) => {
+        const s = dataDir.signers.find((x) => x.alg === k.alg);
+        return s ? [{ alg: k.alg, publicKey: k.publicKey, sign: (m: Uint8Array) => s.sign(m) }] : [];
+      }),
+    }),
     callerKeys: async (tenant) => (Object.hasOwn(callers, tenant) ? callers[tenant] : []),
     requireCallerSignature: opts.requireCallerSignature === true,
     observe: otel && ((e) => otel.observe(e)),

@@ -7,6 +7,7 @@ import { parseJwks, type PublicKeyEntry } from '../../crypto/index.js';
 import { InputError, codeOf, publicMessage } from '../../errors.js';
 import { hashLeaf } from '../../log/index.js';
 import type { Trust } from '../../receipt/index.js';
+import { formatCoseChecklist, coseVerdict, looksLikeCoseSign1, verifyCoseReceipt } from '../../receipt/index.js';
 import { formatChecklist, summarizeEntry, parseNewerCheckpoint, parseTlogProof, verdictFields, verifyReceiptFully, type NewerCheckpoint } from '../../receipt/index.js';
 import { parse } from '../args.js';
 import { EXIT, UsageError, type Io } from '../io.js';
@@ -20,8 +21,11 @@ Checks a receipt offline, with nothing but the receipt and a trusted public key:
 bytes, the leaf hash, the index, the checkpoint signature, the origin and the RFC 9162
 inclusion proof. Prints the checklist (✓ / ✗ per check).
 
-  RECEIPT              a receipt JSON file (or what GET /v1/entries/SEQ answered), or a
-                       c2sp.org/tlog-proof@v1 text file
+  RECEIPT              a receipt JSON file (or what GET /v1/entries/SEQ answered), a
+                       c2sp.org/tlog-proof@v1 text file, or a COSE receipt (RFC 9942: what
+                       \`vouch receipt SEQ --format cose\` or GET /v1/entries/SEQ/receipt.cose
+                       gave; checks format, vds, entry, index, origin, inclusion, signature,
+                       post-quantum; --checkpoint and --witness do not apply to it)
   --key KEYFILE        trusted keys, by shape: vkey lines, a JWKS (the service's
                        /.well-known/vouch/keys) or an audit bundle's keys.json; \`vouch keys
                        export\` writes each, while the service runs
@@ -83,6 +87,36 @@ function readReceipt(path: string): unknown {
   return receipt;
 }
 
+/** The file's bytes, to tell a binary COSE receipt; undefined when unreadable (readReceipt says why). */
+function readBytes(path: string): Uint8Array | undefined {
+  try {
+    return new Uint8Array(readFileSync(path));
+  } catch {
+    return undefined;
+  }
+}
+
+/** A COSE receipt (RFC 9942): its own checklist (cose-verify.ts), pinned keys as for any receipt. */
+function verifyCose(path: string, bytes: Uint8Array, values: { key?: string; origin?: string; 'classical-ok'?: boolean; json?: boolean; checkpoint?: string; 'caller-key'?: string; witness?: string[]; 'min-witnesses'?: string }, io: Io): number {
+  const notForCose: string[] = (['checkpoint', 'caller-key', 'min-witnesses'] as const).filter((k) => values[k] !== undefined);
+  if (values.witness?.length) notForCose.push('witness');
+  if (notForCose.length) throw new UsageError(`${notForCose.map((k) => `--${k}`).join(', ')} do(es) not apply to a COSE receipt: it carries no checkpoint note (verify the JSON receipt of the same entry for those)`);
+  let trust: Trust;
+  try {
+    trust = readKeyFile(values.key!);
+  } catch (e) {
+    io.err(`vouch verify: error ${codeOf(e)}: ${publicMessage(e)}`);
+    return EXIT.input;
+  }
+  const report = verifyCoseReceipt(bytes, { trust, origin: values.origin, classicalOk: values['classical-ok'] });
+  if (values.json) {
+    io.out(JSON.stringify({ ok: report.ok, verdict: coseVerdict(report), receipt: path, format: 'cose', alg: report.alg, kid: report.kid, issuer: report.issuer, treeSize: report.treeSize, root: report.root, classicalOnly: report.classicalOnly, truncation: 'not checked', checks: report.checks, entry: report.entry && summarizeEntry(report.entry) }));
+  } else {
+    for (const line of formatCoseChecklist(report, path)) io.out(line);
+  }
+  return report.ok ? EXIT.ok : EXIT.findings;
+}
+
 function readCallerKeys(path: string): PublicKeyEntry[] {
   const text = readText(path, 'caller key file');
   const doc = parseJson(text);
@@ -110,6 +144,8 @@ export async function run(argv: string[], io: Io): Promise<number> {
   if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'give one RECEIPT file' : 'give exactly one RECEIPT file');
   if (!values.key) throw new UsageError('--key KEYFILE is required (vkey lines, a JWKS or a bundle\'s keys.json: `vouch keys export --data DIR` prints them)');
   const [path] = positionals;
+  const bytes = readBytes(path);
+  if (bytes && looksLikeCoseSign1(bytes)) return verifyCose(path, bytes, values, io);
   let input: { receipt: unknown; trust: Trust; callerKeys?: PublicKeyEntry[]; newer?: NewerCheckpoint };
   try {
     input = {
