@@ -17,5 +17,6 @@ export { exportBundle, planExport, keyRecordsOf, type ExportSource, type BundleS
 export { verifyBundle, emptyBundleReport, type BundleVerdict, type BundleReader, type BundleReport, type BundleFinding, type BundleCheck, type BundleWitnessCheck, type VerifyBundleOptions } from './verify-bundle.js';
 export { createTarWriter, readTar, tarHeader, type TarWriter, type TarItem } from './tar.js';
 export { scanErasures } from './erasures.js';
+export { firstSeqAfter, parseRetentionPolicy, retentionDaysOf, retentionTargetOf, runRetention, type RetentionPolicy, type RetentionRun, type RetentionRunOptions, type RetentionTarget } from './retention.js';
 export { openBundleSource } from './bundle-source.js';
 export { bundleTarEntries, collectBundleTar, type BundleTarEntry } from './bundle-tar.js';

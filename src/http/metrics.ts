@@ -59,6 +59,7 @@ export class Metrics {
   private audits = new Map<string, { checked: number; total: number; complete: boolean; failed: boolean }>();
   private published = new Map<string, number>();
   private otlpFailures = new Map<string, number>();
+  private retention?: { runs: number; erased: number; failures: number };
   private witnesses = new Map<string, { tenant: string; name: string; logSize: number; cosignedSize: number; failures: number }>();
   private tenantLogs?: () => { open: number; opens: number; closes: number };
 
@@ -110,6 +111,14 @@ export class Metrics {
   }
 
   /** Telemetry (OTLP) items whose export failed, by signal: never a decision's failure. Service-wide: the operator's. */
+  /** One tenant's retention pass (audit/retention.ts): payloads erased, or a failure. Totals only: bounded with many tenants. */
+  retentionRun(erased: number, failed: boolean): void {
+    const r = (this.retention ??= { runs: 0, erased: 0, failures: 0 });
+    r.runs++;
+    r.erased += erased;
+    if (failed) r.failures++;
+  }
+
   otlpFailed(signal: string, items: number): void {
     this.otlpFailures.set(signal, (this.otlpFailures.get(signal) ?? 0) + items);
   }
@@ -164,6 +173,12 @@ export class Metrics {
     }
     l.push('# HELP vouch_errors_total Errors answered, by code.', '# TYPE vouch_errors_total counter');
     for (const [code, n] of c.errors) l.push(`vouch_errors_total{code="${code}"} ${n}`);
+    if (view === 'all' && this.retention) {
+      const r = this.retention;
+      l.push('# HELP vouch_retention_runs_total Payload retention passes over a tenant log.', '# TYPE vouch_retention_runs_total counter', `vouch_retention_runs_total ${r.runs}`);
+      l.push('# HELP vouch_retention_payloads_erased_total Payloads erased by retention (each listed in a signed erasure entry first).', '# TYPE vouch_retention_payloads_erased_total counter', `vouch_retention_payloads_erased_total ${r.erased}`);
+      l.push('# HELP vouch_retention_failures_total Retention passes that failed (retried at the next pass).', '# TYPE vouch_retention_failures_total counter', `vouch_retention_failures_total ${r.failures}`);
+    }
     if (view === 'all' && this.otlpFailures.size) {
       l.push('# HELP vouch_otlp_export_failures_total Spans and log records whose OTLP export failed, by signal.', '# TYPE vouch_otlp_export_failures_total counter');
       for (const [sig, n] of this.otlpFailures) l.push(`vouch_otlp_export_failures_total{signal="${sig}"} ${n}`);

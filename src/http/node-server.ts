@@ -21,6 +21,8 @@ import { leasedPort } from './leased-port.js';
 import { createTenantPool, type TenantPoolStats } from './tenant-pool.js';
 import { describeMldsaBackend } from '../crypto/node.js';
 import { systemClock } from '../clock.js';
+import { retentionTargetOf } from '../audit/index.js';
+import { readRetentionPolicy, startRetention } from './retention-schedule.js';
 import { createApp } from './app.js';
 import type { AuditAppDeps, PolicyAdmin } from './routes-audit.js';
 import type { KeyAdmin, KeyAppDeps } from './routes-keys.js';
@@ -108,6 +110,8 @@ export interface ServeOptions {
   auditDelayMs?: number;
   /** OTLP/HTTP collector base URL (`--otlp`): each durable entry exported as a span and a log record. Off when absent. */
   otlp?: string;
+  /** Payload retention file (`--retention FILE`, audit/retention.ts); default <data>/retention.json when present. Off when neither. */
+  retention?: string;
   /** Witness config file (`--witnesses FILE`, witness/config.ts); default <data>/witnesses.json when present. Off when neither. */
   witnesses?: string;
   /** Tenant logs kept open at most (`--max-open-tenants`, default 256): the least recently used idle one closes first. */
@@ -150,6 +154,9 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** Six months, rounded up (EU AI Act Art. 19 and 26(6): logs kept at least six months). */
+const SIX_MONTHS_DAYS = 184;
+
 export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const host = opts.host ?? '127.0.0.1';
   if (!opts.auth && !LOOPBACK.test(host)) {
@@ -165,6 +172,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   if (opts.otlp !== undefined) otelModule!.parseOtlpUrl(opts.otlp); // a bad URL is a start-up error, before anything is opened
   initDataDir(opts.data); // first run: keys generated; existing keys are kept
   const witnessCfg = readWitnessingConfig(opts.data, opts.witnesses); // a bad file is a start-up error
+  const retentionPolicy = readRetentionPolicy(opts.data, opts.retention); // likewise
   const metrics = new Metrics();
   const otel: OtelExporter | undefined =
     opts.otlp === undefined
@@ -293,6 +301,24 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   }
   lifecycle.start();
   pool.start();
+  const short = retentionPolicy && [retentionPolicy.payloadDays, ...Object.values(retentionPolicy.tenants)].filter((d): d is number => typeof d === 'number' && d < SIX_MONTHS_DAYS);
+  if (short?.length) opts.logLine?.({ level: 'warn', msg: `payload retention under six months (${Math.min(...short)} days): the EU AI Act (Art. 19, 26(6)) has high-risk systems keep their logs at least six months unless other law says otherwise (docs/retention.md)` });
+  const retention =
+    retentionPolicy &&
+    startRetention({
+      policy: retentionPolicy,
+      tenants: () => listTenants(opts.data),
+      target: async (tenant) => retentionTargetOf(await logs(tenant)),
+      now: () => systemClock.isoNow(),
+      onRun: (tenant, r) => {
+        metrics.retentionRun(r.erased, false);
+        if (r.seqs.length) opts.logLine?.({ level: 'info', msg: 'payload retention', tenant, erased: r.erased, entries: r.seqs, cutoff: r.cutoff, more: r.more });
+      },
+      onError: (tenant, e) => {
+        metrics.retentionRun(0, true);
+        opts.logLine?.({ level: 'error', msg: 'payload retention failed (tried again at the next pass)', tenant, code: (e as { code?: string }).code, error: (e as Error).message });
+      },
+    });
   // Key lifecycle (routes-keys.ts): one change at a time, after every open log is ready.
   let keying: Promise<unknown> = Promise.resolve();
   const serial = <T>(f: () => Promise<T>): Promise<T> => {
@@ -408,6 +434,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
           server.close(() => resolve());
           (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
         });
+        await retention?.stop(); // a pass under way finishes its batch
         await pool.stop(); // idle closes under way finish (each signs and publishes its checkpoint)
         await lifecycle.shutdown(); // after the batches in flight: a checkpoint over everything committed
         await witnessing?.close(); // stops submitting; a witness that is down is not waited for beyond its timeout

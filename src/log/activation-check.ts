@@ -96,27 +96,46 @@ export function payloadDigestsOf(e: Entry): Digest[] {
 /**
  * Payloads that entries name but the store lacks, unless an erasure entry (before or after) names
  * them: a missing payload with no erasure is a finding, never "benign". A stored payload must hash
- * to its digest (a rewritten one is a finding). `get` is the store's lookup.
+ * to its digest (a rewritten one is a finding). A retention erasure (`digests` with `before`: only
+ * payloads no entry at or after seq `before` names) that took a payload a newer entry still names
+ * is a finding too: someone moved the store's retention index to make it erase early. `get` is the
+ * store's lookup.
  */
 export class PayloadPresenceCheck implements EntryCheck {
   private readonly missing = new Map<Digest, number>();
   private readonly erased = new Set<Digest>();
-  private readonly seen = new Set<Digest>();
+  /** digest -> the newest seq naming it so far. */
+  private readonly lastNamed = new Map<Digest, number>();
 
   constructor(private readonly get: (digest: Digest) => Uint8Array | undefined) {}
 
   visit(e: Entry): RuleFinding | undefined {
-    if (e.type === 'erasure') {
-      if (isDigest(e.digest)) this.erased.add(e.digest);
-      return undefined;
-    }
+    if (e.type === 'erasure') return this.erasure(e);
     let finding: RuleFinding | undefined;
     for (const d of payloadDigestsOf(e)) {
-      if (this.seen.has(d)) continue;
-      this.seen.add(d);
+      const seen = this.lastNamed.has(d);
+      this.lastNamed.set(d, e.seq);
+      if (seen) continue;
       const bytes = this.get(d);
       if (!bytes) this.missing.set(d, e.seq);
       else if (digestBytes(bytes) !== d) finding ??= { kind: 'payload', seq: e.seq, message: `payload ${d} named by entry ${e.seq} is stored with bytes that hash to ${digestBytes(bytes)}: it was rewritten` };
+    }
+    return finding;
+  }
+
+  /** One digest (on request) or a batch (retention): entries/erasure.ts. */
+  private erasure(e: Entry): RuleFinding | undefined {
+    if (isDigest(e.digest)) this.erased.add(e.digest);
+    if (!Array.isArray(e.digests)) return undefined;
+    const before = Number.isSafeInteger(e.before) ? (e.before as number) : undefined;
+    let finding: RuleFinding | undefined;
+    for (const d of e.digests) {
+      if (!isDigest(d)) continue;
+      this.erased.add(d);
+      const named = this.lastNamed.get(d);
+      if (before !== undefined && named !== undefined && named >= before && !this.get(d)) {
+        finding ??= { kind: 'payload', seq: e.seq, message: `payload ${d} is gone under retention erasure ${e.seq} (payloads no entry since seq ${before} names), yet entry ${named} names it: the store's retention index was moved` };
+      }
     }
     return finding;
   }
