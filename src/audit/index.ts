@@ -23,3 +23,4 @@ export { canonicalForm as sep3004CanonicalForm, eventHash as sep3004EventHash, s
 export { recordOfDecision, eventTypeOf, EXTENSION_REGISTRY, type Sep3004Record, type VouchLink } from './sep3004-record.js';
 export { exportSep3004, SEP3004_FORMAT, SEP3004_VERSION, type Sep3004Options, type Sep3004Segment } from './sep3004-export.js';
 export { verifySep3004, KNOWN_ANSWERS as SEP3004_KNOWN_ANSWERS, type Sep3004Report, type Sep3004Check, type Sep3004Finding } from './sep3004-verify.js';
+export { checkSep3004Links, type LinkSource } from './sep3004-link.js';

@@ -5,7 +5,7 @@ import { isPlainObject } from '../canonical/index.js';
 import { CANONICAL_FORM_ALIASES, canonicalForm, compareCodePoints, eventHash } from './sep3004-canonical.js';
 import { EVENT_TYPE_RE, EXTENSION_REGISTRY, OUTCOMES } from './sep3004-record.js';
 
-export type Sep3004CheckId = 'C-REC-1' | 'C-REC-2' | 'C-REC-3' | 'C-REC-4' | 'C-REC-5' | 'C-REC-6' | 'C-REC-7';
+export type Sep3004CheckId = 'C-REC-1' | 'C-REC-2' | 'C-REC-3' | 'C-REC-4' | 'C-REC-5' | 'C-REC-6' | 'C-REC-7' | 'vouch-link';
 export interface Sep3004Finding { record?: number; event_id?: string; message: string }
 export interface Sep3004Check {
   id: Sep3004CheckId;

@@ -171,13 +171,51 @@ describe('one record tampered with: the C-REC checks name it (the attacker edits
       expect(report.checks.filter((c) => c.status === 'fail').map((c) => c.id)).toEqual(failing);
       if (!resealed && failing.some((id) => id === 'C-REC-3' || id === 'C-REC-4')) expect((await reference()).verifyChainSegment(d.records).ok).toBe(false);
       const file = join(mkdtempSync(join(tmpdir(), 'vouch-sep3004-t-')), 'records.json');
-      writeFileSync(file, JSON.stringify(d));
+      writeFileSync(file, JSON.stringify(d, null, 1)); // as jq would print it: still found to be an export
       const r = await cli('verify', file);
       expect(r.code).toBe(1);
       expect(r.out).toMatch(/INVALID/);
       for (const id of failing) expect(r.out).toContain(`✗ ${id} `);
     });
   }
+});
+
+describe('vouch verify FILE --data DIR: each record is what the signed log says', () => {
+  it('passes on the export as written, and names the link check', async () => {
+    const r = await cli('verify', out, '--data', dir, '--json');
+    expect(r.code).toBe(0);
+    const link = JSON.parse(r.out).checks.find((c: { id: string }) => c.id === 'vouch-link');
+    expect(link).toMatchObject({ status: 'pass', findings: [] });
+  });
+
+  it('catches a whole chain rewritten and re-sealed, which C-REC-1..7 alone cannot (no anchor, contract §2.8)', async () => {
+    const d = clone();
+    const i = d.records.findIndex((r) => r.outcome === 'denied');
+    d.records[i].outcome = 'allowed';
+    d.records[i].extensions['runtime-security'].quarantine_decision = 'release';
+    reseal(d.records, i);
+    expect(verifySep3004(d).ok).toBe(true);
+    const file = join(mkdtempSync(join(tmpdir(), 'vouch-sep3004-l-')), 'records.json');
+    writeFileSync(file, JSON.stringify(d));
+    expect((await cli('verify', file)).code).toBe(0);
+    const r = await cli('verify', file, '--data', dir);
+    expect(r.code).toBe(1);
+    expect(r.out).toContain('✗ vouch-link ');
+    expect(r.out).toContain(`record ${i} (${d.records[i].event_id}): the record is not what entry ${d.records[i].vouch.seq} says`);
+  });
+
+  it('catches a decision left out and the chain re-sealed', async () => {
+    const d = clone();
+    const [gone] = d.records.splice(4, 1);
+    d.segment.counts.decisions--;
+    reseal(d.records);
+    expect(verifySep3004(d).ok).toBe(true);
+    const file = join(mkdtempSync(join(tmpdir(), 'vouch-sep3004-l-')), 'records.json');
+    writeFileSync(file, JSON.stringify(d));
+    const r = await cli('verify', file, '--data', dir);
+    expect(r.code).toBe(1);
+    expect(r.out).toContain(`decision entry ${gone.vouch.seq} has no record`);
+  });
 });
 
 describe('derived from the signed log, fail closed', () => {

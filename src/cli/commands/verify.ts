@@ -16,8 +16,9 @@ import { WITNESS_OPTIONS, witnessPolicy, type WitnessPolicy } from './_witness-p
 
 export const help = `vouch verify RECEIPT --key KEYFILE [--checkpoint NEWER] [--origin O] [--caller-key FILE] [--witness VKEY]... [--min-witnesses K] [--classical-ok] [--json]
 vouch verify BUNDLE ...            (a directory or .tar.gz: an audit bundle)
-vouch verify FILE.json [--format sep3004] [--json]
-                                   (SEP-3004 audit records: the checks C-REC-1..7, docs/verifying-sep3004.md)
+vouch verify FILE.json [--format sep3004] [--data DIR [--tenant T]] [--json]
+                                   (SEP-3004 audit records: the checks C-REC-1..7; with --data, also
+                                   that each record is what the signed log says: docs/verifying-sep3004.md)
 
 Checks a receipt offline, with nothing but the receipt and a trusted public key: the entry
 bytes, the leaf hash, the index, the checkpoint signature, the origin and the RFC 9162
