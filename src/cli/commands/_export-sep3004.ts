@@ -40,6 +40,7 @@ export async function exportSep3004Command(a: Sep3004ExportArgs, io: Io): Promis
       rmSync(a.out, { force: true }); // no half-written export left behind
       throw e;
     }
+    plan.notes = plan.notes.map((n) => n.replace('the bundle extends', 'the export extends'));
     const note = plan.notes.map((n) => `note: ${n}`);
     if (a.json) io.out(JSON.stringify({ out: a.out, origin, range: { from: plan.from, to: plan.to }, notes: plan.notes }));
     else {
