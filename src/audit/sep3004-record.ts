@@ -40,7 +40,7 @@ export const EXTENSION_REGISTRY: Readonly<Record<string, ExtensionRegistration>>
 };
 
 /** The event_type vocabulary vouch declares (§2.9): `tool_call`, else `<MCP event>:<phase>`. */
-export const EVENT_TYPE_RE = /^(tool_call|[a-z][A-Za-z0-9_]*(\/[A-Za-z0-9_*]+)*:(request|response))$/;
+export const EVENT_TYPE_RE = /^(tool_call|[^\s:]+:(request|response))$/;
 /** The principal_id of a decision whose caller was not authenticated (dev mode): opaque, and no name a token can carry. */
 export const NO_PRINCIPAL = 'urn:vouch:unauthenticated';
 

@@ -76,7 +76,7 @@ function checkSkeleton(rec: unknown, i: number, c: Check): void {
   if (!isPlainObject(rec)) return c.add('is not a JSON object', i);
   const bad = (m: string) => c.add(m, i, rec);
   for (const f of ['event_id', 'principal_id', 'event_type'] as const) if (typeof rec[f] !== 'string' || rec[f] === '') bad(`${f} must be a non-empty string`);
-  if (typeof rec.occurred_at !== 'string' || !OCCURRED_AT.test(rec.occurred_at) || new Date(rec.occurred_at).toISOString() !== rec.occurred_at) bad('occurred_at must be RFC 3339 UTC with milliseconds and Z (§2.3)');
+  if (typeof rec.occurred_at !== 'string' || !OCCURRED_AT.test(rec.occurred_at) || !Number.isFinite(Date.parse(rec.occurred_at)) || new Date(rec.occurred_at).toISOString() !== rec.occurred_at) bad('occurred_at must be RFC 3339 UTC with milliseconds and Z (§2.3)');
   if (!('tool_name' in rec) || (rec.tool_name !== null && typeof rec.tool_name !== 'string')) bad('tool_name must be present, a string or null');
   if (!(OUTCOMES as readonly unknown[]).includes(rec.outcome)) bad(`outcome ${JSON.stringify(rec.outcome)} is not one of ${OUTCOMES.join(', ')} (§2.1.1)`);
   if (!('previous_hash' in rec) || (rec.previous_hash !== null && typeof rec.previous_hash !== 'string')) bad('previous_hash must be present, a digest or null');

@@ -132,3 +132,23 @@ describe('canonical form: the cases audit-record-contract/1 added (successor vec
     expect(status(r, 'C-REC-2')).toBe('fail');
   });
 });
+
+describe('verifySep3004 reads untrusted input', () => {
+  it('any shape gets findings, never a throw: a non-object, junk records, an impossible date, null extension data', () => {
+    const k = kat('single-extension');
+    const shapes: unknown[] = [null, 5, 'x', [], {}, { records: 'no' }, { records: [null, 5, 'x', [], {}] },
+      { records: [{ ...k.record, occurred_at: '2026-13-45T99:99:99.000Z', event_hash: k.event_hash }] },
+      { records: [{ ...k.record, extensions: { 'runtime-security': null, 'caller-governance': 'x' }, event_hash: 'A'.repeat(64) }] },
+      { records: [{ ...k.record, extensions: { 'caller-governance': { purpose_declared: 'p', sources_touched: '["b","a"]' } } }], attestation_manifest: [] }];
+    for (const doc of shapes) {
+      const r = verifySep3004(doc);
+      expect(r.ok).toBe(false);
+      expect(r.checks.map((c) => c.id)).toEqual(['C-REC-1', 'C-REC-2', 'C-REC-3', 'C-REC-4', 'C-REC-5', 'C-REC-6', 'C-REC-7']);
+    }
+    const date = verifySep3004(shapes[7]);
+    expect(status(date, 'C-REC-1')).toBe('fail');
+    const sources = verifySep3004(shapes[9]);
+    expect(sources.checks[0].findings.map((f) => f.message)).toContain('extension caller-governance: sources_touched is not deduplicated, sorted and minimally escaped');
+  });
+});
+
