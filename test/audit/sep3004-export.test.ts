@@ -4,6 +4,7 @@
 // below; an export of a log whose database was altered fails and writes nothing.
 import Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
+import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -131,6 +132,17 @@ describe('vouch export --format sep3004 of a real log', () => {
     }
     expect(ref.verifyChainSegment(doc.records)).toEqual({ ok: true, failures: [] });
     expect(ref.validateManifest(doc.attestation_manifest)).toEqual({ ok: true, failures: [] });
+  });
+});
+
+const jq = spawnSync('jq', ['--version']).status === 0;
+
+describe('read by tools that are not vouch', () => {
+  it.skipIf(!jq)(jq ? 'jq -S writes each record\'s canonical form and node:crypto hashes it to its event_hash (vouch\'s records are ASCII: sorted compact JSON is the form)' : 'skipped: jq is not installed here (the reference verifier above reads the export)', () => {
+    const r = spawnSync('jq', ['-c', '-S', '.records[] | del(.event_hash, .vouch)', out], { encoding: 'utf8' });
+    expect(r.status).toBe(0);
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines.map((l) => createHash('sha256').update(l, 'utf8').digest('hex'))).toEqual(doc.records.map((x) => x.event_hash));
   });
 });
 
