@@ -176,7 +176,7 @@ function putText(sink: BundleSink, name: string, text: string): Promise<void> {
  * The compact range of [0, from): the inclusion proof of the last leaf of a tree of size `from`
  * is, leaf side first, exactly the perfect subtrees of [0, from-1); add that leaf.
  */
-async function rangeBefore(source: ExportSource, from: number): Promise<{ range: { size: number; hashes: Hash[] }; prevLeaf: string }> {
+export async function rangeBefore(source: Pick<ExportSource, 'entry' | 'inclusionProof'>, from: number): Promise<{ range: { size: number; hashes: Hash[] }; prevLeaf: string }> {
   if (from === 0) return { range: { size: 0, hashes: [] }, prevLeaf: GENESIS_PREV };
   const last = await source.entry(from - 1);
   if (!last) throw new VouchError('ERR_NOT_FOUND', `entry ${from - 1} is not stored`);

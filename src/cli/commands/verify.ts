@@ -12,10 +12,14 @@ import { formatChecklist, summarizeEntry, parseNewerCheckpoint, parseTlogProof, 
 import { parse } from '../args.js';
 import { EXIT, UsageError, type Io } from '../io.js';
 import { kindOf, notAReceipt, readKeyFile } from './_input-kind.js';
+import { isSep3004Argv, verifySep3004Command } from './_verify-sep3004.js';
 import { WITNESS_OPTIONS, witnessPolicy, type WitnessPolicy } from './_witness-policy.js';
 
 export const help = `vouch verify RECEIPT --key KEYFILE [--checkpoint NEWER] [--origin O] [--caller-key FILE] [--witness VKEY]... [--min-witnesses K] [--classical-ok] [--json]
 vouch verify BUNDLE ...            (a directory or .tar.gz: an audit bundle)
+vouch verify FILE.json [--format sep3004] [--data DIR [--tenant T]] [--json]
+                                   (SEP-3004 audit records: the checks C-REC-1..7; with --data, also
+                                   that each record is what the signed log says: docs/verifying-sep3004.md)
 
 Checks a receipt offline, with nothing but the receipt and a trusted public key: the entry
 bytes, the leaf hash, the index, the checkpoint signature, the origin and the RFC 9162
@@ -139,6 +143,7 @@ async function verifyBundle(argv: string[], io: Io): Promise<number> {
 
 export async function run(argv: string[], io: Io): Promise<number> {
   if (argv[0] !== undefined && !argv[0].startsWith('-') && isBundle(argv[0])) return verifyBundle(argv, io);
+  if (isSep3004Argv(argv)) return verifySep3004Command(argv, io);
   const { values, positionals } = parse(argv, { key: { type: 'string' }, checkpoint: { type: 'string' }, origin: { type: 'string' }, 'caller-key': { type: 'string' }, 'classical-ok': { type: 'boolean', default: false }, ...WITNESS_OPTIONS }, true);
   if (values.help) return io.out(help), EXIT.ok;
   if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'give one RECEIPT file' : 'give exactly one RECEIPT file');
