@@ -49,7 +49,10 @@ const TOP_KEYS = new Set(['version', 'facts']);
 
 export function parseEvidenceFile(bytes: Uint8Array, name: string): ParsedEvidence {
   const fail = (issues: Issue[]): never => {
-    throw new ConfigError('ERR_CONFIG', `evidence file ${name}: ${issues.map((i) => `${i.path || '/'} ${i.message}`).join('; ')} (see docs/enrichers-claims.md for the format)`, issues);
+    // Every issue is in `issues`; the message names the first ten (a file of 5,000 bad facts stays readable).
+    const shown = issues.slice(0, 10).map((i) => `${i.path || '/'} ${i.message}`);
+    const more = issues.length > 10 ? `; and ${issues.length - 10} more` : '';
+    throw new ConfigError('ERR_CONFIG', `evidence file ${name}: ${shown.join('; ')}${more} (see docs/enrichers-claims.md for the format)`, issues);
   };
   if (bytes.length > MAX_EVIDENCE_BYTES) fail([{ path: '', message: `is ${bytes.length} bytes, more than ${MAX_EVIDENCE_BYTES}: split it or keep only the facts this server needs` }]);
   let doc: unknown;
