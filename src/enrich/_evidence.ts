@@ -161,6 +161,8 @@ function statementOf(raw: Record<string, unknown>): string {
 function indexFacts(facts: Fact[]): EvidenceIndex {
   const subjectsByFirstWord = new Map<string, string[][]>();
   const bySubject = new Map<string, Map<string, { attribute: string[]; facts: Fact[] }[]>>();
+  // Entries by subject and whole attribute, so building stays linear in the facts.
+  const entries = new Map<string, { attribute: string[]; facts: Fact[] }>();
   for (const fact of facts) {
     for (const subject of fact.subjects) {
       const key = subject.join(' ');
@@ -173,11 +175,17 @@ function indexFacts(facts: Fact[]): EvidenceIndex {
         subjectsByFirstWord.set(subject[0], list);
       }
       for (const attribute of fact.attributes) {
-        const list = attrs.get(attribute[0]) ?? [];
-        const same = list.find((e) => e.attribute.join(' ') === attribute.join(' '));
+        const entryKey = `${key}\u0000${attribute.join(' ')}`;
+        const same = entries.get(entryKey);
         // The same fact under one key twice only when it repeats an alternative: consecutive, so the last one tells.
-        if (same) same.facts[same.facts.length - 1] === fact || same.facts.push(fact);
-        else list.push({ attribute, facts: [fact] });
+        if (same) {
+          if (same.facts[same.facts.length - 1] !== fact) same.facts.push(fact);
+          continue;
+        }
+        const entry = { attribute, facts: [fact] };
+        entries.set(entryKey, entry);
+        const list = attrs.get(attribute[0]) ?? [];
+        list.push(entry);
         attrs.set(attribute[0], list);
       }
     }

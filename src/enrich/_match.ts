@@ -44,6 +44,10 @@ export class SentenceView {
   get numbers(): NumberMention[] {
     return (this.numbersCache ??= findNumbers(this.text));
   }
+  /** How many times a word stands in the sentence: what finding a phrase that starts with it costs. */
+  count(word: string): number {
+    return this.at.get(word)?.length ?? 0;
+  }
   /** The first place the phrase's words stand in a row, if any. */
   find(words: string[]): Mention | undefined {
     for (const i of this.at.get(words[0]) ?? []) {
@@ -66,23 +70,45 @@ interface Candidate {
   qualifiers: Mention[];
 }
 
+/**
+ * Work left for one checkClaims call, counted in phrase lookups and facts examined: evidence built
+ * to collide (thousands of facts under one subject and attribute) and text that names them again
+ * and again stop here, deterministically, instead of at a clock.
+ */
+export class Fuel {
+  constructor(public left: number) {}
+  burn(n = 1): boolean {
+    this.left -= n;
+    return this.left >= 0;
+  }
+}
+
 /** Every fact the sentence names; of facts sharing subject and attribute, those with the most qualifiers named. */
-export function factsNamed(s: SentenceView, index: EvidenceIndex): Candidate[] {
+export function factsNamed(s: SentenceView, index: EvidenceIndex, fuel: Fuel): Candidate[] {
   const found = new Map<string, Candidate>();
   const words = [...s.words];
   for (const w of words) {
     for (const subjectWords of index.subjectsByFirstWord.get(w) ?? []) {
+      if (!fuel.burn(1 + s.count(w))) break;
       const subject = s.find(subjectWords);
       if (!subject) continue;
       const attrs = index.bySubject.get(subjectWords.join(' '))!;
       for (const aw of words) {
         for (const entry of attrs.get(aw) ?? []) {
+          if (!fuel.burn(1 + s.count(aw))) break;
           const attribute = s.find(entry.attribute);
           if (!attribute) continue;
           for (const fact of entry.facts) {
+            if (!fuel.burn()) break;
             if (found.has(fact.id)) continue;
-            const qualifiers = fact.qualifiers.map((q) => s.find(q));
-            if (qualifiers.every((q) => q !== undefined)) found.set(fact.id, { fact, subject, attribute, qualifiers: qualifiers as Mention[] });
+            const qualifiers: Mention[] = [];
+            for (const q of fact.qualifiers) {
+              fuel.burn(s.count(q[0]));
+              const m = s.find(q);
+              if (!m) break;
+              qualifiers.push(m);
+            }
+            if (qualifiers.length === fact.qualifiers.length) found.set(fact.id, { fact, subject, attribute, qualifiers });
           }
         }
       }

@@ -3,7 +3,7 @@
 // bounded in what it reads and returns; the score is advisory. Format and limits: docs/enrichers-claims.md.
 import type { Digest } from '../canonical/index.js';
 import { parseEvidenceFile, type EvidenceIndex, type Fact } from './_evidence.js';
-import { factsNamed, judge, SentenceView, type Verdict } from './_match.js';
+import { factsNamed, Fuel, judge, SentenceView, type Verdict } from './_match.js';
 import { splitSentences } from './_text.js';
 
 export { EVIDENCE_VERSION, MAX_EVIDENCE_BYTES, MAX_FACTS } from './_evidence.js';
@@ -13,6 +13,11 @@ export const MAX_TEXT_CHARS = 100_000;
 /** Sentences read, and claims returned, per result. */
 export const MAX_SENTENCES = 2_000;
 export const MAX_CLAIMS = 50;
+/**
+ * Phrase lookups and facts examined per result (about 0.1-0.3 s of work): past it the remaining
+ * sentences are not checked. Ordinary evidence and text use a small part of it.
+ */
+export const MAX_MATCH_WORK = 2_000_000;
 /** A claim's text in the record is the sentence, cut to this many characters. */
 export const MAX_CLAIM_TEXT_CHARS = 300;
 
@@ -72,12 +77,13 @@ function checkable(s: SentenceView): boolean {
 /** Check the text's claims against the evidence. Same text and evidence, same record, byte for byte. */
 export function checkClaims(text: string, evidence: EvidenceSet): ClaimsRecord {
   const claims: CheckedClaim[] = [];
+  const fuel = new Fuel(MAX_MATCH_WORK);
   for (const sentence of splitSentences(text.slice(0, MAX_TEXT_CHARS), MAX_SENTENCES)) {
-    if (claims.length >= MAX_CLAIMS) break;
+    if (claims.length >= MAX_CLAIMS || fuel.left < 0) break;
     if (sentence.question) continue;
     const view = new SentenceView(sentence.text);
     const claimText = cut(sentence.text, MAX_CLAIM_TEXT_CHARS);
-    const named = factsNamed(view, evidence.index);
+    const named = factsNamed(view, evidence.index, fuel);
     if (named.length === 0) {
       if (checkable(view)) claims.push({ text: claimText, verdict: 'unverified' });
       continue;
