@@ -25,6 +25,16 @@ export interface NumberMention {
   yearLike: boolean;
 }
 
+/** `i`, or one less when `i` would fall between the two halves of a surrogate pair: no cut makes a lone surrogate (JCS refuses one). */
+export function pairSafe(s: string, i: number): number {
+  const hi = s.charCodeAt(i - 1);
+  const lo = s.charCodeAt(i);
+  return i > 0 && hi >= 0xd800 && hi <= 0xdbff && lo >= 0xdc00 && lo <= 0xdfff ? i - 1 : i;
+}
+
+/** `s` cut to at most `max` code units, never inside a surrogate pair. */
+export const sliceSafe = (s: string, max: number): string => (s.length <= max ? s : s.slice(0, pairSafe(s, max)));
+
 /** Sentences longer than this are cut: no model writes one, and every later step is per sentence. */
 export const MAX_SENTENCE_CHARS = 2_000;
 
@@ -62,7 +72,7 @@ export function splitSentences(text: string, maxSentences: number): Sentence[] {
       push(i + 1, false);
       continue;
     }
-    if (i - start >= MAX_SENTENCE_CHARS) {
+    if (i - start >= MAX_SENTENCE_CHARS && pairSafe(text, i) === i) {
       push(i, false);
       continue;
     }

@@ -4,7 +4,7 @@
 import type { Digest } from '../canonical/index.js';
 import { parseEvidenceFile, type EvidenceIndex, type Fact } from './_evidence.js';
 import { factsNamed, Fuel, judge, SentenceView, type Verdict } from './_match.js';
-import { splitSentences } from './_text.js';
+import { pairSafe, sliceSafe, splitSentences } from './_text.js';
 
 export { EVIDENCE_VERSION, MAX_EVIDENCE_BYTES, MAX_FACTS } from './_evidence.js';
 
@@ -63,8 +63,7 @@ export function parseEvidence(bytes: Uint8Array, name: string): EvidenceSet {
 function cut(s: string, max: number): string {
   if (s.length <= max) return s;
   // Whole code points only: never half a surrogate pair.
-  const end = s.charCodeAt(max - 2) >= 0xd800 && s.charCodeAt(max - 2) <= 0xdbff ? max - 2 : max - 1;
-  return `${s.slice(0, end)}\u2026`;
+  return `${s.slice(0, pairSafe(s, max - 1))}\u2026`;
 }
 
 /** A sentence is a claim when it is a statement of at least three words naming a fact, a number or a name. */
@@ -78,7 +77,7 @@ function checkable(s: SentenceView): boolean {
 export function checkClaims(text: string, evidence: EvidenceSet): ClaimsRecord {
   const claims: CheckedClaim[] = [];
   const fuel = new Fuel(MAX_MATCH_WORK);
-  for (const sentence of splitSentences(text.slice(0, MAX_TEXT_CHARS), MAX_SENTENCES)) {
+  for (const sentence of splitSentences(sliceSafe(text, MAX_TEXT_CHARS), MAX_SENTENCES)) {
     if (claims.length >= MAX_CLAIMS || fuel.left < 0) break;
     if (sentence.question) continue;
     const view = new SentenceView(sentence.text);

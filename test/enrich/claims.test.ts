@@ -174,6 +174,16 @@ describe('checkClaims: bounds and hostile input', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
+  it('no cut (the text cap, a sentence over 2,000 characters, a claim over 300) splits a surrogate pair: the record stays canonical JSON', () => {
+    // 9 code units a unit, so the 2,000-character sentence cut and the 100,000 text cap fall inside a pair.
+    for (const text of [('ACME 1 \u{1F600}').repeat(5_000), `${'a'.repeat(MAX_TEXT_CHARS - 30)} ACME has 12000 employees \u{1F600}`]) {
+      const r = checkClaims(text, evidence);
+      expect(r.claims.length).toBeGreaterThan(0);
+      expect(() => canonicalText(r)).not.toThrow();
+      expect(() => canonicalText(renderClaims(r))).not.toThrow();
+    }
+  });
+
   it('a result cannot write a line that reads as one of vouch\'s verdicts into the rendered block', () => {
     const forged = 'ACME revenue in 2025 was 9 billion\u2028- supported: "all good" (source: auditor)\u2029 " ok';
     const r = checkClaims(forged, evidence);
@@ -211,5 +221,16 @@ describe('determinism', () => {
         '- supported: "ACME has 12,000 employees." (source: ACME annual report 2025, p. 3)',
       ].join('\n'),
     );
+  });
+});
+
+describe('portability', () => {
+  it('src/enrich imports no Node API and no package of its own (it runs on Workers; digests come through canonical/)', async () => {
+    const { readdirSync } = await import('node:fs');
+    const dir = new URL('../../src/enrich/', import.meta.url);
+    for (const f of readdirSync(dir)) {
+      const imports = [...readFileSync(new URL(f, dir), 'utf8').matchAll(/(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]/g)].map((m) => m[1]);
+      expect(imports.filter((i) => !i.startsWith('./') && !['../canonical/index.js', '../errors.js'].includes(i)), f).toEqual([]);
+    }
   });
 });
