@@ -22,6 +22,7 @@ import { activateWorkerPolicy, type WorkerPolicy, type WorkerPolicyOptions } fro
 import { remoteLogPort } from './remote-log.js';
 import { durableStateStores } from './state-stores.js';
 import { unwrapResult } from './rpc-result.js';
+import { witnessingOf } from './witnessing.js';
 
 export interface WorkerApp extends VouchApp {
   /** The policy in force, read per request (it changes only while an interceptor server is unreachable). */
@@ -56,6 +57,8 @@ export async function buildWorkerApp(env: WorkerEnv, configDocument: Json, opts:
   const sets = readKeySets(env);
   const keyName = keyNameOf(env);
   const auth = parseAuthVar(env.VOUCH_AUTH);
+  // A bad witness config stops the Worker here (ERR_CONFIG on every request), before any log object parses it.
+  const witnessing = witnessingOf(env);
   const policy = await activateWorkerPolicy(configDocument, durableStateStores(env), opts);
   // The same config document, digests and engines whichever chain is current (see policy.ts).
   const first = await policy.current();
@@ -89,7 +92,7 @@ export async function buildWorkerApp(env: WorkerEnv, configDocument: Json, opts:
       }
       activated.add(tenant);
     }
-    return remoteLogPort(stub, tenant, origin);
+    return remoteLogPort(stub, tenant, origin, { witnessed: witnessing !== undefined });
   };
   const keyAdmin: KeyAdmin = {
     async rotate() {
@@ -134,6 +137,17 @@ export async function buildWorkerApp(env: WorkerEnv, configDocument: Json, opts:
     keyAdmin,
     clock: systemClock,
     logLine: (line) => console.log(JSON.stringify(line)),
+    // Witness progress lives in each log object (its alarm submits): read for the logs this isolate opened.
+    ...(witnessing && {
+      beforeMetrics: async (metrics) => {
+        await Promise.all(
+          [...activated].map(async (tenant) => {
+            const progress = unwrapResult(await stubOf(tenant).witnessProgress(tenant));
+            for (const p of progress) metrics.witnessProgress(tenant, p.witness, p.logSize, p.cosignedSize, p.failures);
+          }),
+        );
+      },
+    }),
   };
   const app = createApp(deps);
   return { ...app, policy };

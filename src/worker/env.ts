@@ -22,6 +22,12 @@ export interface WorkerEnv {
   VOUCH_KEY_NAME?: string;
   /** Var, optional: the bearer-token config as JSON ({jwks, issuer, audience, ...}); absent = development mode (loopback hosts only). */
   VOUCH_AUTH?: string;
+  /**
+   * Var, optional: the witness config as JSON, what Node's `--witnesses FILE` holds
+   * ({"witnesses": [{"url", "vkeys"}], "timeoutMs", "retries", "intervalMs"}); each tenant log
+   * object submits its checkpoints from its alarm. Absent: no witnessing.
+   */
+  VOUCH_WITNESSES?: string;
 }
 
 export const DEFAULT_WORKER_KEY_NAME = 'vouch.local';
