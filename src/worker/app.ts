@@ -23,10 +23,15 @@ import { remoteLogPort } from './remote-log.js';
 import { durableStateStores } from './state-stores.js';
 import { unwrapResult } from './rpc-result.js';
 import { witnessingOf } from './witnessing.js';
+import { Metrics } from '../http/metrics.js';
+import { observedLog } from '../observe/observed-log.js';
+import { createOtlpJsonExporter, parseCollectorUrl, type OtlpJsonExporter } from '../observe/otlp-json.js';
 
 export interface WorkerApp extends VouchApp {
   /** The policy in force, read per request (it changes only while an interceptor server is unreachable). */
   policy: WorkerPolicy;
+  /** With VOUCH_OTLP: sends the entries appended so far (the entry runs it in ctx.waitUntil, after the answer). */
+  telemetry?: OtlpJsonExporter;
 }
 
 export interface WorkerAppOptions extends WorkerPolicyOptions {
@@ -59,6 +64,16 @@ export async function buildWorkerApp(env: WorkerEnv, configDocument: Json, opts:
   const auth = parseAuthVar(env.VOUCH_AUTH);
   // A bad witness config stops the Worker here (ERR_CONFIG on every request), before any log object parses it.
   const witnessing = witnessingOf(env);
+  const metrics = new Metrics();
+  const otlpUrl = env.VOUCH_OTLP ? parseCollectorUrl(env.VOUCH_OTLP, 'var VOUCH_OTLP') : undefined;
+  // Entries are queued as they are appended and sent after the answer: never on the decision path.
+  const telemetry =
+    otlpUrl &&
+    createOtlpJsonExporter({
+      url: otlpUrl,
+      entryOf: async (tenant, seq) => unwrapResult(await stubOf(tenant).entry(tenant, seq)),
+      onExportError: (signal, items, error) => (metrics.otlpFailed(signal, items), console.log(JSON.stringify({ level: 'warn', msg: 'OTLP export failed', signal, items, error }))),
+    });
   const policy = await activateWorkerPolicy(configDocument, durableStateStores(env), opts);
   // The same config document, digests and engines whichever chain is current (see policy.ts).
   const first = await policy.current();
@@ -92,7 +107,7 @@ export async function buildWorkerApp(env: WorkerEnv, configDocument: Json, opts:
       }
       activated.add(tenant);
     }
-    return remoteLogPort(stub, tenant, origin, { witnessed: witnessing !== undefined });
+    return observedLog(remoteLogPort(stub, tenant, origin, { witnessed: witnessing !== undefined }), tenant, telemetry?.observe);
   };
   const keyAdmin: KeyAdmin = {
     async rotate() {
@@ -149,8 +164,8 @@ export async function buildWorkerApp(env: WorkerEnv, configDocument: Json, opts:
       },
     }),
   };
-  const app = createApp(deps);
-  return { ...app, policy };
+  const app = createApp(deps, metrics);
+  return { ...app, policy, ...(telemetry && { telemetry }) };
 }
 
 /** `message` with the tenant's name (alone, or in its origin) as `<tenant>`: for public answers. */

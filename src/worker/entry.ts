@@ -8,8 +8,13 @@ import { embeddedSettingNames, resolveEmbeddedConfig, settingsOf, type EmbeddedC
 import { buildWorkerApp, type WorkerApp } from './app.js';
 import type { WorkerEnv } from './env.js';
 
+/** The part of the Workers ExecutionContext the handler uses. */
+export interface WorkerContext {
+  waitUntil(p: Promise<unknown>): void;
+}
+
 export interface WorkerHandler {
-  fetch(request: Request, env: WorkerEnv): Promise<Response>;
+  fetch(request: Request, env: WorkerEnv, ctx?: WorkerContext): Promise<Response>;
 }
 
 export function workerHandler(config: EmbeddedConfig): WorkerHandler {
@@ -36,7 +41,7 @@ export function workerHandler(config: EmbeddedConfig): WorkerHandler {
   }
 
   return {
-    async fetch(request, env) {
+    async fetch(request, env, ctx) {
       let app: WorkerApp;
       try {
         app = await appFor(env);
@@ -51,6 +56,8 @@ export function workerHandler(config: EmbeddedConfig): WorkerHandler {
       const path = new URL(request.url).pathname;
       if (path === '/audit' || path.startsWith('/audit/')) return noConsole();
       const res = await app.app.fetch(request);
+      // OTLP export of the entries this request appended: after the answer, within this request's lifetime.
+      if (app.telemetry) ctx ? ctx.waitUntil(app.telemetry.flush()) : await app.telemetry.flush();
       return path === '/metrics' && res.ok ? perIsolate(res) : res;
     },
   };

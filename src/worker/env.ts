@@ -28,6 +28,11 @@ export interface WorkerEnv {
    * object submits its checkpoints from its alarm. Absent: no witnessing.
    */
   VOUCH_WITNESSES?: string;
+  /**
+   * Var, optional: an OTLP/HTTP collector base URL (Node's `--otlp`): each entry the Worker appends
+   * is exported as a span and a log record (JSON, to <URL>/v1/traces and /v1/logs) after the answer.
+   */
+  VOUCH_OTLP?: string;
 }
 
 export const DEFAULT_WORKER_KEY_NAME = 'vouch.local';
