@@ -23,6 +23,7 @@ import { remoteLogPort } from './remote-log.js';
 import { durableStateStores } from './state-stores.js';
 import { unwrapResult } from './rpc-result.js';
 import { witnessingOf } from './witnessing.js';
+import { callersOf } from './callers.js';
 import { Metrics } from '../http/metrics.js';
 import { observedLog } from '../observe/observed-log.js';
 import { createOtlpJsonExporter, parseCollectorUrl, type OtlpJsonExporter } from '../observe/otlp-json.js';
@@ -64,6 +65,7 @@ export async function buildWorkerApp(env: WorkerEnv, configDocument: Json, opts:
   const auth = parseAuthVar(env.VOUCH_AUTH);
   // A bad witness config stops the Worker here (ERR_CONFIG on every request), before any log object parses it.
   const witnessing = witnessingOf(env);
+  const callers = callersOf(env);
   const metrics = new Metrics();
   const otlpUrl = env.VOUCH_OTLP ? parseCollectorUrl(env.VOUCH_OTLP, 'var VOUCH_OTLP') : undefined;
   // Entries are queued as they are appended and sent after the answer: never on the decision path.
@@ -152,6 +154,7 @@ export async function buildWorkerApp(env: WorkerEnv, configDocument: Json, opts:
     keyAdmin,
     clock: systemClock,
     logLine: (line) => console.log(JSON.stringify(line)),
+    ...(callers && { callerKeys: callers.callerKeys, requireCallerSignature: callers.requireCallerSignature }),
     // Witness progress lives in each log object (its alarm submits): read for the logs this isolate opened.
     ...(witnessing && {
       beforeMetrics: async (metrics) => {

@@ -33,6 +33,10 @@ export interface WorkerEnv {
    * is exported as a span and a log record (JSON, to <URL>/v1/traces and /v1/logs) after the answer.
    */
   VOUCH_OTLP?: string;
+  /** Var, optional: caller co-signing keys, the JSON of Node's `--callers FILE` ({"<tenant>": JWKS}). */
+  VOUCH_CALLERS?: string;
+  /** Var, optional: "true" = every request must carry a caller signature by a VOUCH_CALLERS key (Node's --require-caller-signature). */
+  VOUCH_REQUIRE_CALLER_SIGNATURE?: string;
 }
 
 export const DEFAULT_WORKER_KEY_NAME = 'vouch.local';
