@@ -131,6 +131,7 @@ export function createApp(deps: AppDeps, metrics = new Metrics()): VouchApp {
     c.set('caller', caller);
     const all = caller.roles.includes('operator');
     if (!all && !caller.roles.includes('audit')) needRole(c, caller, 'admin');
+    await deps.beforeMetrics?.(metrics);
     return c.text(metrics.render(all ? 'all' : { tenant: caller.tenant }), 200, { 'content-type': 'text/plain; version=0.0.4' });
   });
 

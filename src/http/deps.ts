@@ -4,6 +4,7 @@ import type { Jwks, PublicKeyEntry } from '../crypto/index.js';
 import type { ActivePolicy } from '../decide/index.js';
 import type { CoseSigner } from '../receipt/index.js';
 import type { ProtectedResource } from './oauth-metadata.js';
+import type { Metrics } from './metrics.js';
 
 /**
  * `operator`: the whole data directory (key rotation, every tenant's metrics). A tenant's roles
@@ -77,6 +78,8 @@ export interface AppDeps {
   health?(): Health | Promise<Health>;
   /** Where structured operational log lines go (never payloads, tokens or secrets). */
   logLine?: (line: Record<string, unknown>) => void;
+  /** Run before /metrics renders: the Worker reads its log objects' witness progress into the counters here. */
+  beforeMetrics?(metrics: Metrics): Promise<void>;
   /**
    * Signs interceptor/invoke results on request (`_meta["io.vouch/sign"]: true`) under `context`
    * (crypto/context.ts; never the notes' empty one); keyId is the JWKS kid.

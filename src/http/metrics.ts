@@ -123,6 +123,11 @@ export class Metrics {
     this.otlpFailures.set(signal, (this.otlpFailures.get(signal) ?? 0) + items);
   }
 
+  /** A witness's progress and failure count as a log keeps them (the Worker's log objects): replaces what was set. */
+  witnessProgress(tenant: string, name: string, logSize: number, cosignedSize: number, failures: number): void {
+    this.witnesses.set(`${tenant}\u0000${name}`, { tenant, name, logSize, cosignedSize, failures });
+  }
+
   /** A witness's progress on a tenant log (witness/submitter.ts): behind = log size - size it cosigned. */
   witness(tenant: string, name: string, logSize: number, cosignedSize: number, ok: boolean): void {
     this.witnesses.set(`${tenant}\u0000${name}`, { tenant, name, logSize, cosignedSize, failures: (this.witnesses.get(`${tenant}\u0000${name}`)?.failures ?? 0) + (ok ? 0 : 1) });

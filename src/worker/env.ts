@@ -22,6 +22,21 @@ export interface WorkerEnv {
   VOUCH_KEY_NAME?: string;
   /** Var, optional: the bearer-token config as JSON ({jwks, issuer, audience, ...}); absent = development mode (loopback hosts only). */
   VOUCH_AUTH?: string;
+  /**
+   * Var, optional: the witness config as JSON, what Node's `--witnesses FILE` holds
+   * ({"witnesses": [{"url", "vkeys"}], "timeoutMs", "retries", "intervalMs"}); each tenant log
+   * object submits its checkpoints from its alarm. Absent: no witnessing.
+   */
+  VOUCH_WITNESSES?: string;
+  /**
+   * Var, optional: an OTLP/HTTP collector base URL (Node's `--otlp`): each entry the Worker appends
+   * is exported as a span and a log record (JSON, to <URL>/v1/traces and /v1/logs) after the answer.
+   */
+  VOUCH_OTLP?: string;
+  /** Var, optional: caller co-signing keys, the JSON of Node's `--callers FILE` ({"<tenant>": JWKS}). */
+  VOUCH_CALLERS?: string;
+  /** Var, optional: "true" = every request must carry a caller signature by a VOUCH_CALLERS key (Node's --require-caller-signature). */
+  VOUCH_REQUIRE_CALLER_SIGNATURE?: string;
 }
 
 export const DEFAULT_WORKER_KEY_NAME = 'vouch.local';
