@@ -14,6 +14,10 @@ import type { AbortedAt, ChainResult, Direction, Interceptor, InterceptorResult,
 
 export type { ChainContext } from './_context.js';
 export { stripVolatile, stripDurations, VOLATILE_KEYS, CONFORMANCE_VOLATILE_KEYS } from './_volatile.js';
+export { DEFAULT_ENRICHER_TIMEOUT_MS, ENRICH_STATE_KEY, isEnricher, MAX_ENRICHER_TIMEOUT_MS } from './_enrich-band.js';
+export { ENRICHMENT_META } from './_enrich-contract.js';
+/** The `_meta` of an enricher's descriptor. */
+export const ROLE_META_ENRICHER = Object.freeze({ 'io.vouch/role': 'enricher' as const });
 
 export interface ChainRequest {
   event: string;
