@@ -5,7 +5,7 @@ export {
   replayLog, Replayer, loadInput, emptyCounts, RUNNING_ENGINES,
   type ReplaySource, type ReplayResult, type ReplayReport, type ReplayCounts, type ReplayOptions, type ReplayStatus, type UnreplayableReason,
 } from './replay.js';
-export { whatIf, type WhatIfReport, type WhatIfOptions, type Flip } from './what-if.js';
+export { whatIf, type WhatIfReport, type WhatIfOptions, type Flip, type EnricherChange } from './what-if.js';
 export { determinersOf, formatDeterminer, type Determiner } from './what-if-explain.js';
 export { eraseStoredPayload, MAX_REASON_LENGTH, type ErasureTarget, type ErasureOptions } from './erase.js';
 export {

@@ -48,6 +48,30 @@ export function entryAttributes(o: ObservedEntry, e: Entry): EntryAttributes {
   set('vouch.reason', obj(decision?.abortedAt)?.reason);
   if (Array.isArray(e.flags) && e.flags.length) a['vouch.flags'] = e.flags.filter((f): f is string => typeof f === 'string');
   set('mcp.method.name', e.event);
+  enrichmentAttributes(a, decision?.results);
   return a;
+}
+
+/**
+ * The enrichers of a decision (issue 39): which ran, each one's trust score and claim counts, and
+ * whether it failed or broke its contract. Numbers and names only, never the text it added.
+ */
+function enrichmentAttributes(a: EntryAttributes, results: unknown): void {
+  if (!Array.isArray(results)) return;
+  const names: string[] = [];
+  for (const r of results) {
+    const x = obj(r);
+    const info = obj(x?.info);
+    if (info?.role !== 'enricher' || typeof x?.interceptor !== 'string') continue;
+    const name = x.interceptor;
+    names.push(name);
+    const at = `vouch.enrichment.${name}`;
+    if (typeof info.score === 'number') a[`${at}.score`] = info.score;
+    const counts = obj(info.counts);
+    for (const [k, n] of Object.entries(counts ?? {})) if (typeof n === 'number') a[`${at}.${k}`] = n;
+    if (typeof info.error === 'string') a[`${at}.failed`] = true;
+    if (Array.isArray(info.violations)) a[`${at}.violations`] = info.violations.length;
+  }
+  if (names.length) a['vouch.enrichers'] = names;
 }
 

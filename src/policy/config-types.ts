@@ -56,7 +56,7 @@ export type PolicyConfig = { files: string[]; schema?: string } | { inline: Poli
 export interface VouchConfig {
   version: 1;
   directions?: { request?: Direction; response?: Direction };
-  timeouts?: { chainMs?: number; interceptorMs?: number };
+  timeouts?: { chainMs?: number; interceptorMs?: number; enricherMs?: number };
   policies?: PolicyConfig;
   interceptors: InterceptorDeclaration[];
   servers?: { toolMap?: Record<string, string> };

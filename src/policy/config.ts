@@ -45,9 +45,11 @@ function parseDirections(is: Issues, v: unknown): VouchConfig['directions'] {
 }
 
 function parseTimeouts(is: Issues, v: unknown): VouchConfig['timeouts'] {
-  const o = is.obj(v, '/timeouts', ['chainMs', 'interceptorMs']);
+  const o = is.obj(v, '/timeouts', ['chainMs', 'interceptorMs', 'enricherMs']);
   if (!o) return undefined;
-  const out: { chainMs?: number; interceptorMs?: number } = {};
+  const out: { chainMs?: number; interceptorMs?: number; enricherMs?: number } = {};
+  // The enrichment band's own deadline (docs/enrichers.md): bounded by the band's maximum, 10 s.
+  if (o.enricherMs !== undefined) out.enricherMs = is.int(o.enricherMs, '/timeouts/enricherMs', 1, 10_000);
   if (o.chainMs !== undefined) out.chainMs = is.int(o.chainMs, '/timeouts/chainMs', 1, MAX_TIMEOUT_MS);
   if (o.interceptorMs !== undefined) out.interceptorMs = is.int(o.interceptorMs, '/timeouts/interceptorMs', 1, MAX_TIMEOUT_MS);
   if (out.chainMs !== undefined && out.interceptorMs !== undefined && out.interceptorMs > out.chainMs) {

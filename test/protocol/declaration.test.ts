@@ -186,6 +186,7 @@ describe('declaration extras (version, compat, configSchema)', () => {
     'rate-limit': [{ limit: 1 }, { limit: 10, windowMs: 1000, key: ['principal', 'server'] }, {}, { limit: 0 }, { limit: 1, windowMs: 366 * 24 * 3600 * 1000 + 1 }, { limit: 1, key: ['ip'] }, { limit: '5' }],
     'schema-guard': [{}, { unknownTool: 'error' }, { unknownTool: 'ignore' }, { unknownTool: true }],
     'audit-observer': [{}, null, { level: 'info' }],
+    'provenance-enricher': [{}, null, { text: false }],
     'cross-boundary-guard': [{}, { x: 1 }],
     'discovery-filter': [{}, { x: 1 }],
     'cedar-policy': [{}, { x: 1 }],

@@ -5,6 +5,7 @@ import { createAuditObserver } from './audit-observer.js';
 import { createCrossBoundaryGuard } from './cross-boundary-guard.js';
 import { createLlmGuard } from './llm-guard.js';
 import { createPiiRedactor } from './pii-redactor.js';
+import { createProvenanceEnricher } from './provenance-enricher.js';
 import { createRateLimit } from './rate-limit.js';
 import { createRootsGuard } from './roots-guard.js';
 import { createSamplingGuard } from './sampling-guard.js';
@@ -23,4 +24,5 @@ export const contentBuiltins: Record<string, BuiltinFactory> = {
   'roots-guard': createRootsGuard,
   'rate-limit': createRateLimit,
   'audit-observer': createAuditObserver,
+  'provenance-enricher': createProvenanceEnricher,
 };
