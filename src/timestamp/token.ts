@@ -23,12 +23,15 @@ export interface TokenFacts {
   policy: string;
 }
 
+/** pkijs takes BufferSource: a Uint8Array over an ArrayBuffer (never a SharedArrayBuffer here). */
+const ab = (b: Uint8Array) => b as Uint8Array<ArrayBuffer>;
+
 const bad = (why: string): never => {
   throw new VerificationError('ERR_VERIFY_TIMESTAMP', why);
 };
 
 /** A TimeStampReq (RFC 3161 2.4.1) for SHA-256(data), asking for the TSA's certificate, with a nonce. */
-export function buildTimestampRequest(data: Uint8Array, nonce: Uint8Array): Uint8Array {
+export function buildTimestampRequest(data: Uint8Array, nonce: Uint8Array): Uint8Array<ArrayBuffer> {
   const req = new pkijs.TimeStampReq({
     version: 1,
     messageImprint: new pkijs.MessageImprint({
@@ -51,7 +54,7 @@ export function tokenFromReply(reply: Uint8Array, data: Uint8Array, nonce: Uint8
   };
   let resp: pkijs.TimeStampResp;
   try {
-    resp = pkijs.TimeStampResp.fromBER(reply);
+    resp = pkijs.TimeStampResp.fromBER(ab(reply));
   } catch {
     return refuse('not a DER TimeStampResp');
   }
@@ -71,7 +74,7 @@ export function parseCertificates(bytes: Uint8Array): pkijs.Certificate[] {
   const blocks = [...text.matchAll(/-----BEGIN CERTIFICATE-----([A-Za-z0-9+/=\s]+)-----END CERTIFICATE-----/g)].map((m) => Uint8Array.from(atob(m[1].replace(/\s+/g, '')), (c) => c.charCodeAt(0)));
   const ders = blocks.length > 0 ? blocks : [bytes];
   try {
-    return ders.map((d) => pkijs.Certificate.fromBER(d));
+    return ders.map((d) => pkijs.Certificate.fromBER(ab(d)));
   } catch {
     throw new InputError('ERR_INPUT', 'not an X.509 certificate (PEM CERTIFICATE blocks or one DER certificate)');
   }
@@ -164,7 +167,7 @@ function checkSignerInfo(sd: pkijs.SignedData): void {
 /** An ECDSA signature (1.2.840.10045.*) is a DER SEQUENCE of two INTEGERs; any other form is an altered one. */
 function strictEcdsa(alg: string, sig: Uint8Array, what: string): void {
   if (!alg.startsWith('1.2.840.10045.')) return;
-  const parsed = asn1js.fromBER(sig);
+  const parsed = asn1js.fromBER(ab(sig));
   const v = parsed.result;
   const ok = parsed.offset === sig.length && v instanceof asn1js.Sequence && v.valueBlock.value.length === 2 && v.valueBlock.value.every((x) => x instanceof asn1js.Integer) && bytesEqual(new Uint8Array(v.toBER(false)), sig);
   if (!ok) bad(`${what} is not a DER ECDSA signature: altered`);
@@ -175,7 +178,7 @@ const der = (x: { toSchema(): asn1js.AsnType }): Uint8Array => new Uint8Array(x.
 function signedDataOf(token: Uint8Array): pkijs.SignedData {
   if (token.length > MAX_TOKEN_BYTES) bad(`token larger than ${MAX_TOKEN_BYTES} bytes`);
   try {
-    const ci = pkijs.ContentInfo.fromBER(token);
+    const ci = pkijs.ContentInfo.fromBER(ab(token));
     // DER only: BER's leeway (lengths, padding) would let one token take many byte forms.
     if (!bytesEqual(new Uint8Array(ci.toSchema().toBER(false)), token)) throw new Error();
     if (ci.contentType !== SIGNED_DATA_OID) throw new Error();

@@ -1,7 +1,7 @@
 // A time-stamping authority run by the test: a CA and a TSA certificate made here by `openssl`
 // (timeStamping extended key usage, critical), and an HTTP server that answers RFC 3161 requests
 // with `openssl ts -reply`, or is broken on purpose (500, garbage, closed) to play a TSA that is down.
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -88,12 +88,11 @@ export async function startTestTsa(pki: TestPki = makeTestPki(), mode: TsaMode =
       const q = join(pki.dir, `q${++n}.tsq`);
       const r = join(pki.dir, `r${n}.tsr`);
       writeFileSync(q, Buffer.concat(chunks));
-      try {
-        ossl(pki.dir, ['ts', '-reply', '-config', pki.cnf, '-queryfile', q, '-inkey', pki.tsaKey, '-signer', pki.tsaCert, '-chain', pki.caCert, '-out', r]);
-        res.writeHead(200, { 'content-type': 'application/timestamp-reply' }).end(readFileSync(r));
-      } catch (e) {
-        res.writeHead(500).end(String((e as { stderr?: Buffer }).stderr ?? e));
-      }
+      // Asynchronously: the service under test runs in this process, and must not wait on openssl.
+      execFile('openssl', ['ts', '-reply', '-config', pki.cnf, '-queryfile', q, '-inkey', pki.tsaKey, '-signer', pki.tsaCert, '-chain', pki.caCert, '-out', r], { cwd: pki.dir }, (err, _out, stderr) => {
+        if (err) res.writeHead(500).end(String(stderr));
+        else res.writeHead(200, { 'content-type': 'application/timestamp-reply' }).end(readFileSync(r));
+      });
     });
   });
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
