@@ -85,6 +85,10 @@ describe('a service with a TSA configured', () => {
     expect(js.code).toBe(0);
     expect(js.json.timestamped).toMatchObject({ status: 'verified', tsa: 'CN=Test TSA, O=vouch tests', genTime: expect.any(String) });
     expect(js.json.checks.find((c: { name: string }) => c.name === 'timestamp')).toMatchObject({ ok: true, status: 'verified' });
+    // vouch receipt (read-only beside the running service) carries the same stamp.
+    const cli = await runVouch('receipt', '1', '--data', svc.data);
+    expect(cli.code, cli.out).toBe(0);
+    expect(cli.json.timestamp).toEqual(json.receipt.timestamp);
     const none = await runVouch('verify', file, '--key', keyFile, '--json');
     expect(none.code).toBe(0);
     expect(none.json.timestamped).toMatchObject({ status: 'not checked' });

@@ -2,8 +2,10 @@
 // gateway or service may hold the writer lock; SQLite WAL lets readers in). What GET
 // /v1/entries/SEQ answers as `receipt`, for a gateway over stdio that serves no HTTP (issue 37).
 import { VouchError } from '../../errors.js';
-import { hashLeaf, inclusionProof } from '../../log/index.js';
+import { hashLeaf, inclusionProof, parseNote } from '../../log/index.js';
 import { buildReceipt } from '../../receipt/index.js';
+import { buildTimestampEvidence } from '../../timestamp/index.js';
+import { readTimestamps } from '../../timestamp/node-tsa.js';
 import { parse } from '../args.js';
 import { EXIT, UsageError, type Io } from '../io.js';
 import { openLogReadOnly, TENANT_OPTION } from './_audit-open.js';
@@ -28,7 +30,16 @@ export async function run(argv: string[], io: Io): Promise<number> {
     if (!stored) throw new VouchError('ERR_NOT_FOUND', `no entry ${seq} in the log of tenant ${values.tenant} (it has ${store.size()})`);
     const cp = store.latestCheckpoint();
     if (!cp || cp.size <= seq) throw new VouchError('ERR_NOT_FOUND', `entry ${seq} is durable but no signed checkpoint covers it yet (newest: size ${cp?.size ?? 0}): run this again in a moment`);
-    io.out(JSON.stringify(buildReceipt({ bytes: stored.bytes, leaf: hashLeaf(stored.bytes), seq, proof: inclusionProof(seq, cp.size, store), checkpoint: cp.note })));
+    // The earliest RFC 3161 stamp covering the entry, when the service time-stamps (as GET /v1/entries/SEQ).
+    const stamps = readTimestamps(values.data!);
+    let timestamp;
+    try {
+      const t = stamps?.covering(parseNote(cp.note).text.split('\n')[0], seq);
+      timestamp = t && t.size <= cp.size ? buildTimestampEvidence(t.note, inclusionProof(seq, t.size, store), t.token) : undefined;
+    } finally {
+      stamps?.close();
+    }
+    io.out(JSON.stringify(buildReceipt({ bytes: stored.bytes, leaf: hashLeaf(stored.bytes), seq, proof: inclusionProof(seq, cp.size, store), checkpoint: cp.note, timestamp })));
     return EXIT.ok;
   } finally {
     store.close();
