@@ -6,7 +6,7 @@ import { InputError, VouchError } from '../errors.js';
 import { decideParams, parseExecuteChainParams } from '../decide/index.js';
 import { hashLeaf } from '../log/index.js';
 import { buildReceipt } from '../receipt/index.js';
-import { buildTimestampEvidence } from '../timestamp/index.js';
+import { buildTimestampEvidence } from '../timestamp/evidence-format.js';
 import type { Env } from './app.js';
 import { readJsonBody } from './body.js';
 import { rolesForPolicy, type AppDeps, type Limits, type Role } from './deps.js';

@@ -3,7 +3,7 @@
 // the signed checkpoint. Also convertible to and from C2SP tlog-proof@v1 text.
 import { fromBase64, fromHex, toBase64, toHex } from '../canonical/index.js';
 import { InputError, type Issue } from '../errors.js';
-import { parseTimestampEvidence, type TimestampEvidence } from '../timestamp/index.js';
+import { parseTimestampEvidence, type TimestampEvidence } from '../timestamp/evidence-format.js';
 
 export const RECEIPT_VERSION = 1;
 /** Bounds for untrusted receipts: a proof longer than 63 hashes cannot be for a 2^63 tree. */

@@ -4,7 +4,7 @@
 import { VouchError } from '../../errors.js';
 import { hashLeaf, inclusionProof, parseNote } from '../../log/index.js';
 import { buildReceipt } from '../../receipt/index.js';
-import { buildTimestampEvidence } from '../../timestamp/index.js';
+import { buildTimestampEvidence } from '../../timestamp/evidence-format.js';
 import { readTimestamps } from '../../timestamp/node-tsa.js';
 import { parse } from '../args.js';
 import { EXIT, UsageError, type Io } from '../io.js';
