@@ -1,5 +1,6 @@
 // What createApp needs, as ports: the same app runs on Node (SQLite data directory) and on
 // Workers (a Durable Object per tenant log). Everything async, so a remote log fits.
+import type { TimestampReads } from '../timestamp/store.js';
 import type { Jwks, PublicKeyEntry } from '../crypto/index.js';
 import type { ActivePolicy } from '../decide/index.js';
 import type { CoseSigner } from '../receipt/index.js';
@@ -49,6 +50,8 @@ export const DEFAULT_LIMITS: Limits = { bodyBytes: 1024 * 1024 };
 
 export interface AppDeps {
   logs(tenant: string): Promise<TenantLogPort>;
+  /** RFC 3161 stamps of checkpoints (timestamp/store.ts), by log origin; absent when time-stamping is off. */
+  timestamps?: TimestampReads;
   /** The policy in force for a tenant (hot-swappable: read per request). */
   policy(tenant: string): Promise<ActivePolicy>;
   /** Undefined = development mode: every request is the local operator (loopback only). */

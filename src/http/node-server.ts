@@ -33,6 +33,7 @@ import { Metrics } from './metrics.js';
 import { parseAllowedOrigins } from './web-guard.js';
 import type { OtelExporter } from '../observe/otel.js';
 import { openNodeWitnessing, readWitnessingConfig, type NodeWitnessing } from '../witness/node-log.js';
+import { openNodeTimestamping, readPinnedCertificates, type NodeTimestamping } from '../timestamp/node-tsa.js';
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|localhost|::1)$/;
 
@@ -114,6 +115,8 @@ export interface ServeOptions {
   retention?: string;
   /** Witness config file (`--witnesses FILE`, witness/config.ts); default <data>/witnesses.json when present. Off when neither. */
   witnesses?: string;
+  /** Tests: how often the time-stamping cadence is looked at, and the first retry delay (timestamp/stamper.ts). */
+  timestampTiming?: { tickMs?: number; backoffMs?: number };
   /** Tenant logs kept open at most (`--max-open-tenants`, default 256): the least recently used idle one closes first. */
   maxOpenTenants?: number;
   /** Close a tenant log unused this long, ms (`--tenant-idle`, default 300 s; 0: only the cap closes logs). */
@@ -225,6 +228,17 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const remoteAllow = remoteAllowListOf(policy.resolved.config);
   // Witnessing (issue 18): cosignatures are collected on their own timer; decisions never wait for them.
   const witnessing: NodeWitnessing | undefined = witnessCfg && openNodeWitnessing({ data: opts.data, config: witnessCfg, logLine: opts.logLine, onStatus: (t, st) => metrics.witness(t, st.witness, st.logSize, st.cosignedSize, st.ok) });
+  // RFC 3161 time-stamping (issue 41): the start-up file's `timestamping`, on its own timer after checkpoints are signed.
+  const tsaCfg = policy.resolved.config.timestamping;
+  let timestamping: NodeTimestamping | undefined;
+  try {
+    timestamping = tsaCfg && openNodeTimestamping({ data: opts.data, config: tsaCfg, pinned: readPinnedCertificates(tsaCfg.certificates, configPath), logLine: opts.logLine, onStatus: (t, st) => metrics.timestamp(t, st), ...opts.timestampTiming });
+  } catch (e) {
+    await witnessing?.close();
+    await dataDir.close();
+    await policy.close();
+    throw e;
+  }
   const lifecycle = createLogLifecycle({ data: opts.data, dataDir, metrics, logLine: opts.logLine, idleCheckpointMs: opts.idleCheckpointMs ?? 60_000 });
   // Tenant logs open at first use and close when idle, at most maxOpenTenants at once (tenant-pool.ts).
   const pool = createTenantPool<{ port: LogPort; log: TenantLog }>({
@@ -237,6 +251,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
         await t.ready; // checked against its newest signed checkpoint, as at start
         const raw = logPortOf(t.origin, t.store, t.appender);
         const port = witnessing ? witnessing.track(tenant, raw) : raw;
+        timestamping?.track(tenant, raw); // the notes as the log signed them: the stamped bytes
         // A policy pinned or hot-swapped before an idle close is still the one in force: loaded once.
         if (!tenantPolicy.has(tenant)) {
           const pinned = await loadPinnedPolicy(t.store, state, 'connect', remoteAllow);
@@ -253,6 +268,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     close: async (tenant) => {
       await lifecycle.release(tenant); // a checkpoint over what it holds, published, before it closes
       await witnessing?.untrack(tenant);
+      await timestamping?.untrack(tenant);
       await dataDir.closeLog(tenant);
       opts.logLine?.({ level: 'debug', msg: 'tenant log closed (idle)', tenant });
     },
@@ -344,6 +360,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const appDeps: AuditAppDeps & KeyAppDeps = {
     keyAdmin,
     logs,
+    ...(timestamping && { timestamps: timestamping.reads }),
     mldsa: describeMldsaBackend(),
     policy: async (tenant) => {
       await logs(tenant);
@@ -438,6 +455,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
         await pool.stop(); // idle closes under way finish (each signs and publishes its checkpoint)
         await lifecycle.shutdown(); // after the batches in flight: a checkpoint over everything committed
         await witnessing?.close(); // stops submitting; a witness that is down is not waited for beyond its timeout
+        await timestamping?.close(); // a request in flight ends within its timeout
         await otel?.shutdown(); // exports what is queued (bounded by the exporter's timeout)
         await dataDir.close(); // finishes queued and in-flight batches first
         await policy.close();

@@ -6,6 +6,7 @@ import { InputError, VouchError } from '../errors.js';
 import { decideParams, parseExecuteChainParams } from '../decide/index.js';
 import { hashLeaf } from '../log/index.js';
 import { buildCoseReceipt, buildReceipt, coseSignatureCache, COSE_MEDIA_TYPE } from '../receipt/index.js';
+import { buildTimestampEvidence } from '../timestamp/evidence-format.js';
 import type { Env } from './app.js';
 import { readJsonBody } from './body.js';
 import { rolesForPolicy, type AppDeps, type Limits, type Role } from './deps.js';
@@ -83,8 +84,11 @@ export function registerRestReadRoutes(app: Hono<Env>, rc: Pick<RestContext, 'de
     // How far the witnesses are behind (issue 35): absent without witnessing, null before any cosignature.
     const w = log.witnessed && ((await log.witnessed()) ?? null);
     const witnessed = w === undefined ? {} : { witnessed: w && { size: w.size, checkpointSize: cp?.size ?? 0, behind: Math.max(0, (cp?.size ?? 0) - w.size), time: new Date(w.ts * 1000).toISOString(), witnesses: w.witnesses } };
-    if (!cp) return c.json({ origin: log.origin, size: 0, root: null, checkpoint: null, ...witnessed });
-    return c.json({ origin: log.origin, size: cp.size, root: toHex(cp.root), checkpoint: cp.note, ...witnessed });
+    // The newest RFC 3161 stamp (the console's "trusted timestamp" line): absent when time-stamping is off, null before the first.
+    const t = deps.timestamps && (deps.timestamps.newest(log.origin) ?? null);
+    const timestamped = t === undefined ? {} : { timestamped: t && { size: t.size, checkpointSize: cp?.size ?? 0, behind: Math.max(0, (cp?.size ?? 0) - t.size), tsa: t.tsa, genTime: t.genTime } };
+    if (!cp) return c.json({ origin: log.origin, size: 0, root: null, checkpoint: null, ...witnessed, ...timestamped });
+    return c.json({ origin: log.origin, size: cp.size, root: toHex(cp.root), checkpoint: cp.note, ...witnessed, ...timestamped });
   });
 
   app.get('/v1/entries/:seq', withRole('audit'), async (c) => {
@@ -96,7 +100,10 @@ export function registerRestReadRoutes(app: Hono<Env>, rc: Pick<RestContext, 'de
     // Durable but not yet covered by a signed checkpoint (wait "durable"): no receipt yet, `pending`.
     if (!cp || cp.size <= seq) return c.json({ seq, entry: JSON.parse(utf8.decode(bytes)), receipt: null, pending: true });
     const proof = await log.inclusionProof(seq, cp.size);
-    const receipt = buildReceipt({ bytes, leaf: hashLeaf(bytes), seq, proof, checkpoint: cp.note });
+    // The earliest stamped tree holding this entry: the earliest trusted time it is proven to exist by.
+    const t = deps.timestamps?.covering(log.origin, seq);
+    const timestamp = t && buildTimestampEvidence(t.note, await log.inclusionProof(seq, t.size), t.token);
+    const receipt = buildReceipt({ bytes, leaf: hashLeaf(bytes), seq, proof, checkpoint: cp.note, timestamp });
     return c.json({ seq, entry: JSON.parse(utf8.decode(bytes)), receipt });
   });
 

@@ -4,13 +4,14 @@
 import { ED25519_SIGNATURE_BYTES, MLDSA65_SIGNATURE_BYTES, type PublicKeyEntry, type SignatureAlg } from '../crypto/index.js';
 import { toHex } from '../canonical/index.js';
 import { describeSignature, parseNote, POST_QUANTUM_ALG, type Entry, type NoteVerifier, type VerifiedSignature } from '../log/index.js';
+import type { TimestampCheck } from '../timestamp/index.js';
 import { callerVerifier } from './caller-signature.js';
 import { checkNewerCheckpoint, type ForkEvidence, type NewerCheck, type NewerCheckpoint } from './newer-checkpoint.js';
 import { verifiersFor } from './trust.js';
 import { verifyReceipt, type Check } from './verify.js';
 import { summarizeEntry } from './entry-summary.js';
 
-export type ReportCheck = Check | NewerCheck | { name: 'checkpoint-signers'; ok: boolean; detail: string } | WitnessCheck;
+export type ReportCheck = Check | NewerCheck | { name: 'checkpoint-signers'; ok: boolean; detail: string } | WitnessCheck | TimestampCheck;
 
 /** Witness cosignatures over the receipt's checkpoint (computed by witness/verify.ts, passed in). */
 export interface WitnessCheck {
@@ -59,6 +60,8 @@ export interface FullReport {
   truncationNote?: string;
   /** With a witness policy and a trusted cosignature on a checkpoint held: how far behind the witnesses are. */
   witnessed?: WitnessLag;
+  /** The receipt's RFC 3161 time-stamp: verified against the pinned TSA certificate, or not checked (none pinned). */
+  timestamped?: { status: 'verified' | 'not checked'; tsa?: string; genTime?: string; size?: number };
 }
 
 export interface FullVerifyInput {
@@ -74,6 +77,8 @@ export interface FullVerifyInput {
   witnesses?: (note: string) => WitnessCheck;
   /** The same trusted witnesses' newest valid cosignature time on another note (the newer checkpoint), or undefined. */
   cosignedAt?: (note: string) => string | undefined;
+  /** The receipt's time-stamp, checked beforehand (timestamp/evidence.ts checkTimestamp: it is async, this is not). */
+  timestamp?: TimestampCheck;
 }
 
 export function verifyReceiptFully(input: FullVerifyInput): FullReport {
@@ -105,10 +110,18 @@ export function verifyReceiptFully(input: FullVerifyInput): FullReport {
       if (n.extends) newer = { size: n.extends.size, time: input.witnesses ? input.cosignedAt?.(input.newer.note) : undefined };
     }
   }
+  if (input.timestamp) checks.push(input.timestamp);
   const ok = checks.length > 0 && checks.every((c) => c.ok);
+  const ts = input.timestamp;
+  const timestamped = ts && ts.status !== 'invalid' ? { status: ts.status, ...(ts.tsa !== undefined && { tsa: ts.tsa, genTime: ts.genTime }), size: ts.size } : undefined;
   const witnessed = base.checkpoint && witnessLag({ size: base.checkpoint.size, time: witnessCheck?.ok ? witnessCheck.latest : undefined }, newer);
   const truncation = input.newer && ok && truncationNote === undefined ? 'checked' : 'not checked';
-  return { ok, checks, entry: base.entry, evidence, signatures: base.signatures, classicalOnly: base.classicalOnly, truncation, ...(truncation === 'not checked' && truncationNote !== undefined && { truncationNote }), ...(witnessed && { witnessed }) };
+  return { ok, checks, entry: base.entry, evidence, signatures: base.signatures, classicalOnly: base.classicalOnly, truncation, ...(truncation === 'not checked' && truncationNote !== undefined && { truncationNote }), ...(witnessed && { witnessed }), ...(timestamped && { timestamped }) };
+}
+
+/** "time-stamped by CN=... at 2026-..." or "TSA time-stamp: not checked (no --tsa-cert)". */
+export function describeTimestamp(t: NonNullable<FullReport['timestamped']>): string {
+  return t.status === 'verified' ? `time-stamped by ${t.tsa} at ${t.genTime}` : 'TSA time-stamp: not checked (no --tsa-cert)';
 }
 
 /** The newest cosigned of the checkpoints held (the receipt's, and the newer one that extends it). */
@@ -131,12 +144,13 @@ export function verdictOf(report: FullReport): string {
   const algs = [...new Set(report.signatures.map((s) => s.alg))].join(' + ');
   const classical = report.classicalOnly ? `, classical signatures only (no ${POST_QUANTUM_ALG}), accepted by --classical-ok` : '';
   const witnessed = report.witnessed ? `; ${describeWitnessLag(report.witnessed)}` : '';
-  return `VALID (${algs}${classical}; truncation: ${report.truncation}${witnessed})`;
+  const stamped = report.timestamped ? `; ${describeTimestamp(report.timestamped)}` : '';
+  return `VALID (${algs}${classical}; truncation: ${report.truncation}${witnessed}${stamped})`;
 }
 
 /** What the JSON verdicts (CLI --json, the console) carry beside the checks. */
-export function verdictFields(report: FullReport): { ok: boolean; verdict: string; signatures: VerifiedSignature[]; classicalOnly: boolean; truncation: FullReport['truncation']; truncationNote?: string; witnessed?: WitnessLag } {
-  return { ok: report.ok, verdict: verdictOf(report), signatures: report.signatures, classicalOnly: report.classicalOnly, truncation: report.truncation, ...(report.truncationNote !== undefined && { truncationNote: report.truncationNote }), ...(report.witnessed && { witnessed: report.witnessed }) };
+export function verdictFields(report: FullReport): { ok: boolean; verdict: string; signatures: VerifiedSignature[]; classicalOnly: boolean; truncation: FullReport['truncation']; truncationNote?: string; witnessed?: WitnessLag; timestamped?: FullReport['timestamped'] } {
+  return { ok: report.ok, verdict: verdictOf(report), signatures: report.signatures, classicalOnly: report.classicalOnly, truncation: report.truncation, ...(report.truncationNote !== undefined && { truncationNote: report.truncationNote }), ...(report.witnessed && { witnessed: report.witnessed }), ...(report.timestamped && { timestamped: report.timestamped }) };
 }
 
 /** The checklist's first line: what was checked ("receipt: decision #5 of vouch.local/default, tools/call (deny)"). */

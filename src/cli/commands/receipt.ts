@@ -4,9 +4,11 @@
 import { writeFileSync } from 'node:fs';
 import { createSigner, type SignatureAlg } from '../../crypto/index.js';
 import { VouchError } from '../../errors.js';
-import { hashLeaf, inclusionProof } from '../../log/index.js';
+import { hashLeaf, inclusionProof, parseNote } from '../../log/index.js';
 import { buildCoseReceipt, buildReceipt } from '../../receipt/index.js';
 import { loadKeys } from '../../store/node.js';
+import { buildTimestampEvidence } from '../../timestamp/evidence-format.js';
+import { readTimestamps } from '../../timestamp/node-tsa.js';
 import { parse } from '../args.js';
 import { EXIT, UsageError, type Io } from '../io.js';
 import { openLogReadOnly, originOf, TENANT_OPTION } from './_audit-open.js';
@@ -47,7 +49,16 @@ export async function run(argv: string[], io: Io): Promise<number> {
     if (!cp || cp.size <= seq) throw new VouchError('ERR_NOT_FOUND', `entry ${seq} is durable but no signed checkpoint covers it yet (newest: size ${cp?.size ?? 0}): run this again in a moment`);
     const proof = inclusionProof(seq, cp.size, store);
     if (!cose) {
-      io.out(JSON.stringify(buildReceipt({ bytes: stored.bytes, leaf: hashLeaf(stored.bytes), seq, proof, checkpoint: cp.note })));
+      // The earliest RFC 3161 stamp covering the entry, when the service time-stamps (as GET /v1/entries/SEQ).
+      const stamps = readTimestamps(values.data!);
+      let timestamp;
+      try {
+        const t = stamps?.covering(parseNote(cp.note).text.split('\n')[0], seq);
+        timestamp = t && t.size <= cp.size ? buildTimestampEvidence(t.note, inclusionProof(seq, t.size, store), t.token) : undefined;
+      } finally {
+        stamps?.close();
+      }
+      io.out(JSON.stringify(buildReceipt({ bytes: stored.bytes, leaf: hashLeaf(stored.bytes), seq, proof, checkpoint: cp.note, timestamp })));
       return EXIT.ok;
     }
     const alg = values.alg as SignatureAlg;

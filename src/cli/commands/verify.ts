@@ -14,8 +14,9 @@ import { EXIT, UsageError, type Io } from '../io.js';
 import { kindOf, notAReceipt, readKeyFile } from './_input-kind.js';
 import { isSep3004Argv, verifySep3004Command } from './_verify-sep3004.js';
 import { WITNESS_OPTIONS, witnessPolicy, type WitnessPolicy } from './_witness-policy.js';
+import { readTsaCert, receiptTimestampCheck } from './_tsa-check.js';
 
-export const help = `vouch verify RECEIPT --key KEYFILE [--checkpoint NEWER] [--origin O] [--caller-key FILE] [--witness VKEY]... [--min-witnesses K] [--classical-ok] [--json]
+export const help = `vouch verify RECEIPT --key KEYFILE [--checkpoint NEWER] [--origin O] [--caller-key FILE] [--witness VKEY]... [--min-witnesses K] [--tsa-cert FILE] [--classical-ok] [--json]
 vouch verify BUNDLE ...            (a directory or .tar.gz: an audit bundle)
 vouch verify FILE.json [--format sep3004] [--data DIR [--tenant T]] [--json]
                                    (SEP-3004 audit records: the checks C-REC-1..7; with --data, also
@@ -50,6 +51,10 @@ inclusion proof. Prints the checklist (✓ / ✗ per check).
                        cosignature time: trusted time by which the entry existed.
   --min-witnesses K    at least K distinct trusted witnesses must have cosigned (default 1 when
                        --witness is given)
+  --tsa-cert FILE      the RFC 3161 time-stamping authority you trust (its certificate or CA, PEM
+                       or DER): the receipt's TSA token must verify against it, and the verdict
+                       says "time-stamped by <TSA> at <genTime>" (docs/verifying-time.md). Without
+                       it a token is "not checked", never INVALID.
   --classical-ok       accept a checkpoint whose only valid signatures are classical (Ed25519).
                        Without it an ML-DSA-65 signature by a trusted key is required; the
                        verdict says when classical signatures alone were accepted.
@@ -144,7 +149,7 @@ async function verifyBundle(argv: string[], io: Io): Promise<number> {
 export async function run(argv: string[], io: Io): Promise<number> {
   if (argv[0] !== undefined && !argv[0].startsWith('-') && isBundle(argv[0])) return verifyBundle(argv, io);
   if (isSep3004Argv(argv)) return verifySep3004Command(argv, io);
-  const { values, positionals } = parse(argv, { key: { type: 'string' }, checkpoint: { type: 'string' }, origin: { type: 'string' }, 'caller-key': { type: 'string' }, 'classical-ok': { type: 'boolean', default: false }, ...WITNESS_OPTIONS }, true);
+  const { values, positionals } = parse(argv, { key: { type: 'string' }, checkpoint: { type: 'string' }, origin: { type: 'string' }, 'caller-key': { type: 'string' }, 'classical-ok': { type: 'boolean', default: false }, 'tsa-cert': { type: 'string' }, ...WITNESS_OPTIONS }, true);
   if (values.help) return io.out(help), EXIT.ok;
   if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'give one RECEIPT file' : 'give exactly one RECEIPT file');
   if (!values.key) throw new UsageError('--key KEYFILE is required (vkey lines, a JWKS or a bundle\'s keys.json: `vouch keys export --data DIR` prints them)');
@@ -152,7 +157,9 @@ export async function run(argv: string[], io: Io): Promise<number> {
   const bytes = readBytes(path);
   if (bytes && looksLikeCoseSign1(bytes)) return verifyCose(path, bytes, values, io);
   let input: { receipt: unknown; trust: Trust; callerKeys?: PublicKeyEntry[]; newer?: NewerCheckpoint };
+  let pinned: ReturnType<typeof readTsaCert> | undefined;
   try {
+    pinned = values['tsa-cert'] === undefined ? undefined : readTsaCert(values['tsa-cert']);
     input = {
       receipt: readReceipt(path),
       trust: readKeyFile(values.key),
@@ -172,7 +179,8 @@ export async function run(argv: string[], io: Io): Promise<number> {
     io.err(`vouch verify: error ${codeOf(e)}: ${publicMessage(e)}`);
     return EXIT.input;
   }
-  const report = verifyReceiptFully({ ...input, origin: values.origin, classicalOk: values['classical-ok'], witnesses: policy.check, cosignedAt: policy.cosignedAt });
+  const timestamp = await receiptTimestampCheck(input.receipt, input.trust, pinned, values['classical-ok']);
+  const report = verifyReceiptFully({ ...input, origin: values.origin, classicalOk: values['classical-ok'], witnesses: policy.check, cosignedAt: policy.cosignedAt, timestamp });
   if (values.json) {
     io.out(JSON.stringify({ ...verdictFields(report), receipt: path, checks: report.checks, entry: report.entry && summarizeEntry(report.entry), ...(report.evidence && { evidence: report.evidence }), ...policy.json() }));
   } else {
