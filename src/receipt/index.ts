@@ -7,5 +7,5 @@ export {
   CALLER_SIGNATURE_META, CALLER_SIGNATURE_HEADER, type CallerCheck, type CallerSignatureClaim, type CallerSignatureRecord,
 } from './caller-signature.js';
 export { parseNewerCheckpoint, checkNewerCheckpoint, type NewerCheckpoint, type NewerCheck, type ForkEvidence } from './newer-checkpoint.js';
-export { verifyReceiptFully, formatChecklist, checklistTitle, truncationNotChecked, verdictOf, verdictFields, describeWitnessLag, type FullReport, type FullVerifyInput, type ReportCheck, type WitnessLag } from './verify-report.js';
+export { verifyReceiptFully, formatChecklist, checklistTitle, truncationNotChecked, verdictOf, verdictFields, describeWitnessLag, describePostQuantum, type FullReport, type FullVerifyInput, type ReportCheck, type WitnessLag } from './verify-report.js';
 export { summarizeEntry, printable, type EntrySummary } from './entry-summary.js';

@@ -12,8 +12,9 @@ import { parse } from '../args.js';
 import { EXIT, UsageError, type Io } from '../io.js';
 import { kindOf, notAReceipt, readKeyFile } from './_input-kind.js';
 import { WITNESS_OPTIONS, witnessPolicy, type WitnessPolicy } from './_witness-policy.js';
+import { requirePqOption } from './_require-pq.js';
 
-export const help = `vouch verify RECEIPT --key KEYFILE [--checkpoint NEWER] [--origin O] [--caller-key FILE] [--witness VKEY]... [--min-witnesses K] [--classical-ok] [--json]
+export const help = `vouch verify RECEIPT --key KEYFILE [--checkpoint NEWER] [--origin O] [--caller-key FILE] [--witness VKEY]... [--min-witnesses K] [--require-pq any|mldsa65] [--classical-ok] [--json]
 vouch verify BUNDLE ...            (a directory or .tar.gz: an audit bundle)
 
 Checks a receipt offline, with nothing but the receipt and a trusted public key: the entry
@@ -42,8 +43,12 @@ inclusion proof. Prints the checklist (✓ / ✗ per check).
                        cosignature time: trusted time by which the entry existed.
   --min-witnesses K    at least K distinct trusted witnesses must have cosigned (default 1 when
                        --witness is given)
+  --require-pq R       the post-quantum signature the checkpoint needs: \`any\` (default) an
+                       ML-DSA-44 (c2sp.org/tlog-cosignature 0x06) or ML-DSA-65 signature by a
+                       trusted key; \`mldsa65\` only ML-DSA-65 (NIST category 3, for a policy that
+                       demands it). The verdict and --json ("postQuantum") name the one that counted.
   --classical-ok       accept a checkpoint whose only valid signatures are classical (Ed25519).
-                       Without it an ML-DSA-65 signature by a trusted key is required; the
+                       Without it a post-quantum signature (--require-pq) is required; the
                        verdict says when classical signatures alone were accepted.
 
 Under the first line: what the entry says was decided, from the signed entry alone, e.g.
@@ -105,9 +110,10 @@ async function verifyBundle(argv: string[], io: Io): Promise<number> {
 
 export async function run(argv: string[], io: Io): Promise<number> {
   if (argv[0] !== undefined && !argv[0].startsWith('-') && isBundle(argv[0])) return verifyBundle(argv, io);
-  const { values, positionals } = parse(argv, { key: { type: 'string' }, checkpoint: { type: 'string' }, origin: { type: 'string' }, 'caller-key': { type: 'string' }, 'classical-ok': { type: 'boolean', default: false }, ...WITNESS_OPTIONS }, true);
+  const { values, positionals } = parse(argv, { key: { type: 'string' }, checkpoint: { type: 'string' }, origin: { type: 'string' }, 'caller-key': { type: 'string' }, 'classical-ok': { type: 'boolean', default: false }, 'require-pq': { type: 'string' }, ...WITNESS_OPTIONS }, true);
   if (values.help) return io.out(help), EXIT.ok;
   if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'give one RECEIPT file' : 'give exactly one RECEIPT file');
+  const requirePq = requirePqOption(values['require-pq']);
   if (!values.key) throw new UsageError('--key KEYFILE is required (vkey lines, a JWKS or a bundle\'s keys.json: `vouch keys export --data DIR` prints them)');
   const [path] = positionals;
   let input: { receipt: unknown; trust: Trust; callerKeys?: PublicKeyEntry[]; newer?: NewerCheckpoint };
@@ -131,7 +137,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
     io.err(`vouch verify: error ${codeOf(e)}: ${publicMessage(e)}`);
     return EXIT.input;
   }
-  const report = verifyReceiptFully({ ...input, origin: values.origin, classicalOk: values['classical-ok'], witnesses: policy.check, cosignedAt: policy.cosignedAt });
+  const report = verifyReceiptFully({ ...input, origin: values.origin, classicalOk: values['classical-ok'], requirePq, witnesses: policy.check, cosignedAt: policy.cosignedAt });
   if (values.json) {
     io.out(JSON.stringify({ ...verdictFields(report), receipt: path, checks: report.checks, entry: report.entry && summarizeEntry(report.entry), ...(report.evidence && { evidence: report.evidence }), ...policy.json() }));
   } else {
@@ -139,3 +145,4 @@ export async function run(argv: string[], io: Io): Promise<number> {
   }
   return report.ok ? EXIT.ok : EXIT.findings;
 }
+
