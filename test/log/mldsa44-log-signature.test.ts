@@ -106,6 +106,28 @@ describe('a forger holding only the classical (Ed25519) key', () => {
   });
 });
 
+describe('every byte of the ML-DSA-44 line', () => {
+  it("flipped (0x01 and 0x80): the log's own strict open refuses each one", async () => {
+    const note = await sign();
+    const start = note.indexOf(lineBy(note, LINE44));
+    const bytes = Buffer.from(note, 'utf8');
+    const from = Buffer.byteLength(note.slice(0, start), 'utf8');
+    // The ML-DSA-65 and Ed25519 lines are untouched by these flips: their checks are remembered.
+    const seen = new Map<string, boolean>();
+    const memo = ALL.map((v) => (v.alg === 'ML-DSA-44' ? v : { ...v, verify: (m: Uint8Array, sig: Uint8Array) => { const k = `${v.alg}${Buffer.from(sig).toString('base64')}${Buffer.from(m).toString('base64')}`; if (!seen.has(k)) seen.set(k, v.verify(m, sig)); return seen.get(k)!; } }));
+    let flipped = 0;
+    for (let i = from; i < bytes.length - 1; i++) {
+      for (const mask of [0x01, 0x80]) {
+        const b = Buffer.from(bytes);
+        b[i] ^= mask;
+        expect(() => verifyNote(b.toString('utf8'), memo, { strict: true }), `byte ${i} ^ ${mask}`).toThrow();
+        flipped++;
+      }
+    }
+    expect(flipped).toBeGreaterThan(2 * 3000);
+  }, 120_000);
+});
+
 describe('an appender with the three keys', () => {
   it('signs every checkpoint with all three and opens strictly (every key of the log signed)', async () => {
     const store = openSqliteStore(join(mkdtempSync(join(tmpdir(), 'vouch-44-')), 'log.db'));
