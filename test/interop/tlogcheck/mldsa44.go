@@ -91,7 +91,14 @@ func checkMldsa44(vkeys []string, checkpoints []string) []mldsa44Message {
 		if !ok || len(lines) < 3 {
 			continue
 		}
+		found := 0
 		for _, k := range keys {
+			// The log signs under its origin (tlog-checkpoint: the key name SHOULD match it); the same
+			// key under the data directory's key name (also exported) signs no checkpoint line.
+			if k.name != lines[0] {
+				continue
+			}
+			found++
 			var sig *note.Signature
 			for j := range n.UnverifiedSigs {
 				if n.UnverifiedSigs[j].Name == k.name && n.UnverifiedSigs[j].Hash == k.hash {
@@ -118,9 +125,12 @@ func checkMldsa44(vkeys []string, checkpoints []string) []mldsa44Message {
 			m.Write(tree.Hash[:])
 			out = append(out, mldsa44Message{i, k.name + "+" + hex8(k.hash), ts, base64.StdEncoding.EncodeToString(m.Bytes()), base64.StdEncoding.EncodeToString(raw[12:]), base64.StdEncoding.EncodeToString(k.pub)})
 		}
+		if len(keys) > 0 && found == 0 {
+			fail("checkpoint %d: no ML-DSA-44 vkey under its origin %q", i, lines[0])
+		}
 	}
 	if len(keys) > 0 {
-		pass("ML-DSA-44 (type 0x06): %d key(s), key hash SHA-256(name\\n 0x06 key)[:4] as the spec says; %d signed messages rebuilt from the checkpoints Go opened, for OpenSSL", len(keys), len(out))
+		pass("ML-DSA-44 (type 0x06): %d vkey(s), key hash SHA-256(name\\n 0x06 key)[:4] as the spec says; %d signed messages rebuilt from the checkpoints Go opened, for OpenSSL", len(keys), len(out))
 	}
 	return out
 }
