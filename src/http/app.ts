@@ -17,6 +17,7 @@ import { registerAuditRoutes } from './routes-audit.js';
 import { registerExecutionRoutes } from './routes-execution.js';
 import { registerConsoleRoutes } from './routes-console.js';
 import { registerKeyRoutes } from './routes-keys.js';
+import { registerMonitorRoutes } from './routes-monitor.js';
 import { registerTileRoutes } from './routes-tiles.js';
 
 export type Env = { Variables: { caller: Caller } };
@@ -177,6 +178,7 @@ export function createApp(deps: AppDeps, metrics = new Metrics()): VouchApp {
   registerAuditRoutes(app, { deps, limits, metrics, withRole });
   registerConsoleRoutes(app, { deps, limits, metrics, withRole });
   registerKeyRoutes(app, { deps, limits, metrics, withRole });
+  registerMonitorRoutes(app, { deps, withRole }); // before the tiles: /tlog/<hash>/checkpoint is no tenant's
   registerTileRoutes(app, { deps, withRole });
   return { app, metrics };
 }

