@@ -88,7 +88,7 @@ async function verifyRange(source: ExportSource, plan: ExportPlan, opts: Sep3004
     if (seq < plan.to && e.type === 'decision') decisions++;
     // An erasure comes after the decisions it erases, inside the range or after it: the first one counts.
     // One digest (on request) or a batch (retention): every reader goes through erasedDigests.
-    if (e.type === 'erasure') for (const d of erasedDigests(e)) if (decisionInputs.has(d) && !erasedBy.has(d)) erasedBy.set(d, seq);
+    if (e.type === 'erasure') for (const d of erasedDigests(e as { digest?: unknown; digests?: unknown })) if (decisionInputs.has(d) && !erasedBy.has(d)) erasedBy.set(d, seq);
   }
   if (range.size !== latest.size) fail(`the store holds ${range.size} of the ${latest.size} signed entries`);
   if (plan.to === latest.size) checkRoot(plan.checkpoint);
