@@ -122,6 +122,21 @@ describe('payload retention', () => {
     expect(bad.code).toBe(2);
     expect(bad.err).toContain('--older-than DAYS');
     expect((await vouch('payload', 'expire', '--older-than', 'soon', '--data', d)).code).toBe(2);
+    // A number of days no date can be cut at (a cut-off before year -271821) is a usage error, not ERR_INTERNAL.
+    for (const days of ['1e12', '36501']) {
+      const huge = await vouch('payload', 'expire', '--older-than', days, '--data', d);
+      expect(huge.code).toBe(2);
+      expect(huge.err).toContain('0..36500');
+    }
+    const dataDir = await openDataDir(d, { thread: false });
+    try {
+      const t = dataDir.log('default');
+      for (const days of [1e12, -1, Number.NaN]) {
+        await expect(runRetention(retentionTargetOf(logPortOf(t.origin, t.store, t.appender)), { days, now: after(47, 30) })).rejects.toMatchObject({ code: 'ERR_CONFIG' });
+      }
+    } finally {
+      await dataDir.close();
+    }
     expect((await vouch('payload', 'expier', '--data', d)).err).toContain('did you mean expire');
   });
 
