@@ -17,7 +17,7 @@ export { exportBundle, planExport, keyRecordsOf, rangeBefore, type ExportSource,
 export { verifyBundle, emptyBundleReport, type BundleVerdict, type BundleReader, type BundleReport, type BundleFinding, type BundleCheck, type BundleWitnessCheck, type VerifyBundleOptions } from './verify-bundle.js';
 export { createTarWriter, readTar, tarHeader, type TarWriter, type TarItem } from './tar.js';
 export { scanErasures } from './erasures.js';
-export { firstSeqAfter, parseRetentionPolicy, retentionDaysOf, retentionTargetOf, runRetention, type RetentionPolicy, type RetentionRun, type RetentionRunOptions, type RetentionTarget } from './retention.js';
+export { firstSeqAfter, MAX_RETENTION_DAYS, parseRetentionPolicy, retentionDaysOf, retentionTargetOf, runRetention, type RetentionPolicy, type RetentionRun, type RetentionRunOptions, type RetentionTarget } from './retention.js';
 export { openBundleSource } from './bundle-source.js';
 export { bundleTarEntries, collectBundleTar, type BundleTarEntry } from './bundle-tar.js';
 export { canonicalForm as sep3004CanonicalForm, eventHash as sep3004EventHash, sealRecord as sealSep3004Record, CANONICAL_FORM_VERSION } from './sep3004-canonical.js';

@@ -57,6 +57,8 @@ const DAY_MS = 86_400_000;
 
 /** One pass: find the cut-off seq (O(log n) entry reads), then erase expired payloads in batches. */
 export async function runRetention(target: RetentionTarget, opts: RetentionRunOptions): Promise<RetentionRun> {
+  // Any caller's days (the CLI, a store's own scheduler): bounded, so the cut-off is always a date.
+  if (!(typeof opts.days === 'number' && opts.days >= 0 && opts.days <= MAX_RETENTION_DAYS)) throw new ConfigError('ERR_CONFIG', `retention: days ${String(opts.days)} must be a number of days, 0..${MAX_RETENTION_DAYS}`);
   const nowMs = Date.parse(opts.now);
   if (!Number.isFinite(nowMs)) throw new ConfigError('ERR_CONFIG', `retention: now ${JSON.stringify(opts.now)} is not an RFC 3339 time`);
   const cutoffMs = nowMs - opts.days * DAY_MS;
@@ -118,7 +120,8 @@ export interface RetentionPolicy {
 }
 
 const KNOWN = new Set(['payloadDays', 'tenants', 'everyMinutes']);
-const MAX_DAYS = 36_500;
+/** A hundred years: the longest retention (config file and `vouch payload expire`). */
+export const MAX_RETENTION_DAYS = 36_500;
 
 /** `--retention FILE`: {"payloadDays": 180, "tenants": {"acme": 365, "trial": 30, "legal-hold": null}, "everyMinutes": 60}. */
 export function parseRetentionPolicy(doc: unknown): RetentionPolicy {
@@ -128,8 +131,8 @@ export function parseRetentionPolicy(doc: unknown): RetentionPolicy {
   const o = doc as Record<string, unknown>;
   for (const k of Object.keys(o)) if (!KNOWN.has(k)) bad(`/${k}`, 'unknown member (payloadDays, tenants, everyMinutes)');
   const days = (v: unknown, path: string): boolean => {
-    const ok = typeof v === 'number' && Number.isFinite(v) && v >= 0 && v <= MAX_DAYS;
-    if (!ok) bad(path, `must be a number of days, 0..${MAX_DAYS} (fractions allowed)`);
+    const ok = typeof v === 'number' && Number.isFinite(v) && v >= 0 && v <= MAX_RETENTION_DAYS;
+    if (!ok) bad(path, `must be a number of days, 0..${MAX_RETENTION_DAYS} (fractions allowed)`);
     return ok;
   };
   if (o.payloadDays !== undefined) days(o.payloadDays, '/payloadDays');

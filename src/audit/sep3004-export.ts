@@ -2,7 +2,7 @@
 // (audit-record-contract/1). Derived from the signed log only: the checkpoints are opened with the
 // log's keys and every entry byte is re-hashed into their roots, in both passes. Portable.
 import { bytesEqual, toHex } from '../canonical/index.js';
-import { readDecisionEntry } from '../entries/index.js';
+import { erasedDigests, readDecisionEntry } from '../entries/index.js';
 import { VerificationError } from '../errors.js';
 import { decodeEntry, extendRange, hashLeaf, openCompleteCheckpoint, rangeRoot, type NoteVerifier, type StoredCheckpoint } from '../log/index.js';
 import { rangeBefore, type ExportPlan, type ExportSource } from './export.js';
@@ -87,7 +87,8 @@ async function verifyRange(source: ExportSource, plan: ExportPlan, opts: Sep3004
     if (seq < plan.to && e.type === 'decision' && typeof digest === 'string') decisionInputs.set(digest, (decisionInputs.get(digest) ?? 0) + 1);
     if (seq < plan.to && e.type === 'decision') decisions++;
     // An erasure comes after the decisions it erases, inside the range or after it: the first one counts.
-    if (e.type === 'erasure' && typeof e.digest === 'string' && decisionInputs.has(e.digest) && !erasedBy.has(e.digest)) erasedBy.set(e.digest, seq);
+    // One digest (on request) or a batch (retention): every reader goes through erasedDigests.
+    if (e.type === 'erasure') for (const d of erasedDigests(e as { digest?: unknown; digests?: unknown })) if (decisionInputs.has(d) && !erasedBy.has(d)) erasedBy.set(d, seq);
   }
   if (range.size !== latest.size) fail(`the store holds ${range.size} of the ${latest.size} signed entries`);
   if (plan.to === latest.size) checkRoot(plan.checkpoint);

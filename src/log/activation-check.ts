@@ -98,12 +98,17 @@ export function payloadDigestsOf(e: Entry): Digest[] {
  * them: a missing payload with no erasure is a finding, never "benign". A stored payload must hash
  * to its digest (a rewritten one is a finding). A retention erasure (`digests` with `before`: only
  * payloads no entry at or after seq `before` names) that took a payload a newer entry still names
- * is a finding too: someone moved the store's retention index to make it erase early. `get` is the
- * store's lookup.
+ * is a finding too: someone moved the store's retention index to make it erase early. A retention
+ * erasure excuses only the copy it took: a payload named again after it (stored again by that
+ * entry) and now missing was deleted by someone else. An erasure on request excuses the digest at
+ * any seq (a decision can commit between its entry and the delete). `get` is the store's lookup.
  */
 export class PayloadPresenceCheck implements EntryCheck {
   private readonly missing = new Map<Digest, number>();
+  /** Erased on request (or by a batch with no `before`): absent at any seq is accounted for. */
   private readonly erased = new Set<Digest>();
+  /** Erased by retention: digest -> the highest `before`; only namings below it are accounted for. */
+  private readonly retainedBefore = new Map<Digest, { before: number; seq: number }>();
   /** digest -> the newest seq naming it so far. */
   private readonly lastNamed = new Map<Digest, number>();
 
@@ -131,7 +136,8 @@ export class PayloadPresenceCheck implements EntryCheck {
     let finding: RuleFinding | undefined;
     for (const d of e.digests) {
       if (!isDigest(d)) continue;
-      this.erased.add(d);
+      if (before === undefined) this.erased.add(d);
+      else if ((this.retainedBefore.get(d)?.before ?? -1) < before) this.retainedBefore.set(d, { before, seq: e.seq });
       const named = this.lastNamed.get(d);
       if (before !== undefined && named !== undefined && named >= before && !this.get(d)) {
         finding ??= { kind: 'payload', seq: e.seq, message: `payload ${d} is gone under retention erasure ${e.seq} (payloads no entry since seq ${before} names), yet entry ${named} names it: the store's retention index was moved` };
@@ -143,7 +149,17 @@ export class PayloadPresenceCheck implements EntryCheck {
   end(): RuleFinding[] {
     const out: RuleFinding[] = [];
     for (const [digest, seq] of this.missing) {
-      if (!this.erased.has(digest)) out.push({ kind: 'payload', seq, message: `payload ${digest} named by entry ${seq} is not stored, and no erasure entry removed it` });
+      if (this.erased.has(digest)) continue;
+      const last = this.lastNamed.get(digest) ?? seq;
+      const retained = this.retainedBefore.get(digest);
+      if (retained && last < retained.before) continue;
+      out.push({
+        kind: 'payload',
+        seq: last,
+        message: retained
+          ? `payload ${digest} named by entry ${last} is not stored; retention erasure ${retained.seq} took only a copy no entry since seq ${retained.before} named, and no erasure entry removed this one`
+          : `payload ${digest} named by entry ${seq} is not stored, and no erasure entry removed it`,
+      });
     }
     return out;
   }

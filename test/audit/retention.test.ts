@@ -14,7 +14,8 @@ import { payloadDigestsOf } from '../../src/log/activation-check.js';
 import { decodeEntry, type Entry } from '../../src/log/index.js';
 import { logPortOf } from '../../src/store/log-port.js';
 import { logPath, openDataDir, openSqliteStore } from '../../src/store/node.js';
-import { BASE_TIME, captureIo, generateLog } from './_generate.js';
+import { decide } from '../../src/decide/index.js';
+import { BASE_TIME, captureIo, generateLog, requestOf } from './_generate.js';
 
 const N = 96; // decisions at BASE_TIME + i * 0.5 s, one at a time (entry times rise with seq)
 let data: string;
@@ -121,6 +122,21 @@ describe('payload retention', () => {
     expect(bad.code).toBe(2);
     expect(bad.err).toContain('--older-than DAYS');
     expect((await vouch('payload', 'expire', '--older-than', 'soon', '--data', d)).code).toBe(2);
+    // A number of days no date can be cut at (a cut-off before year -271821) is a usage error, not ERR_INTERNAL.
+    for (const days of ['1e12', '36501']) {
+      const huge = await vouch('payload', 'expire', '--older-than', days, '--data', d);
+      expect(huge.code).toBe(2);
+      expect(huge.err).toContain('0..36500');
+    }
+    const dataDir = await openDataDir(d, { thread: false });
+    try {
+      const t = dataDir.log('default');
+      for (const days of [1e12, -1, Number.NaN]) {
+        await expect(runRetention(retentionTargetOf(logPortOf(t.origin, t.store, t.appender)), { days, now: after(47, 30) })).rejects.toMatchObject({ code: 'ERR_CONFIG' });
+      }
+    } finally {
+      await dataDir.close();
+    }
     expect((await vouch('payload', 'expier', '--data', d)).err).toContain('did you mean expire');
   });
 
@@ -167,6 +183,34 @@ describe('payload retention', () => {
     expect(log.code).not.toBe(0);
     expect(log.out).toContain(`payload ${victim} is gone under retention erasure`);
   });
+
+  it('attacker deletes a payload a decision named again after retention erased its earlier copy: log verify names it', async () => {
+    const g = await generateLog(24, { concurrency: 1 });
+    let victim: string;
+    try {
+      const t = g.dataDir.log('default');
+      const port = logPortOf(t.origin, t.store, t.appender);
+      // Retention takes every payload (a day after the last decision)...
+      const r = await runRetention(retentionTargetOf(port), { days: 1, now: new Date(BASE_TIME + 2 * 86_400_000).toISOString() });
+      expect(r.erased).toBeGreaterThan(0);
+      // ...then a caller sends the very same call again: its payload is stored again, as it must be.
+      const again = await decide(requestOf(1), { policy: g.policy, log: port });
+      const entry = decodeEntry(again.appended.bytes) as any;
+      victim = entry.input.digest;
+      expect(r.seqs.some((seq) => (decodeEntry([...t.store.entries(seq, seq + 1)][0].bytes) as any).digests.includes(victim))).toBe(true);
+      expect(t.store.payload(victim as never)).toBeDefined();
+    } finally {
+      await g.close();
+    }
+    expect((await vouch('log', 'verify', '--data', g.dir)).code).toBe(0);
+    // The file-level attacker (no key) deletes it: the older retention erasure must not excuse that.
+    const db = new Database(logPath(g.dir, 'default'));
+    expect(db.prepare('DELETE FROM payloads WHERE digest = ?').run(victim).changes).toBe(1);
+    db.close();
+    const log = await vouch('log', 'verify', '--data', g.dir, '--json');
+    expect(log.code).not.toBe(0);
+    expect(log.out).toContain(`payload ${victim} named by entry`);
+  }, 120_000);
 
   it('a log written before migration 0007 keeps its payloads until the cut-off passes the size it had then', async () => {
     const d = copyOf(data);

@@ -13,6 +13,12 @@ import { openLogReadOnly, originOf } from './_audit-open.js';
 
 export interface Sep3004ExportArgs { out: string; data: string; tenant: string; keyName: string; from?: number; to?: number; json: boolean }
 
+/** How a record names its receipt (the export writes it, `vouch verify --data` checks it). */
+export function sep3004ReceiptOf(tenant: string): (seq: number) => { command: string; url: string } {
+  const tenantFlag = tenant === 'default' ? '' : ` --tenant ${tenant}`;
+  return (seq) => ({ command: `vouch receipt ${seq}${tenantFlag}`, url: `/v1/entries/${seq}` });
+}
+
 export async function exportSep3004Command(a: Sep3004ExportArgs, io: Io): Promise<number> {
   const store = openLogReadOnly(a.data, a.tenant);
   try {
@@ -22,10 +28,9 @@ export async function exportSep3004Command(a: Sep3004ExportArgs, io: Io): Promis
     if (problems.length) throw new StoreError('ERR_STORE_INCONSISTENT', `the log of tenant ${a.tenant} cannot be trusted (\`vouch log verify\` says more): ${problems.map((p) => p.message).join('; ')}`);
     const source = storeExportSource(store, origin);
     const plan = await planExport(source, { from: a.from, to: a.to });
-    const tenantFlag = a.tenant === 'default' ? '' : ` --tenant ${a.tenant}`;
     const chunks = exportSep3004(source, plan, {
       verifiers: keys.verifiers,
-      receipt: (seq) => ({ command: `vouch receipt ${seq}${tenantFlag}`, url: `/v1/entries/${seq}` }),
+      receipt: sep3004ReceiptOf(a.tenant),
       tool: { name: 'vouch', version: VOUCH_ENGINE_VERSION },
       created: new Date().toISOString(),
     });

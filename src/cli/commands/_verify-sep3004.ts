@@ -7,6 +7,7 @@ import { InputError, codeOf, publicMessage } from '../../errors.js';
 import { parse } from '../args.js';
 import { EXIT, UsageError, type Io } from '../io.js';
 import { openVerifiedReadOnly, originOf, TENANT_OPTION } from './_audit-open.js';
+import { sep3004ReceiptOf } from './_export-sep3004.js';
 
 /** vouch writes `format` first; jq and other tools keep member order, whatever whitespace they add. */
 const HEAD = new RegExp(`^\\s*\\{\\s*"format"\\s*:\\s*"${SEP3004_FORMAT.replace(/[./]/g, '\\$&')}"`);
@@ -61,7 +62,7 @@ export async function verifySep3004Command(argv: string[], io: Io): Promise<numb
     const store = openVerifiedReadOnly(values.data!, values.tenant!, values['key-name']!);
     try {
       const origin = originOf(store, values.tenant!, values['key-name']!);
-      const link = await checkSep3004Links(doc, { origin, entries: storeExportSource(store, origin).entries, signedSize: store.size() });
+      const link = await checkSep3004Links(doc, { origin, entries: storeExportSource(store, origin).entries, signedSize: store.size(), receipt: sep3004ReceiptOf(values.tenant!) });
       report.checks.push(link);
       report.ok &&= link.status === 'pass';
     } finally {

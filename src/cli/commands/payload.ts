@@ -1,6 +1,6 @@
 // vouch payload erase: erasure on request, on a stopped data directory (a running service
 // takes DELETE /v1/payloads/:digest). Digests, proofs and signatures all stay valid.
-import { eraseStoredPayload, retentionTargetOf, runRetention } from '../../audit/index.js';
+import { eraseStoredPayload, MAX_RETENTION_DAYS, retentionTargetOf, runRetention } from '../../audit/index.js';
 import { parseDigest } from '../../canonical/index.js';
 import { logPortOf } from '../../store/log-port.js';
 import { parse, unknownCommand } from '../args.js';
@@ -46,7 +46,7 @@ async function expire(argv: string[], io: Io): Promise<number> {
   if (positionals.length) throw new UsageError('payload expire takes no positional arguments (--older-than DAYS)');
   const raw = values['older-than'];
   const days = raw === undefined ? NaN : Number(raw);
-  if (raw === undefined || raw.trim() === '' || !Number.isFinite(days) || days < 0) throw new UsageError('payload expire needs --older-than DAYS (a number of days, 0 or more; e.g. --older-than 180)');
+  if (raw === undefined || raw.trim() === '' || !Number.isFinite(days) || days < 0 || days > MAX_RETENTION_DAYS) throw new UsageError(`payload expire needs --older-than DAYS (a number of days, 0..${MAX_RETENTION_DAYS}; e.g. --older-than 180)`);
   const { dataDir, log } = await openLogForWriting(values.data!, values.tenant!, values['key-name']!);
   try {
     let erased = 0;
