@@ -35,6 +35,8 @@ export interface ReadOnlyOptions {
 export interface ReadOnlyServer {
   url: string;
   port: number;
+  /** The ML-DSA-65 key file's JWKS kid (the ready line names it, as `vouch serve` does). */
+  keyId: string;
   /** The tenants with a log when it started (others are opened as they are asked for). */
   tenants: string[];
   close(): Promise<void>;
@@ -123,6 +125,7 @@ export async function startReadOnlyServer(opts: ReadOnlyOptions): Promise<ReadOn
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     port,
+    keyId: (files.find((k) => k.alg === 'ML-DSA-65') ?? files[0]).keyId, // under the key name: the JWKS kid
     tenants,
     close: () =>
       (closing ??= (async () => {

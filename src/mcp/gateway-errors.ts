@@ -18,6 +18,17 @@ export class GatewayError extends Error {
   }
 }
 
+/** What the client can do about a deny the recorded reason only states (it is evidence: never reworded). */
+export const LIST_TOOLS_HINT = "list the server's tools first (tools/list)";
+
+/** A hint for the deny's determining result: a tools/call whose tool has no listed inputSchema (schema-guard's info). */
+function hintFor(outcome: DecisionOutcome): string | undefined {
+  const at = outcome.chain.abortedAt;
+  if (!at) return undefined;
+  const r = outcome.chain.results.find((x) => x.interceptor === at.interceptor);
+  return r?.type === 'validation' && r.info?.schema === 'unknown' ? LIST_TOOLS_HINT : undefined;
+}
+
 /**
  * The deny as the caller sees it: which interceptor, why, and (for the client) the signed receipt of
  * the decision. The upstream gets no receipt and no sequence number: the evidence is not its.
@@ -31,7 +42,10 @@ export function deniedError(outcome: DecisionOutcome, opts: { receipt?: boolean;
   const why = at ? `${at.interceptor}: ${at.reason}` : `chain status ${chain.status}`;
   const data: Record<string, unknown> = opts.receipt === false ? { code: 'ERR_FORBIDDEN' } : { code: 'ERR_FORBIDDEN', seq: outcome.appended.seq, receipt: outcome.receipt };
   if (at) Object.assign(data, { interceptor: at.interceptor, reason: at.reason });
-  return new GatewayError(JSONRPC.unauthorized, `denied by vouch (${chain.event}, ${chain.phase}): ${why}`, data);
+  // The hint is the client's only: in the message and data.hint, never in the entry's reason.
+  const hint = hintFor(outcome);
+  if (hint) data.hint = hint;
+  return new GatewayError(JSONRPC.unauthorized, `denied by vouch (${chain.event}, ${chain.phase}): ${why}${hint ? `; ${hint}` : ''}`, data);
 }
 
 /** The decision could not be made durable (store or signer failure): fail closed, nothing is forwarded. */

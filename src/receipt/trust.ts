@@ -38,7 +38,7 @@ function parseWindowLine(line: string): VkeyWindow | undefined {
 
 /** What a trust file may be, said in every refusal (issue 37): each form `vouch keys export` writes. */
 export const KEY_FILE_FORMS =
-  'vkey lines (name+id+base64, `vouch keys export --format note`), a JWKS ({"keys": [...]}: GET /.well-known/vouch/keys, `vouch keys export`) or an audit bundle\'s keys.json ({"vkeys": [...], "jwks": {...}})';
+  'vkey lines (name+id+base64, `vouch keys export --format note`), a JWKS ({"keys": [...]}: GET /.well-known/vouch/keys, `vouch keys export`), a single JWK, or an audit bundle\'s keys.json ({"vkeys": [...], "jwks": {...}})';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -60,8 +60,25 @@ function parseKeysJson(doc: Record<string, unknown>): Trust {
 }
 
 /**
+ * The keys of a JWKS given as a trust file. Its shape is checked first: a "keys" list whose items
+ * are not JWKs (no "kty": a bundle's manifest.json lists its keys so) is not a JWKS at all. Keys of
+ * other types are skipped (RFC 7517), but a set left with none would trust nothing and every
+ * verdict would be INVALID for a reason that is the file's, not the evidence's: refused instead.
+ */
+function trustedJwks(doc: Record<string, unknown>, what: string): PublicKeyEntry[] {
+  const items = doc.keys as unknown[];
+  if (!items.every((k) => isObject(k) && typeof k.kty === 'string')) {
+    throw new InputError('ERR_KEY_FORMAT', `key file is JSON with a "keys" list, but not a JWKS (its items are not JWKs: no "kty"): expected ${KEY_FILE_FORMS}`);
+  }
+  const keys = parseJwks(doc);
+  if (keys.length === 0) throw new InputError('ERR_KEY_FORMAT', `key file is ${what} with no ML-DSA-65 (kty AKP) or Ed25519 (kty OKP) key, so it trusts nothing: expected ${KEY_FILE_FORMS}`);
+  return keys;
+}
+
+/**
  * A trust file, recognized by its shape: vkey lines (one per line, # comments allowed), a JWKS
- * (or one JWK), or an audit bundle's keys.json. Anything else is ERR_KEY_FORMAT naming the forms.
+ * (or one JWK) holding a key vouch verifies with, or an audit bundle's keys.json. Anything else
+ * is ERR_KEY_FORMAT naming the forms.
  */
 export function parseTrust(text: string): Trust {
   const trimmed = text.trim();
@@ -72,9 +89,9 @@ export function parseTrust(text: string): Trust {
     } catch {
       throw new InputError('ERR_KEY_FORMAT', `key file looks like JSON but does not parse: expected ${KEY_FILE_FORMS}`);
     }
-    if (isObject(doc) && Array.isArray(doc.keys)) return { vkeys: [], jwks: parseJwks(doc) };
+    if (isObject(doc) && Array.isArray(doc.keys)) return { vkeys: [], jwks: trustedJwks(doc, 'a JWKS') };
     if (isObject(doc) && 'vkeys' in doc) return parseKeysJson(doc);
-    if (isObject(doc) && typeof doc.kty === 'string') return { vkeys: [], jwks: parseJwks({ keys: [doc] }) }; // one JWK: a set of one
+    if (isObject(doc) && typeof doc.kty === 'string') return { vkeys: [], jwks: trustedJwks({ keys: [doc] }, 'a JWK') }; // one JWK: a set of one
     throw new InputError('ERR_KEY_FORMAT', `key file is JSON, but none of the key files vouch takes: expected ${KEY_FILE_FORMS}`);
   }
   const all = trimmed.split('\n').map((l) => l.trim());

@@ -113,6 +113,11 @@ describe('--key takes every form, by its shape', () => {
     ['JSON that does not parse', '{"keys": ['],
     ['a line that is no vkey', 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI alice@host\n'],
     ['an empty file', '\n'],
+    // JSON with a "keys" list that holds no JWK: the shape of a bundle's manifest.json (issue 37 follow-up)
+    ['a "keys" list of no JWKs', '{"keys": [{"alg": "ML-DSA-65", "keyId": "0a1b2c3d", "vkey": "vouch.local+0a1b2c3d+AQ=="}]}'],
+    ['a JWKS with no key', '{"keys": []}'],
+    ['a JWKS with no key vouch verifies with', '{"keys": [{"kty": "RSA", "kid": "r1", "n": "AQAB", "e": "AQAB"}]}'],
+    ['a single JWK of a key type vouch does not verify with', '{"kty": "EC", "crv": "P-256", "kid": "e1", "x": "AA", "y": "AA"}'],
   ])('%s is refused with ERR_KEY_FORMAT naming the three forms (verify RECEIPT, verify BUNDLE, replay)', async (_, body) => {
     const bad = join(root, `bad-${Math.random()}.txt`);
     writeFileSync(bad, body);
@@ -128,6 +133,33 @@ describe('--key takes every form, by its shape', () => {
     const rp = await cli('replay', '--bundle', bundle, '--key', bad);
     expect(rp.code).not.toBe(0);
     expect(rp.err).toMatch(forms);
+  });
+
+  it("a bundle's manifest.json given as --key: ERR_KEY_FORMAT naming the forms and the keys.json beside it, never a verdict (verify RECEIPT, verify BUNDLE, replay)", async () => {
+    const bundle = join(root, 'bundle-for-manifest');
+    expect((await cli('export', '--data', data, '-o', bundle)).code).toBe(0);
+    const manifest = join(bundle, 'manifest.json');
+    const runs = {
+      receipt: await cli('verify', receiptFile, '--key', manifest),
+      bundle: await cli('verify', bundle, '--key', manifest),
+      replay: await cli('replay', '--bundle', bundle, '--key', manifest),
+    };
+    for (const [what, r] of Object.entries(runs)) {
+      expect(r.code, what).not.toBe(0);
+      expect(r.err, what).toMatch(/ERR_KEY_FORMAT/);
+      expect(r.err, what).toMatch(/manifest\.json of an audit bundle, not a key file/);
+      expect(r.err, what).toContain(`--key ${join(bundle, 'keys.json')}`);
+      expect(r.err, what).toMatch(/vkey lines.*a JWKS.*keys\.json/);
+      expect(r.text, what).not.toMatch(/INVALID|VALID|trusted: none/);
+    }
+    expect(runs.receipt.code).toBe(3);
+    expect(runs.bundle.code).toBe(3);
+    // The keys.json it points to is taken; and the manifest given as the receipt is named, not called a JWKS.
+    expect((await cli('verify', receiptFile, '--key', join(bundle, 'keys.json'))).code).toBe(0);
+    const asReceipt = await cli('verify', manifest, '--key', join(bundle, 'keys.json'));
+    expect(asReceipt.code).toBe(3);
+    expect(asReceipt.err).toMatch(/manifest\.json of an audit bundle: verify the bundle itself/);
+    expect(asReceipt.err).not.toMatch(/JWKS/);
   });
 
   it('a receipt given as --key still says where it goes', async () => {

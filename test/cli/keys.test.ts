@@ -90,6 +90,21 @@ describe('vouch keys rotate', () => {
     expect(r.code).toBe(0);
     expect(r.json.logs[0].keys).toHaveLength(4);
   });
+
+  it('keys list names each key by its JWKS kid too (the kid `keys export` and the served JWKS give it), labelled, in text and --json', async () => {
+    const listed = (await cliJson('keys', 'list')).json.logs[0].keys as { name: string; keyId: string; alg: string; publicKey: string; kid: string }[];
+    const exported = JSON.parse((await cli('keys', 'export')).text).keys as { kid: string; pub?: string; x?: string }[];
+    const b64url = (b64: string) => b64.replace(/=+$/, '').replace(/\+/g, '-').replace(/\//g, '_');
+    for (const k of listed) {
+      const same = exported.find((j) => (j.pub ?? j.x) === b64url(k.publicKey));
+      expect(same, `${k.alg} ${k.keyId}`).toBeDefined();
+      expect(k.kid).toBe(same!.kid);
+      expect(k.kid).not.toBe(k.keyId); // two ids of one key: both shown, each said for what it is
+    }
+    expect(jwks.keys.map((j: any) => j.kid).sort()).toEqual(listed.map((k) => k.kid).sort()); // and the service published the same
+    const text = (await cli('keys', 'list')).text;
+    for (const k of listed) expect(text).toMatch(new RegExp(`${k.name}\\+${k.keyId} ${k.alg} +\\(JWKS kid ${k.kid}\\) `));
+  });
 });
 
 describe('vouch keys revoke', () => {

@@ -4,10 +4,12 @@
 // data directory is written, and the file-level attacker who edits rows while it is attached (entry
 // bytes, a forged checkpoint row, unsigned entries) is caught or ignored, never served as evidence.
 import Database from 'better-sqlite3';
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { startServer, type RunningServer } from '../../src/http/node-server.js';
@@ -248,6 +250,27 @@ describe('vouch serve --read-only (CLI)', () => {
     expect(r.code).toBe(2);
     expect(r.err + r.text).toMatch(/--config configures the writer/);
   });
+  it('the ready line names the ML-DSA-65 key by its JWKS kid, as `vouch serve` does (text and --json)', async () => {
+    // A data directory of its own (the tests above leave theirs with a broken tail on purpose).
+    const fresh = join(root, 'ready-line');
+    const exported = await cli('keys', 'export', '--data', (await cli('init', '--data', fresh), fresh));
+    expect(exported.code, exported.err).toBe(0);
+    const mldsa = JSON.parse(exported.text).keys.find((k: { alg?: string }) => k.alg === 'ML-DSA-65');
+    for (const json of [false, true]) {
+      const child = spawn(process.execPath, [fileURLToPath(new URL('../../bin/vouch.js', import.meta.url)), 'serve', '--read-only', '--data', fresh, '--port', '0', ...(json ? ['--json'] : [])], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      child.stdout!.on('data', (c: Buffer) => (out += c.toString('utf8')));
+      try {
+        for (let i = 0; i < 600 && !out.includes('\n'); i++) await new Promise((r) => setTimeout(r, 50));
+        const first = out.split('\n')[0];
+        if (json) expect(JSON.parse(first)).toMatchObject({ msg: 'vouch ready', readOnly: true, keyId: mldsa.kid });
+        else expect(first).toMatch(new RegExp(`^vouch ready on http://127\\.0\\.0\\.1:\\d+  key ${mldsa.kid} \\(JWKS kid\\)  \\(read-only: attached to `));
+      } finally {
+        child.kill('SIGTERM');
+        await new Promise((r) => child.once('exit', r));
+      }
+    }
+  }, 60_000);
   it('refuses a data directory that is not there (it creates nothing)', async () => {
     const missing = join(root, 'missing');
     const r = await cli('serve', '--read-only', '--data', missing, '--port', '0');

@@ -151,6 +151,13 @@ describe('vouch gateway --listen (CLI process): the summary on stderr; keys and 
     for (const trust of [parseTrust(JSON.stringify(jwks)), parseTrust(vkeys)]) expect(verifyReceipt(receipt, { verifiers: verifiersFor(trust, receipt.checkpoint) }).ok).toBe(true);
   });
 
+  it('the ready line names the ML-DSA-65 key by its JWKS kid, labelled as `vouch serve` labels it', async () => {
+    const jwks = await (await fetch(`${base}/.well-known/vouch/keys`)).json();
+    const ml = jwks.keys.find((k: { alg?: string }) => k.alg === 'ML-DSA-65');
+    const first = stdout.split('\n')[0];
+    expect(first).toMatch(new RegExp(`^vouch gateway on ${base}/mcp -> everything  tenant default  principal alice  policy sha256:[0-9a-f]{12}…  wait signed  key ${ml.kid} \\(JWKS kid\\)$`));
+  });
+
   it('keeps the web rules on the new routes: a foreign Origin is refused, only GET answers', async () => {
     const foreign = await fetch(`${base}/.well-known/vouch/keys`, { headers: { origin: 'https://evil.example' } });
     expect(foreign.status).toBe(403);

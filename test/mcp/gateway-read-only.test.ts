@@ -64,5 +64,8 @@ describe('serve --read-only beside a running gateway', () => {
     expect(v.code).toBe(0);
     const ready = stderr.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l)).find((l) => l.msg === 'vouch gateway ready (stdio)');
     expect(ready).toMatchObject({ keys: expect.stringMatching(/^vouch keys export --data /), audit: expect.stringMatching(/^vouch serve --read-only --data /) });
+    // The signing key by its JWKS kid (what `vouch keys export` and the console show), as `vouch serve` names it.
+    const mldsa = JSON.parse((await cli('keys', 'export', '--data', ws.data)).text).keys.find((k: { alg?: string }) => k.alg === 'ML-DSA-65');
+    expect(ready.kid).toBe(mldsa.kid);
   }, 90_000);
 });

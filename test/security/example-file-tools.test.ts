@@ -72,6 +72,15 @@ describe('the example config in front of server-filesystem', () => {
   it('a file tool called before it was listed is denied (its arguments cannot be checked)', async () => {
     const e = await denied({ path: join(allowed, 'notes.txt') });
     expect(e.message).toContain('not listed yet');
+    // The client is told what to do (message and data.hint); the recorded reason stays the decision's own.
+    const HINT = "list the server's tools first (tools/list)";
+    expect(e.message).toContain(HINT);
+    const data = e.data as { seq: number; reason: string; hint?: string };
+    expect(data.hint).toBe(HINT);
+    expect(data.reason).not.toContain(HINT);
+    const recorded = JSON.stringify((await entriesOf(rt)).filter((x) => x.type === 'decision' && x.event === 'tools/call'));
+    expect(recorded).toContain('not listed yet');
+    expect(recorded).not.toContain(HINT);
   });
 
   it('lists the file tools, and a read inside the files root is allowed', async () => {
@@ -88,6 +97,7 @@ describe('the example config in front of server-filesystem', () => {
     expect(textOf(await client.callTool({ name: 'list_directory', arguments: { path: `${allowed}/` } }))).toContain('notes.txt');
     const e = await denied({ path: `${allowed}-not` }, 'list_directory');
     expect(e.message).toContain('tools-forbid-path-outside');
+    expect((e.data as { hint?: string }).hint).toBeUndefined(); // a deny of a listed tool has no listing hint
   });
 
   // Issue 37 item 2: a write by a principal without the operator role names the forbid that says why.

@@ -2,8 +2,10 @@
 // file given as the receipt, a checkpoint, a receipt given as the key. Said by name, with where it
 // goes, instead of a parser's complaint about fields it never had. readKeyFile: every --key reads here.
 import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { BUNDLE_FORMAT, FILES } from '../../audit/bundle-format.js';
 import { InputError, publicMessage } from '../../errors.js';
-import { parseTrust, type Trust } from '../../receipt/index.js';
+import { KEY_FILE_FORMS, parseTrust, type Trust } from '../../receipt/index.js';
 
 const VKEY_LINE = /^[^\s+]+\+[0-9a-f]{8}\+[A-Za-z0-9+/]+=*$/;
 const NOTE_SIGNATURE = /\n\n\u2014 \S+ [A-Za-z0-9+/]+=*\n/;
@@ -11,9 +13,11 @@ const NOTE_SIGNATURE = /\n\n\u2014 \S+ [A-Za-z0-9+/]+=*\n/;
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** A short name for what the text is, when it is one of the files vouch hands out; else undefined. */
-export function kindOf(text: string, doc?: unknown): 'jwks' | 'vkeys' | 'checkpoint' | 'consistency' | 'checkpoint-answer' | 'receipt' | 'entry-answer' | undefined {
+export function kindOf(text: string, doc?: unknown): 'jwks' | 'vkeys' | 'bundle-manifest' | 'checkpoint' | 'consistency' | 'checkpoint-answer' | 'receipt' | 'entry-answer' | undefined {
   if (isObject(doc)) {
-    if (Array.isArray(doc.keys)) return 'jwks';
+    // A bundle's manifest lists its keys under "keys" too ({alg, keyId, vkey}: no JWK): said first.
+    if (doc.format === BUNDLE_FORMAT) return 'bundle-manifest';
+    if (Array.isArray(doc.keys) && doc.keys.every((k) => isObject(k) && typeof k.kty === 'string')) return 'jwks';
     if (typeof doc.kty === 'string') return 'jwks'; // a single JWK
     if (Array.isArray(doc.proof) && 'checkpoint' in doc && 'from' in doc) return 'consistency';
     if ('origin' in doc && 'root' in doc && 'checkpoint' in doc) return 'checkpoint-answer';
@@ -39,6 +43,8 @@ export function notAReceipt(kind: ReturnType<typeof kindOf>): string | undefined
       return 'this is a checkpoint: pass it with --checkpoint (the receipt is what POST /v1/authorize or GET /v1/entries/SEQ answered under "receipt")';
     case 'consistency':
       return 'this is a consistency proof (GET /v1/proofs/consistency): pass it with --checkpoint';
+    case 'bundle-manifest':
+      return "this is the manifest.json of an audit bundle: verify the bundle itself (vouch verify BUNDLE_DIR --key KEYS)";
     default:
       return undefined;
   }
@@ -59,10 +65,20 @@ export function notAKeyFile(kind: ReturnType<typeof kindOf>): string | undefined
   }
 }
 
+function jsonOf(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * A --key file (verify RECEIPT, verify BUNDLE, replay --bundle): vkey lines, a JWKS or a bundle's
  * keys.json, each by its shape (receipt/trust.ts). A file vouch hands out for another place (a
- * receipt, a checkpoint) says where it goes; anything else ERR_KEY_FORMAT naming the forms taken.
+ * receipt, a checkpoint) says where it goes; a bundle's manifest.json (it lists the keys, but as no
+ * key file) is ERR_KEY_FORMAT naming the keys.json beside it; anything else ERR_KEY_FORMAT naming
+ * the forms taken.
  */
 export function readKeyFile(path: string): Trust {
   let text: string;
@@ -71,16 +87,15 @@ export function readKeyFile(path: string): Trust {
   } catch (e) {
     throw new InputError('ERR_INPUT', `cannot read key file ${path}: ${(e as NodeJS.ErrnoException).code ?? 'unreadable'}`);
   }
+  const kind = kindOf(text, jsonOf(text));
+  if (kind === 'bundle-manifest') {
+    const keys = join(dirname(path), FILES.keys);
+    throw new InputError('ERR_KEY_FORMAT', `--key ${path}: this is the manifest.json of an audit bundle, not a key file: give the bundle's keys.json beside it (--key ${keys}) if you trust that bundle, else the service's keys; --key takes ${KEY_FILE_FORMS}`);
+  }
   try {
     return parseTrust(text);
   } catch (e) {
-    let doc: unknown;
-    try {
-      doc = JSON.parse(text);
-    } catch {
-      doc = undefined;
-    }
-    const why = notAKeyFile(kindOf(text, doc));
+    const why = notAKeyFile(kind);
     throw new InputError(why ? 'ERR_INPUT' : 'ERR_KEY_FORMAT', `--key ${path}: ${why ?? publicMessage(e)}`);
   }
 }

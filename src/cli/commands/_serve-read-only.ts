@@ -16,9 +16,9 @@ export async function serveReadOnly(opts: { data: string; host: string; port?: n
     process.once('SIGINT', () => resolve());
     process.once('SIGTERM', () => resolve());
   });
-  if (opts.json) io.out(JSON.stringify({ msg: 'vouch ready', url: server.url, readOnly: true, data: opts.data, tenants: server.tenants }));
+  if (opts.json) io.out(JSON.stringify({ msg: 'vouch ready', url: server.url, keyId: server.keyId, readOnly: true, data: opts.data, tenants: server.tenants }));
   else {
-    io.out(`vouch ready on ${server.url} (read-only: attached to ${opts.data}, writing nothing there)`);
+    io.out(`vouch ready on ${server.url}  key ${server.keyId} (JWKS kid)  (read-only: attached to ${opts.data}, writing nothing there)`);
     io.out(`  console  ${server.url}/audit/`);
     io.out(`  logs     ${server.tenants.length ? server.tenants.join(', ') : 'none yet'}: entries appear as the writer's signed checkpoints cover them`);
     io.out('  writes   refused (409 ERR_READ_ONLY): decisions, policy, keys and erasure go to the writer');

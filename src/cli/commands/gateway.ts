@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseAuthConfig, type AuthConfig } from '../../http/auth.js';
+import { jwksKid } from '../../crypto/index.js';
 import { ConfigError } from '../../errors.js';
 import { EXAMPLE_CONFIG } from '../../policy/load-config.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
@@ -193,6 +194,13 @@ function untilSignal(): Promise<string> {
 
 type Tell = (o: UpstreamOffer) => void;
 
+/** The ML-DSA-65 signing key's JWKS kid (what the JWKS, `vouch keys export` and the console show): the ready lines name it as `vouch serve` does. */
+function signingKid(rt: GatewayRuntime): string {
+  const dd = rt.dataDir;
+  const k = dd.keys.find((x) => x.alg === 'ML-DSA-65') ?? dd.keys[0];
+  return jwksKid(dd.keyName, k.alg, k.publicKey);
+}
+
 /** The summary in the background: it never delays the client, and a failure is only a diagnostic. */
 function survey(p: () => Promise<UpstreamOffer>, tell: Tell | undefined, onLine?: (l: Record<string, unknown>) => void): Promise<void> {
   if (!tell) return Promise.resolve();
@@ -203,7 +211,7 @@ async function serveStdio(rt: GatewayRuntime, data: string, onLine?: (l: Record<
   const gateway = await rt.start(new StdioServerTransport());
   // Over stdio nothing is published: the ready line says where the keys and the receipts are (issue 37).
   const d = /^[\w./-]+$/.test(data) ? data : JSON.stringify(data);
-  onLine?.({ msg: 'vouch gateway ready (stdio)', server: rt.serverName, tenant: rt.tenant, principal: rt.principal, policy: rt.policies.clientToServer.chainDigest, log: rt.log.origin, config: rt.configPath, wait: rt.wait, receipts: rt.receipts.describe(), keys: `vouch keys export --data ${d} --tenant ${rt.tenant}`, audit: `vouch serve --read-only --data ${d}` });
+  onLine?.({ msg: 'vouch gateway ready (stdio)', server: rt.serverName, tenant: rt.tenant, principal: rt.principal, policy: rt.policies.clientToServer.chainDigest, log: rt.log.origin, kid: signingKid(rt), config: rt.configPath, wait: rt.wait, receipts: rt.receipts.describe(), keys: `vouch keys export --data ${d} --tenant ${rt.tenant}`, audit: `vouch serve --read-only --data ${d}` });
   // Over the session's own upstream connection: nothing of it reaches the client or the log.
   const surveyed = survey(() => surveyUpstream(gateway.client, gateway.capabilities, rt.policies.clientToServer, rt.viewer(), rt.configPath), tell, onLine);
   // The client hanging up (stdin closes) ends the session, as does a signal.
@@ -224,7 +232,7 @@ async function serveHttp(rt: GatewayRuntime, at: { host: string; port: number; a
   const onLine = log.line;
   const listening = await listenGateway(rt, at);
   const base = listening.url.slice(0, -'/mcp'.length);
-  io.out(`vouch gateway on ${listening.url} -> ${rt.serverName}  tenant ${rt.tenant}  principal ${rt.principal}  policy ${rt.policies.clientToServer.chainDigest.slice(0, 19)}…  wait ${rt.wait}`);
+  io.out(`vouch gateway on ${listening.url} -> ${rt.serverName}  tenant ${rt.tenant}  principal ${rt.principal}  policy ${rt.policies.clientToServer.chainDigest.slice(0, 19)}…  wait ${rt.wait}  key ${signingKid(rt)} (JWKS kid)`);
   io.out(`  keys ${base}/.well-known/vouch/keys  vkeys ${base}/.well-known/vouch/vkeys  health ${base}/healthz`);
   io.out(`  receipts ${rt.receipts.base}/v1/entries/SEQ  console ${rt.receipts.base}/audit/`);
   if (listening.resource) io.out(`  oauth: tokens for ${listening.resource.resource} from ${listening.resource.authorizationServers.join(', ')}; metadata ${listening.resource.metadataUrl}`);

@@ -3,6 +3,7 @@
 // entry in the log; the history is read back from those entries only. list and export only read.
 import { existsSync } from 'node:fs';
 import { toBase64 } from '../../canonical/index.js';
+import { jwksKid } from '../../crypto/index.js';
 import { ConfigError } from '../../errors.js';
 import type { HistoryKey } from '../../log/index.js';
 import { listTenants, loadKeys, logPath, openDataDir, openSqliteStore } from '../../store/node.js';
@@ -26,7 +27,8 @@ rotate  new ML-DSA-65 (and Ed25519) keys for every tenant log: each log gets a \
 revoke  refuse every checkpoint the key KEYID signed after tree size SIZE in one log: verifiers
         that hold the published key history report them as key-revoked. A key still signing must
         be rotated out first. KEYID is any of its ids (\`vouch keys list\`, the JWKS kid).
-list    every key of each log's history: name, key id, algorithm, the sizes it signs.
+list    every key of each log's history: name+key id (as its checkpoint lines carry it), algorithm,
+        JWKS kid (as the JWKS and the console name it), the sizes it signs.
 export  the public keys of one log (never private material), in a form every verifier takes:
           jwks       a JWKS, as GET /.well-known/vouch/keys serves it (default)
           note       signed-note vkey lines (name+id+base64, as Go's golang.org/x/mod/sumdb/note
@@ -72,8 +74,9 @@ export async function run(argv: string[], io: Io): Promise<number> {
   }
 }
 
-function keyJson(k: HistoryKey) {
-  return { name: k.name, keyId: k.keyId, alg: k.alg, publicKey: toBase64(k.publicKey), ...k.window, rotatedIn: k.rotatedIn, rotatedOut: k.rotatedOut, revokedBy: k.revokedBy };
+/** keyId: the id on the log's checkpoint lines (under `name`); kid: the same key's JWKS kid (under the data directory's key name). */
+function keyJson(k: HistoryKey, keyName: string) {
+  return { name: k.name, keyId: k.keyId, kid: jwksKid(keyName, k.alg, k.publicKey), alg: k.alg, publicKey: toBase64(k.publicKey), ...k.window, rotatedIn: k.rotatedIn, rotatedOut: k.rotatedOut, revokedBy: k.revokedBy };
 }
 
 function list(dir: string, tenant: string, keyName: string, json: boolean, io: Io): number {
@@ -85,7 +88,7 @@ function list(dir: string, tenant: string, keyName: string, json: boolean, io: I
     try {
       const origin = store.meta('origin') ?? `${keyName}/${t}`;
       const { keys, problems } = tenantKeysForVerify(store, origin, files, keyName);
-      out.push({ tenant: t, origin, keys: keys.history.keys.map(keyJson), problems: problems.map((p) => p.message) });
+      out.push({ tenant: t, origin, keys: keys.history.keys.map((k) => keyJson(k, keyName)), problems: problems.map((p) => p.message) });
     } finally {
       store.close();
     }
@@ -95,7 +98,7 @@ function list(dir: string, tenant: string, keyName: string, json: boolean, io: I
     if (out.length === 0) io.out(`no log for tenant ${tenant} in ${dir}`);
     for (const l of out) {
       io.out(`${l.origin}:`);
-      for (const k of l.keys) io.out(`  ${k.name}+${k.keyId} ${k.alg.padEnd(9)} sizes ${k.from}..${k.to ?? ''}${k.revokedAfter !== undefined ? `  REVOKED after ${k.revokedAfter}` : ''}`);
+      for (const k of l.keys) io.out(`  ${k.name}+${k.keyId} ${k.alg.padEnd(9)} (JWKS kid ${k.kid}) sizes ${k.from}..${k.to ?? ''}${k.revokedAfter !== undefined ? `  REVOKED after ${k.revokedAfter}` : ''}`);
       for (const p of l.problems) io.out(`  problem: ${p}`);
     }
   }
