@@ -2,7 +2,8 @@
 // alarm runs Node's retention pass over its own log, never on the decision path, and shares that
 // alarm with witnessing. Decisions are made, the alarm fired as workerd fires it when due (as in
 // witness.spec.ts: the first pass is a minute out, so the object's own alarm never runs first),
-// and the log exported from the object verifies and replays with the old decisions "payload erased".
+// and the log exported from the object verifies and replays with the old decisions "payload erased",
+// inside workerd and on Node (`vouch verify`, _node-verifier.ts).
 import { env, runInDurableObject } from 'cloudflare:test';
 import type { DurableObjectState } from '@cloudflare/workers-types/index.ts';
 import { exportBundle, verifyBundle } from '../../../src/audit/index.js';
@@ -58,6 +59,7 @@ function inObject<R>(tenant: string, body: (state: DurableObjectState) => Promis
 }
 
 const MINUTE = 60_000;
+const base64 = (b: Uint8Array) => btoa(Array.from(b, (x) => String.fromCharCode(x)).join(''));
 
 describe('payload retention from the tenant log object (VOUCH_RETENTION)', () => {
   it('a pass from the alarm erases expired payloads under signed erasure entries; the exported log verifies and replays them as "payload erased"', async () => {
@@ -95,7 +97,7 @@ describe('payload retention from the tenant log object (VOUCH_RETENTION)', () =>
       // The erasure entries are signed like any other: the bundle's checkpoint covers them, and
       // the old decisions replay as erased, never as missing.
       const keys = { jwks: await d.get('/.well-known/vouch/keys'), vkeys: (await d.text('/.well-known/vouch/vkeys')).trim().split('\n').filter((l) => !l.startsWith('#')) };
-      const { sink, reader } = memoryBundle();
+      const { sink, reader, files } = memoryBundle();
       const manifest = await exportBundle(d.port, sink, { keys, tool: { name: 'vouch', version: 'test' }, payloads: true });
       expect(manifest.range.to).toBe(after.length + 1);
       const report = await verifyBundle(reader, { trusted: parseTrust(JSON.stringify(keys.jwks)) });
@@ -104,6 +106,12 @@ describe('payload retention from the tenant log object (VOUCH_RETENTION)', () =>
       expect(report.replay).toMatchObject({ mismatch: 0, byReason: { 'payload erased': 3 } });
       expect(report.replay!.byReason['payload missing']).toBeUndefined();
       expect(report.notes).toContain('3 decision(s) not replayed: payload erased');
+
+      // And on Node: the same bundle, written out and checked by `vouch verify` (Node's Cedar build).
+      const res = await fetch(inject('nodeVerify'), { method: 'POST', body: JSON.stringify({ files: Object.fromEntries([...files].map(([name, b]) => [name, base64(b)])), key: JSON.stringify(keys.jwks) }) });
+      const node = (await res.json()) as { code: number; out: string; err: string };
+      expect(node.code, node.err).toBe(0);
+      expect(JSON.parse(node.out)).toMatchObject({ ok: true, findings: [], replay: { mismatch: 0, byReason: { 'payload erased': 3 } } });
     });
   });
 
