@@ -220,8 +220,9 @@ export class VouchLog extends DurableObject<WorkerEnv> implements LogObjectRpc {
       console.error(JSON.stringify({ level: 'error', msg: 'alarm: log cannot be opened', tenant, error: (e as Error).message }));
       return;
     }
-    // No job recorded: an alarm an earlier version set, for a witness round.
-    if (log.witness && (jobs.includes('witness') || jobs.length === 0)) {
+    // Every alarm brings a witness round, its own or not: one an earlier version set (no job
+    // recorded), or one whose alarm a retention pass moved, is never lost. A caught-up witness costs one request.
+    if (log.witness) {
       const w = log.witness;
       const { behind } = await witnessRound({ tenant, port: log.port, config: w.config, cosigs: w.cosigs, record: w.record, line: this.witnessLines });
       if (behind) this.witnessSoon(log);
