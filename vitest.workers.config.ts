@@ -45,8 +45,9 @@ export default defineConfig({
     // *.spec.ts, not *.test.ts: the main (Node) config runs every test/**/*.test.ts.
     include: ['test/workers/workerd/**/*.spec.ts'],
     // A real vouch interceptor server on 127.0.0.1 for the remote interceptor specs (remote.spec.ts),
-    // a real `vouch witness` for the witnessing specs (witness.spec.ts), an OTLP receiver (otlp.spec.ts).
-    globalSetup: ['test/workers/workerd/_remote-server.ts', 'test/workers/workerd/_witness-server.ts', 'test/workers/workerd/_otlp-collector.ts'],
+    // a real `vouch witness` for the witnessing specs (witness.spec.ts), an OTLP receiver (otlp.spec.ts),
+    // `vouch verify` on Node for bundles a Worker exported (retention.spec.ts).
+    globalSetup: ['test/workers/workerd/_remote-server.ts', 'test/workers/workerd/_witness-server.ts', 'test/workers/workerd/_otlp-collector.ts', 'test/workers/workerd/_node-verifier.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
   },

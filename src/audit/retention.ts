@@ -21,7 +21,7 @@ export interface RetentionTarget {
 /** A log port (store/log-port.ts) as retention's target: ERR_CONFIG when its store cannot find payloads by age. */
 export function retentionTargetOf(port: Omit<RetentionTarget, 'expiredPayloads' | 'eraseExpiredPayload'> & Partial<Pick<RetentionTarget, 'expiredPayloads' | 'eraseExpiredPayload'>>): RetentionTarget {
   const { expiredPayloads, eraseExpiredPayload } = port;
-  if (!expiredPayloads || !eraseExpiredPayload) throw new ConfigError('ERR_CONFIG', 'payload retention is not available on this store (Workers: not yet; see docs/retention.md)');
+  if (!expiredPayloads || !eraseExpiredPayload) throw new ConfigError('ERR_CONFIG', 'payload retention is not available on this store (docs/retention.md)');
   return {
     size: () => port.size(),
     entry: (seq) => port.entry(seq),

@@ -128,6 +128,32 @@ class DurableObjectStore implements LogStore {
     return this.guard('erase payload', () => this.rows('DELETE FROM payloads WHERE digest = ? RETURNING digest', digest).length > 0);
   }
 
+  /** As the SQLite store's (retention, migration 0007): by the index first, then rows from before it once the cut-off passes their floor. */
+  expiredPayloads(beforeSeq: number, limit: number): Digest[] {
+    return this.guard('find expired payloads', () => {
+      const out = this.rows('SELECT digest FROM payloads WHERE last_seq < ? ORDER BY last_seq LIMIT ?', beforeSeq, limit).map((r) => r.digest as Digest);
+      // Rows from before migration 0007 were last named before payload_seq_floor.
+      if (out.length < limit && this.payloadFloor() <= beforeSeq) out.push(...this.rows('SELECT digest FROM payloads WHERE last_seq IS NULL LIMIT ?', limit - out.length).map((r) => r.digest as Digest));
+      return out;
+    });
+  }
+
+  /** Deletes the payload only if, when it runs, no entry at or after `beforeSeq` names it (the index re-checked in the same statement). */
+  eraseExpiredPayload(digest: Digest, beforeSeq: number): boolean {
+    return this.guard('erase expired payload', () => {
+      const floor = this.payloadFloor();
+      return this.rows('DELETE FROM payloads WHERE digest = ? AND (last_seq < ? OR (last_seq IS NULL AND ? <= ?)) RETURNING digest', digest, beforeSeq, floor, beforeSeq).length > 0;
+    });
+  }
+
+  /** Payload rows with no last_seq were last named before this seq (migration 0007); 0 when the log began with it. */
+  private payloadFloor(): number {
+    const v = this.rows("SELECT value FROM meta WHERE key = 'payload_seq_floor'")[0]?.value;
+    const n = typeof v === 'string' ? Number(v) : NaN;
+    // Unreadable (edited): treat those rows as named just now, so nothing is erased early.
+    return Number.isSafeInteger(n) && n >= 0 ? n : Number.MAX_SAFE_INTEGER;
+  }
+
   latestPolicyEntry(): StoredEntry | undefined {
     return this.guard('read policy entry', () => {
       const [r] = this.rows(`SELECT seq, bytes, leaf FROM entries WHERE ${POLICY_ENTRY_SQL} ORDER BY seq DESC LIMIT 1`);

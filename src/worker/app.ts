@@ -22,6 +22,7 @@ import { activateWorkerPolicy, type WorkerPolicy, type WorkerPolicyOptions } fro
 import { remoteLogPort } from './remote-log.js';
 import { durableStateStores } from './state-stores.js';
 import { unwrapResult } from './rpc-result.js';
+import { retentionOf } from './retention.js';
 import { witnessingOf } from './witnessing.js';
 import { callersOf } from './callers.js';
 import { Metrics } from '../http/metrics.js';
@@ -65,6 +66,7 @@ export async function buildWorkerApp(env: WorkerEnv, configDocument: Json, opts:
   const auth = parseAuthVar(env.VOUCH_AUTH);
   // A bad witness config stops the Worker here (ERR_CONFIG on every request), before any log object parses it.
   const witnessing = witnessingOf(env);
+  retentionOf(env); // likewise a bad retention policy
   const callers = callersOf(env);
   const metrics = new Metrics();
   const otlpUrl = env.VOUCH_OTLP ? parseCollectorUrl(env.VOUCH_OTLP, 'var VOUCH_OTLP') : undefined;

@@ -28,7 +28,7 @@ export function workerHandler(config: EmbeddedConfig): WorkerHandler {
    * so nothing started by one request is awaited by another.
    */
   async function appFor(env: WorkerEnv): Promise<WorkerApp> {
-    const key = [env.VOUCH_SIGNING_KEY, env.VOUCH_ED25519_KEY, env.VOUCH_SIGNING_KEY_PREVIOUS, env.VOUCH_ED25519_KEY_PREVIOUS, env.VOUCH_KEY_NAME, env.VOUCH_AUTH, env.VOUCH_WITNESSES, env.VOUCH_OTLP, env.VOUCH_CALLERS, env.VOUCH_REQUIRE_CALLER_SIGNATURE].join('\u0000');
+    const key = [env.VOUCH_SIGNING_KEY, env.VOUCH_ED25519_KEY, env.VOUCH_SIGNING_KEY_PREVIOUS, env.VOUCH_ED25519_KEY_PREVIOUS, env.VOUCH_KEY_NAME, env.VOUCH_AUTH, env.VOUCH_WITNESSES, env.VOUCH_RETENTION, env.VOUCH_OTLP, env.VOUCH_CALLERS, env.VOUCH_REQUIRE_CALLER_SIGNATURE].join('\u0000');
     const settings = settingsOf(env);
     const settingsKey = JSON.stringify(names.map((n) => settings[n] ?? null));
     if (built?.key === key && built.settingsKey === settingsKey) return built.app;

@@ -32,6 +32,12 @@ export interface WorkerEnv {
    */
   VOUCH_WITNESSES?: string;
   /**
+   * Var, optional: payload retention as JSON, what Node's `--retention FILE` holds
+   * ({"payloadDays", "tenants", "everyMinutes"}); each tenant log object runs a pass from its alarm
+   * every everyMinutes (docs/retention.md). Absent: payloads are kept until erased on request.
+   */
+  VOUCH_RETENTION?: string;
+  /**
    * Var, optional: an OTLP/HTTP collector base URL (Node's `--otlp`): each entry the Worker appends
    * is exported as a span and a log record (JSON, to <URL>/v1/traces and /v1/logs) after the answer.
    */

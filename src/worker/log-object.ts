@@ -3,7 +3,8 @@
 // names, log-keys.ts), hands the log over to new secrets on activation (a key rotation, as
 // Node's), and answers the LogPort operations over RPC. Every method returns an RpcResult. With
 // witnesses configured (VOUCH_WITNESSES), its alarm submits new checkpoints to them (witnessing.ts)
-// and the checkpoints it serves carry the cosignatures kept in its storage.
+// and the checkpoints it serves carry the cosignatures kept in its storage; with VOUCH_RETENTION,
+// the same alarm runs a payload retention pass every `everyMinutes` (retention.ts, alarm-schedule.ts).
 import { DurableObject } from 'cloudflare:workers';
 import type { Digest } from '../canonical/index.js';
 import { toHex } from '../canonical/index.js';
@@ -25,6 +26,9 @@ import type { WitnessingConfig } from '../witness/config.js';
 import type { CosignatureStore, NewestCosigned } from '../witness/cosig-store.js';
 import { openDurableCosignatureStore } from '../witness/durable-cosig-store.js';
 import { openWitnessRecord, witnessingOf, witnessRound, workerWitnessLines, type WitnessProgress, type WitnessRecord } from './witnessing.js';
+import type { RetentionPolicy } from '../audit/index.js';
+import { openAlarmSchedule, type AlarmSchedule } from './alarm-schedule.js';
+import { retentionOf, retentionPass } from './retention.js';
 
 /** Least time between checkpoint signatures under load on a Worker (noble, unmeasurable there). */
 const NOBLE_INTERVAL_MS = 25;
@@ -103,7 +107,12 @@ interface OpenLog {
   handoverTo?: WorkerKeySet;
   /** With witnessing: the port whose checkpoints carry their cosignatures (what the RPC serves), the record and the status. */
   witness?: { served: LogPort; cosigs: CosignatureStore; record: WitnessRecord; config: WitnessingConfig };
+  /** With payload retention (VOUCH_RETENTION): the policy its passes follow. */
+  retention?: RetentionPolicy;
 }
+
+/** The first retention pass of a log, after it first opens with the var set: off its first decisions. */
+const FIRST_RETENTION_DELAY_MS = 60_000;
 
 const signing = (signers: NoteSigner[]) => [yieldingSigner(signers[0]), ...signers.slice(1)];
 
@@ -111,8 +120,9 @@ export class VouchLog extends DurableObject<WorkerEnv> implements LogObjectRpc {
   private open: OpenLog | undefined;
   /** Activations run one after another: the meta check and the append must not interleave. */
   private activating: Promise<unknown> = Promise.resolve();
-  /** An alarm is set for the next witness round (set by an append, cleared when it runs). */
-  private alarmSet = false;
+  /** A witness round is scheduled (set by an append, cleared when the alarm runs). */
+  private witnessPending = false;
+  private schedule: AlarmSchedule | undefined;
   private witnessLines = workerWitnessLines();
 
   /** The tenant's log, opened on first use: migrations, origin check, key history checked and the tree recomputed before any signing. */
@@ -136,8 +146,29 @@ export class VouchLog extends DurableObject<WorkerEnv> implements LogObjectRpc {
     const appender = Appender.open({ origin, storage: store, signers: signing(noteSignersOf(opened.set, opened.keys.name)), verifiers: opened.keys.verifiers, minIntervalMs: NOBLE_INTERVAL_MS });
     const port = logPortOf(origin, store, appender);
     const witness = this.witnessingOf(tenant, port);
-    this.open = { tenant, origin, store, appender, port, keys: opened.keys, ...(opened.handoverTo && { handoverTo: opened.handoverTo }), ...(witness && { witness }) };
+    const retention = retentionOf(this.env);
+    const schedule = this.alarms();
+    if (schedule.tenant() !== tenant) schedule.setTenant(tenant);
+    if (retention) {
+      // The next pass: the one recorded, brought forward when the var now asks for a shorter period.
+      const soonest = Date.now() + (schedule.due('retention') === undefined ? FIRST_RETENTION_DELAY_MS : retention.everyMinutes * 60_000);
+      if ((schedule.due('retention') ?? Infinity) > soonest) {
+        schedule.want('retention', soonest);
+        this.arm();
+      }
+    }
+    this.open = { tenant, origin, store, appender, port, keys: opened.keys, ...(opened.handoverTo && { handoverTo: opened.handoverTo }), ...(witness && { witness }), ...(retention && { retention }) };
     return this.open;
+  }
+
+  private alarms(): AlarmSchedule {
+    return (this.schedule ??= openAlarmSchedule(this.ctx.storage));
+  }
+
+  /** The object's one alarm, set to the earliest job's time (a storage write, ordered with the others). */
+  private arm(onError?: () => void): void {
+    const at = this.alarms().next();
+    if (at !== undefined) this.ctx.storage.setAlarm(at).catch(() => onError?.());
   }
 
   private witnessingOf(tenant: string, port: LogPort): OpenLog['witness'] {
@@ -160,28 +191,50 @@ export class VouchLog extends DurableObject<WorkerEnv> implements LogObjectRpc {
    * never waits on a witness. setAlarm is a storage write, ordered with the append's.
    */
   private witnessSoon(log: OpenLog): void {
-    if (!log.witness || this.alarmSet) return;
-    this.alarmSet = true;
-    this.ctx.storage.setAlarm(Date.now() + log.witness.config.intervalMs).catch(() => (this.alarmSet = false));
+    if (!log.witness || this.witnessPending) return;
+    this.witnessPending = true;
+    // The earlier of this round and one already waiting; a retention pass due sooner keeps the alarm.
+    this.alarms().want('witness', Date.now() + log.witness.config.intervalMs, { earliest: true });
+    this.arm(() => (this.witnessPending = false));
   }
 
-  /** The witness round: the newest checkpoint to every witness; again after the interval while one is behind or failing. */
+  /**
+   * The alarm: the jobs whose time has come. The witness round sends the newest checkpoint to every
+   * witness (again after the interval while one is behind or failing); the retention pass erases
+   * expired payloads (again after everyMinutes). Never on the decision path: its appends queue
+   * behind decisions like any other.
+   */
   async alarm(): Promise<void> {
-    this.alarmSet = false;
-    if (!witnessingOf(this.env)) return;
-    const tenant = this.open?.tenant ?? openWitnessRecord(this.ctx.storage).tenant();
+    this.witnessPending = false;
+    const schedule = this.alarms();
+    const tenant = this.open?.tenant ?? schedule.tenant() ?? openWitnessRecord(this.ctx.storage).tenant();
     if (tenant === undefined) return;
+    // The alarm was set for the earliest job: that one is due even if this clock reads a little earlier.
+    const now = Date.now();
+    const jobs = schedule.take(Math.max(now, schedule.next() ?? now));
     let log: OpenLog;
     try {
       log = this.log(tenant);
     } catch (e) {
-      // A log that cannot open (keys that do not match) signs nothing new: nothing to witness until it does.
-      console.error(JSON.stringify({ level: 'error', msg: 'witness round: log cannot be opened', tenant, error: (e as Error).message }));
+      // A log that cannot open (keys that do not match, a bad var) signs nothing new: nothing to witness or erase until it does.
+      console.error(JSON.stringify({ level: 'error', msg: 'alarm: log cannot be opened', tenant, error: (e as Error).message }));
       return;
     }
-    const w = log.witness!;
-    const { behind } = await witnessRound({ tenant, port: log.port, config: w.config, cosigs: w.cosigs, record: w.record, line: this.witnessLines });
-    if (behind) this.witnessSoon(log);
+    // Every alarm brings a witness round, its own or not: one an earlier version set (no job
+    // recorded), or one whose alarm a retention pass moved, is never lost. A caught-up witness costs one request.
+    if (log.witness) {
+      const w = log.witness;
+      const { behind } = await witnessRound({ tenant, port: log.port, config: w.config, cosigs: w.cosigs, record: w.record, line: this.witnessLines });
+      if (behind) this.witnessSoon(log);
+    }
+    if (log.retention && jobs.includes('retention')) {
+      const run = await retentionPass({ tenant, port: log.port, policy: log.retention, now: new Date().toISOString() });
+      schedule.want('retention', Date.now() + log.retention.everyMinutes * 60_000);
+      // Its erasure entries are new checkpoints for the witnesses.
+      if (run?.seqs.length) this.witnessSoon(log);
+    }
+    // This alarm is spent: set it again for the earliest job still waiting (one not due yet).
+    this.arm();
   }
 
   /**

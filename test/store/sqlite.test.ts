@@ -4,12 +4,31 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { LogStore } from '../../src/store/index.js';
 import { openSqliteStore } from '../../src/store/node.js';
 import { runStoreConformance } from './conformance.js';
 
 const tmp = () => join(mkdtempSync(join(tmpdir(), 'vouch-sqlite-')), 'log.db');
 
-runStoreConformance('sqlite', () => openSqliteStore(tmp()));
+const paths = new WeakMap<LogStore, string>();
+runStoreConformance(
+  'sqlite',
+  () => {
+    const path = tmp();
+    const s = openSqliteStore(path);
+    paths.set(s, path);
+    return s;
+  },
+  (s) => (query, ...bindings) => {
+    const db = new Database(paths.get(s)!);
+    try {
+      const st = db.prepare(query);
+      return st.reader ? (st.all(...bindings) as Record<string, unknown>[]) : (st.run(...bindings), []);
+    } finally {
+      db.close();
+    }
+  },
+);
 
 describe('sqlite specifics', () => {
   it('a read-only open of a log written before migration 6 (no commit_tag table) works and holds no tag', () => {

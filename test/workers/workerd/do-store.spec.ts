@@ -15,9 +15,19 @@ function inFreshObject<R>(body: (state: DurableObjectState) => R | Promise<R>, n
   return runInDurableObject(stub, (_instance, state) => body(state));
 }
 
-runStoreConformance('durable object', {
-  run: (body: (s: LogStore) => void | Promise<void>) => inFreshObject((state) => body(openDurableObjectStore(state.storage, WORKER_MIGRATIONS))),
-});
+const storages = new WeakMap<LogStore, DurableObjectState['storage']>();
+runStoreConformance(
+  'durable object',
+  {
+    run: (body: (s: LogStore) => void | Promise<void>) =>
+      inFreshObject((state) => {
+        const s = openDurableObjectStore(state.storage, WORKER_MIGRATIONS);
+        storages.set(s, state.storage);
+        return body(s);
+      }),
+  },
+  (s) => (query, ...bindings) => storages.get(s)!.sql.exec(query, ...bindings).toArray(),
+);
 
 describe('durable object store specifics', () => {
   it('applies the migrations in order, records them, and reopens without reapplying', async () => {
@@ -34,6 +44,7 @@ describe('durable object store specifics', () => {
       { version: 4, name: 'pin_entries' },
       { version: 5, name: 'key_entries' },
       { version: 6, name: 'commit_tag' },
+      { version: 7, name: 'payload_retention' },
     ]);
   });
 
