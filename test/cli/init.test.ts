@@ -34,7 +34,7 @@ describe('vouch init', () => {
   it('prints the vkeys of the default log, under its origin, and they open its checkpoints', async () => {
     const { dir, json } = await init();
     expect(json.origin).toBe('vouch.local/default');
-    expect(json.keys.map((k) => k.alg)).toEqual(['ML-DSA-65', 'Ed25519']);
+    expect(json.keys.map((k) => k.alg)).toEqual(['ML-DSA-65', 'Ed25519', 'ML-DSA-44']);
     for (const k of json.keys) expect(k.vkey.startsWith('vouch.local/default+')).toBe(true);
     const note = await newestNote(dir);
     const cp = openCheckpoint(note, json.keys.map((k) => parseVkey(k.vkey)));

@@ -61,7 +61,7 @@ describe('vouch keys rotate', () => {
     expect(size).toBe(seq + 1); // the handover checkpoint covers exactly the rotation
     const hist = join(data, 'keys', 'history');
     const files = readdirSync(hist);
-    expect(files.length).toBe(2);
+    expect(files.length).toBe(3); // the outgoing ML-DSA-65, Ed25519 and ML-DSA-44 keys
     for (const f of files) expect(statSync(join(hist, f)).mode & 0o777).toBe(0o600);
   });
 
@@ -70,7 +70,7 @@ describe('vouch keys rotate', () => {
     expect(r.json.logs[0].findings).toEqual([]);
     expect(r.code).toBe(0);
     const keys = r.json.logs[0].keys as { name: string; alg: string; keyId: string; checkpoints: number }[];
-    expect(keys.map((k) => k.alg).sort()).toEqual(['Ed25519', 'Ed25519', 'ML-DSA-65', 'ML-DSA-65']);
+    expect(keys.map((k) => k.alg).sort()).toEqual(['Ed25519', 'Ed25519', 'ML-DSA-44', 'ML-DSA-44', 'ML-DSA-65', 'ML-DSA-65']);
     for (const k of keys) expect(k.name).toBe('vouch.local/default'); // key name = checkpoint origin
     const text = await cli('log', 'verify');
     expect(text.text).toMatch(/key vouch\.local\/default\+[0-9a-f]{8} ML-DSA-65: verified \d+ checkpoint/);
@@ -88,7 +88,7 @@ describe('vouch keys rotate', () => {
   it('keys list shows the history', async () => {
     const r = await cliJson('keys', 'list');
     expect(r.code).toBe(0);
-    expect(r.json.logs[0].keys).toHaveLength(4);
+    expect(r.json.logs[0].keys).toHaveLength(6);
   });
 
   it('keys list names each key by its JWKS kid too (the kid `keys export` and the served JWKS give it), labelled, in text and --json', async () => {
