@@ -7,9 +7,12 @@ import { performance } from 'node:perf_hooks';
 import { createMldsaVerifier, cryptoSelfTest, mldsaKeyFromSeed, type Signer } from '../crypto/index.js';
 import { createNodeEd25519Signer, createNodeEd25519Verifier, createSignerFromSeed, mldsaBackend, nodeVerifyEd25519, prestartSignWorker } from '../crypto/node.js';
 import { Appender, auditLeaves, commitKeyOf, DEFAULT_AUDIT_DELAY_MS, noteSignerFor, noteVerifierFor, type Appended, type Durable, type NoteSigner, type NoteVerifier } from '../log/index.js';
+import { StoreError } from '../errors.js';
 import { toWireError, type Answers, type HostMessage, type LogThreadData, type MainMessage, type WireError } from './log-thread-protocol.js';
 import type { LogStore } from './port.js';
 import { openSqliteStore } from './sqlite.js';
+import { openArchiveView } from './archive-read.js';
+import { tenantArchiveDir } from './archive-write.js';
 
 const port = parentPort!;
 // Started early, this thread starts its signing thread at once too (noble only: native signing
@@ -155,7 +158,7 @@ function open(tenant: string, path: string, origin: string, keys: ReturnType<typ
     });
     logs.set(tenant, { appender, store });
     send({ t: 'opened', tenant });
-    audit(tenant, appender, store);
+    audit(tenant, appender, store, origin);
   } catch (e) {
     store?.close();
     const error = toWireError(e);
@@ -170,22 +173,39 @@ function open(tenant: string, path: string, origin: string, keys: ReturnType<typ
  * from the first millisecond took CPU from start-up and delayed the first decision by about half
  * a second (bench/startup.bench.ts). Its progress shows 0 of the signed size meanwhile.
  */
-function audit(tenant: string, appender: Appender, store: LogStore): void {
+function audit(tenant: string, appender: Appender, store: LogStore, origin: string): void {
   send({ t: 'audit', tenant, checked: 0, total: appender.opened.size, complete: false });
-  const timer = setTimeout(() => runAudit(tenant, appender, store), data.auditDelayMs ?? DEFAULT_AUDIT_DELAY_MS);
+  const timer = setTimeout(() => runAudit(tenant, appender, store, origin), data.auditDelayMs ?? DEFAULT_AUDIT_DELAY_MS);
   timer.unref?.();
 }
 
-function runAudit(tenant: string, appender: Appender, store: LogStore): void {
+function runAudit(tenant: string, appender: Appender, store: LogStore, origin: string): void {
   // A log closed (closeLog) before, or while, its audit runs: that audit stops; a reopen audits anew.
   const stopped = () => closing || (logs.get(tenant) as { appender?: Appender } | undefined)?.appender !== appender;
   if (stopped()) return;
-  void auditLeaves(store, appender.opened, {
+  // Sealed history is read from the tile archive where it has it (the copy clients fetch), so a
+  // changed or missing archived tile stops signing like a changed row; an archive whose checkpoint
+  // is not this log's is that mismatch too (a crash never leaves one: checkpoint renamed last).
+  let source: LogStore | ReturnType<typeof openArchiveView>['storage'] = store;
+  let archiveFindings: { message: string }[] = [];
+  if (data.archiveRoot) {
+    // Its checkpoint must be a note this log stored (keys are not re-checked: the open check did).
+    const view = openArchiveView(tenantArchiveDir(data.archiveRoot, tenant), store, { origin });
+    source = view.storage;
+    archiveFindings = view.findings;
+  }
+  const archiveError = (why: string) => new StoreError('ERR_ARCHIVE_MISMATCH', `refusing to sign: background audit: ${why} (archive: ${archiveFindings.map((f) => f.message).join('; ')})`);
+  void auditLeaves(source, appender.opened, {
     page: data.auditPage,
     hashLeaf: nativeLeafHash,
     stopped,
-    onMismatch: (e) => appender.halt(e),
+    onMismatch: (e) => appender.halt(archiveFindings.length ? archiveError(e.message) : e),
     onProgress: (p) => send({ t: 'audit', tenant, checked: p.checked, total: p.total, complete: p.complete, error: p.error && toWireError(p.error) }),
+  }).then((p) => {
+    if (!p.complete || archiveFindings.length === 0) return;
+    const error = archiveError('the archive is not this log\'s');
+    appender.halt(error);
+    send({ t: 'audit', tenant, checked: p.checked, total: p.total, complete: true, error: toWireError(error) });
   });
 }
 

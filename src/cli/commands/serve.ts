@@ -12,7 +12,7 @@ import { activateHint, formatReady, readyReport } from './_serve-ready.js';
 import { serveReadOnly } from './_serve-read-only.js';
 import { writeExampleConfig } from './init.js';
 
-export const help = `vouch serve [--host H] [--port P] [--data DIR] [--config FILE] [--auth FILE] [--callers FILE [--require-caller-signature]] [--allow-origin URL]... [--otlp URL] [--witnesses FILE] [--log-level L]
+export const help = `vouch serve [--host H] [--port P] [--data DIR] [--config FILE] [--auth FILE] [--callers FILE [--require-caller-signature]] [--allow-origin URL]... [--otlp URL] [--witnesses FILE] [--archive DIR|off] [--log-level L]
 vouch serve --read-only [--host H] [--port P] [--data DIR] [--auth FILE] [--allow-origin URL]...
 
 Run the service: POST /mcp (SEP-2624 interceptor server over MCP Streamable HTTP), the REST API
@@ -71,6 +71,10 @@ edit while running) is a WARNING saying how to activate it (vouch policy activat
                  checkpoints served (GET /v1/checkpoint, receipts from /v1/entries/:seq, proofs,
                  bundles). A witness that is down never delays a decision; /metrics says how far
                  behind each one is (vouch_witness_behind_entries).
+  --archive DIR  where each tenant log's sealed history is written as static C2SP tlog-tiles
+                 (DIR/<tenant>/checkpoint, tile/<L>/<N>, tile/entries/<N>), in the background after
+                 commits; any static file server can serve it (default DATA/archive; off: none).
+                 The background audit reads sealed history from it. docs/archive.md.
 ${LOG_LEVEL_HELP}
                  Log lines are JSON on stderr ({t, level, msg, ...}).`;
 
@@ -98,6 +102,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
     otlp: { type: 'string' },
     witnesses: { type: 'string' },
     'read-only': { type: 'boolean', default: false },
+    archive: { type: 'string' },
     ...LOG_LEVEL_OPTION,
   });
   if (values.help) return io.out(help), EXIT.ok;
@@ -130,6 +135,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
     logLine: log.line,
     otlp: values.otlp,
     witnesses: values.witnesses,
+    archive: values.archive === 'off' ? false : values.archive,
   });
   if (!auth) log.text('warn', 'WARNING: no --auth given: development mode, no tokens checked, serving loopback only. Do not expose this port.');
   // Production without a witness: nothing off this machine can show that the log's end was cut (docs/threat-model.md).
