@@ -188,18 +188,21 @@ function runAudit(tenant: string, appender: Appender, store: LogStore, origin: s
   // is not this log's is that mismatch too (a crash never leaves one: checkpoint renamed last).
   let source: LogStore | ReturnType<typeof openArchiveView>['storage'] = store;
   let archiveFindings: { message: string }[] = [];
+  let readFrom = '';
   if (data.archiveRoot) {
     // Its checkpoint must be a note this log stored (keys are not re-checked: the open check did).
-    const view = openArchiveView(tenantArchiveDir(data.archiveRoot, tenant), store, { origin });
+    const dir = tenantArchiveDir(data.archiveRoot, tenant);
+    const view = openArchiveView(dir, store, { origin });
     source = view.storage;
     archiveFindings = view.findings;
+    if (view.sealed > 0) readFrom = ` (entries 0..${view.sealed - 1} and their hash tiles were read from the archive ${dir}: \`vouch log verify\` names which copy differs)`;
   }
   const archiveError = (why: string) => new StoreError('ERR_ARCHIVE_MISMATCH', `refusing to sign: background audit: ${why} (archive: ${archiveFindings.map((f) => f.message).join('; ')})`);
   void auditLeaves(source, appender.opened, {
     page: data.auditPage,
     hashLeaf: nativeLeafHash,
     stopped,
-    onMismatch: (e) => appender.halt(archiveFindings.length ? archiveError(e.message) : e),
+    onMismatch: (e) => appender.halt(archiveFindings.length ? archiveError(e.message) : new StoreError(e.code, `${e.message}${readFrom}`)),
     onProgress: (p) => send({ t: 'audit', tenant, checked: p.checked, total: p.total, complete: p.complete, error: p.error && toWireError(p.error) }),
   }).then((p) => {
     if (!p.complete || archiveFindings.length === 0) return;

@@ -6,25 +6,11 @@ import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, unl
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sha256, toHex } from '../../src/canonical/index.js';
-import { decodeEntryBundle, encodeEntryBundle, readHashTile, type EntryBody } from '../../src/log/index.js';
-import { initDataDir, logPath, openDataDir, openSqliteStore, syncArchive } from '../../src/store/node.js';
+import { sha256 } from '../../src/canonical/index.js';
+import { decodeEntryBundle, encodeEntryBundle, readHashTile } from '../../src/log/index.js';
+import { logPath, openDataDir, openSqliteStore, syncArchive } from '../../src/store/node.js';
+import { body, inputDigest, makeLog as makeLogIn } from './_archive-log.js';
 import { runVouch } from '../helpers/cli.js';
-
-const TIME = '2026-12-05T00:00:00Z';
-const CHAIN = `sha256:${'c'.repeat(64)}`;
-const POLICY_SET = `sha256:${'d'.repeat(64)}`;
-const POLICY: EntryBody = { type: 'policy', time: TIME, chain: CHAIN, policySet: POLICY_SET, engines: {}, action: 'activate' };
-const inputDigest = (i: number) => `sha256:${toHex(sha256(Uint8Array.of(i & 0xff, i >> 8)))}`;
-const body = (i: number, who: string): EntryBody => ({
-  type: 'decision',
-  time: TIME,
-  principal: `${who}-${i}`,
-  event: 'tools/call',
-  policy: { chain: CHAIN, policySet: POLICY_SET },
-  decision: { effect: i % 3 === 0 ? 'deny' : 'allow', status: 'success' },
-  input: { digest: inputDigest(i) },
-});
 
 const temps: string[] = [];
 const tempDir = (prefix: string) => {
@@ -33,21 +19,6 @@ const tempDir = (prefix: string) => {
   return d;
 };
 
-/** A data directory with one log of `count` entries appended in waves (several checkpoints). */
-async function makeLog(count: number, who: string, dir = tempDir('vouch-archive-')): Promise<string> {
-  initDataDir(dir);
-  const dd = await openDataDir(dir, { thread: false });
-  const log = dd.log('default');
-  await log.appender.append(POLICY);
-  for (let n = 1; n < count; ) {
-    const wave = Math.min(count - n, 97);
-    await Promise.all(Array.from({ length: wave }, (_, k) => log.appender.append(body(n + k, who), [{ digest: inputDigest(n + k), bytes: Uint8Array.of((n + k) & 0xff, (n + k) >> 8) }])));
-    n += wave;
-  }
-  await dd.close();
-  return dir;
-}
-
 /** A copy of `dir` (data and archive) to tamper with. */
 function copyOf(dir: string): string {
   const c = tempDir('vouch-archive-copy-');
@@ -55,6 +26,7 @@ function copyOf(dir: string): string {
   return c;
 }
 
+const makeLog = (count: number, who: string) => makeLogIn(count, who, tempDir('vouch-archive-'));
 const tile = (dir: string, rel: string) => join(dir, 'archive', 'default', rel);
 const verify = (dir: string) => runVouch('log', 'verify', '--data', dir, '--json');
 const findingsOf = (r: Awaited<ReturnType<typeof verify>>): { kind: string; seq?: number; message: string }[] => r.json.logs[0].findings;
@@ -78,7 +50,7 @@ describe('vouch log archive', () => {
       const cp = store.latestCheckpoint()!;
       expect(cp.size).toBe(600);
       expect(readFileSync(tile(clean, 'checkpoint'), 'utf8')).toBe(cp.note);
-      const nodes = async (level: number, lo: number, hi: number) => store.nodeRange(level, lo, hi).map((n) => n.hash);
+      const nodes = async (level: number, lo: number, hi: number) => [...store.nodeRange!(level, lo, hi)].map((n) => n.hash);
       // The bytes the tiles routes serve (routes-tiles.ts reads the same functions over the same store).
       for (const [rel, level, index, width] of [['tile/0/000', 0, 0, 256], ['tile/0/001', 0, 1, 256], ['tile/0/002.p/88', 0, 2, 88], ['tile/1/000.p/2', 1, 0, 2]] as const) {
         expect(new Uint8Array(readFileSync(tile(clean, rel)))).toEqual(await readHashTile({ level, index, width }, 600, { nodes }));
