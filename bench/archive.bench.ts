@@ -49,12 +49,15 @@ export async function run(ctx: BenchContext, override?: typeof TOY): Promise<Res
   let size: number;
   let written: number;
   const w0 = performance.now();
+  const c0 = process.cpuUsage();
   try {
     ({ size, written } = await syncArchive(tenantArchiveDir(archive, 'default'), store));
   } finally {
     store.close();
   }
   const writeMs = performance.now() - w0;
+  const cpu = process.cpuUsage(c0);
+  const writeCpuMs = (cpu.user + cpu.system) / 1000;
   const disk = bytesUnder(tenantArchiveDir(archive, 'default'));
   const dbBytes = statSync(logPath(data, 'default')).size;
   const empty = join(data, 'no-archive');
@@ -70,7 +73,7 @@ export async function run(ctx: BenchContext, override?: typeof TOY): Promise<Res
   if (fromArchive.sealed === 0 || fromDb.sealed !== 0) throw new Error(`verify read ${fromArchive.sealed} entries from the archive, ${fromDb.sealed} without one`);
   const rate = (v: { ms: number; entries: number }) => Math.round(v.entries / (v.ms / 1000));
   return [
-    { name: `write.${label}.usPerEntry`, unit: 'us/entry', value: +((writeMs * 1000) / size).toFixed(2), note: `${written} files (fsync each, then the checkpoint) for ${size} entries in ${(writeMs / 1000).toFixed(2)} s, from scratch` },
+    { name: `write.${label}.usPerEntry`, unit: 'us/entry', value: +((writeMs * 1000) / size).toFixed(2), note: `${written} files (fsync each, then the checkpoint) for ${size} entries in ${(writeMs / 1000).toFixed(2)} s wall, ${(writeCpuMs / 1000).toFixed(2)} s CPU (the rest: fsync), from scratch` },
     { name: `write.${label}.bytesPerEntry`, unit: 'B/entry', value: Math.round(disk.bytes / size), note: `${disk.files} files, ${(disk.bytes / 2 ** 20).toFixed(1)} MiB on disk (uncompressed bundles and tiles); the SQLite file ${(dbBytes / 2 ** 20).toFixed(1)} MiB` },
     { name: `verify.${label}.fromSqlite.rate`, unit: 'entries/s', value: rate(fromDb), note: `vouch log verify, no archive: ${(fromDb.ms / 1000).toFixed(2)} s` },
     { name: `verify.${label}.fromArchive.rate`, unit: 'entries/s', value: rate(fromArchive), baseline: rate(fromDb), ratio: +(rate(fromArchive) / rate(fromDb)).toFixed(2), note: `${fromArchive.sealed} entries from sealed tiles, the rest from SQLite: ${(fromArchive.ms / 1000).toFixed(2)} s` },

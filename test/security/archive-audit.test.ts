@@ -108,6 +108,26 @@ describe('vouch serve with a tile archive', () => {
     }, 90_000);
   }
 
+  it('a tile the writer would write found with other bytes: the integrity alarm, never overwritten, decisions go on', async () => {
+    const data = copy();
+    const dir = join(data, 'archive', 'default');
+    rmSync(join(dir, 'checkpoint')); // so the next sync compares every tile it finds (as after a crash)
+    const bad = Buffer.from(readFileSync(join(dir, 'tile/0/000')));
+    bad[7] ^= 1;
+    writeFileSync(join(dir, 'tile/0/000'), bad);
+    const lines: Record<string, unknown>[] = [];
+    const s = await startServer({ data, port: 0, idleCheckpointMs: 0, archiveDelayMs: 20, logLine: (l) => lines.push(l) });
+    try {
+      await until(async () => lines.some((l) => l.msg === 'archive integrity alarm: archiving stopped for this tenant'));
+      expect(lines).toContainEqual(expect.objectContaining({ level: 'error', code: 'ERR_ARCHIVE_MISMATCH', error: expect.stringMatching(/tile\/0\/000 holds other bytes/) }));
+      expect((await decide(s.url)).status).toBe(200);
+    } finally {
+      await s.close();
+    }
+    expect(readFileSync(join(dir, 'tile/0/000'))).toEqual(bad);
+    expect(existsSync(join(dir, 'checkpoint'))).toBe(false);
+  }, 90_000);
+
   it('a removed tile: the same', async () => {
     const data = copy();
     rmSync(join(data, 'archive', 'default', 'tile', '0', '000'));
