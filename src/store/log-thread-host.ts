@@ -197,16 +197,18 @@ function runAudit(tenant: string, appender: Appender, store: LogStore, origin: s
     archiveFindings = view.findings;
     if (view.sealed > 0) readFrom = ` (entries 0..${view.sealed - 1} and their hash tiles were read from the archive ${dir}: \`vouch log verify\` names which copy differs)`;
   }
-  const archiveError = (why: string) => new StoreError('ERR_ARCHIVE_MISMATCH', `refusing to sign: background audit: ${why} (archive: ${archiveFindings.map((f) => f.message).join('; ')})`);
+  const archiveError = (why: string) => new StoreError('ERR_ARCHIVE_MISMATCH', `${why} (archive: ${archiveFindings.map((f) => f.message).join('; ')})`);
   void auditLeaves(source, appender.opened, {
     page: data.auditPage,
     hashLeaf: nativeLeafHash,
     stopped,
-    onMismatch: (e) => appender.halt(archiveFindings.length ? archiveError(e.message) : new StoreError(e.code, `${e.message}${readFrom}`)),
+    // One error for the progress report (/healthz) and the halt: which copy was read, said in both.
+    explain: (e) => (archiveFindings.length ? archiveError(e.message) : new StoreError(e.code, `${e.message}${readFrom}`)),
+    onMismatch: (e) => appender.halt(e),
     onProgress: (p) => send({ t: 'audit', tenant, checked: p.checked, total: p.total, complete: p.complete, error: p.error && toWireError(p.error) }),
   }).then((p) => {
     if (!p.complete || archiveFindings.length === 0) return;
-    const error = archiveError('the archive is not this log\'s');
+    const error = archiveError('refusing to sign: background audit: the archive is not this log\'s');
     appender.halt(error);
     send({ t: 'audit', tenant, checked: p.checked, total: p.total, complete: true, error: toWireError(error) });
   });
