@@ -30,6 +30,14 @@ export function createLogArchiver(opts: LogArchiverOptions) {
   const tenants = new Map<string, TenantState>();
   const delay = opts.delayMs ?? DEFAULT_ARCHIVE_DELAY_MS;
   let closed = false;
+  // One sync at a time across tenants: file handles and CPU stay bounded by a constant, not by
+  // the open tenants (test/http/many-tenants.test.ts counts handles).
+  let lane: Promise<unknown> = Promise.resolve();
+  const serial = <T>(f: () => Promise<T>): Promise<T> => {
+    const r = lane.then(f);
+    lane = r.catch(() => undefined);
+    return r;
+  };
   const stateOf = (t: string): TenantState => tenants.get(t) ?? (tenants.set(t, {}), tenants.get(t)!);
 
   const run = (tenant: string): Promise<void> => {
@@ -40,10 +48,12 @@ export function createLogArchiver(opts: LogArchiverOptions) {
     s.running = (async () => {
       do {
         s.again = false;
-        const store = opts.storeOf(tenant);
-        if (!store) return void (s.size = undefined); // closed: its next open starts from the archive's checkpoint
         try {
-          const r = await syncArchive(tenantArchiveDir(opts.root, tenant), store, s.size);
+          const r = await serial(async () => {
+            const store = opts.storeOf(tenant); // read when its turn comes: the log may have closed meanwhile
+            return store && syncArchive(tenantArchiveDir(opts.root, tenant), store, s.size);
+          });
+          if (!r) return void (s.size = undefined); // closed: its next open starts from the archive's checkpoint
           if (r.written > 0) opts.logLine?.({ level: 'debug', msg: 'archive synced', tenant, size: r.size, written: r.written, kept: r.kept });
           s.size = r.size;
         } catch (e) {
