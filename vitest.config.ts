@@ -13,5 +13,8 @@ export default defineConfig({
     maxWorkers: 2,
     // Tests spawn bin/vouch.js, which runs dist/: build it first when stale.
     globalSetup: ['test/helpers/build-dist.ts'],
+    // cose-ts (test/interop/cose-receipts.test.ts) ships ESM with extensionless relative imports,
+    // which Node's loader refuses; inlined, vite's resolver reads them.
+    server: { deps: { inline: ['@ldclabs/cose-ts'] } },
   },
 });

@@ -9,7 +9,7 @@ import main from './vitest.config.js';
  */
 export const QUICK_EXCLUDES = {
   'test/web/': 'headless Chromium (Debian package chromium)',
-  'test/interop/': 'Go and golang.org/x/mod from Debian packages',
+  'test/interop/': 'Go and golang.org/x/mod, python3-cbor2 and python3-cryptography from Debian packages',
   'test/workers/': 'Cloudflare Workers (wrangler, workerd)',
   // Process-level suites: each file starts vouch, MCP servers or its CLI as real processes (seconds
   // each, most of the suite's time). The core's own suites stay: a few minutes on 2 cores.

@@ -44,8 +44,9 @@ export default defineConfig({
   test: {
     // *.spec.ts, not *.test.ts: the main (Node) config runs every test/**/*.test.ts.
     include: ['test/workers/workerd/**/*.spec.ts'],
-    // A real vouch interceptor server on 127.0.0.1 for the remote interceptor specs (remote.spec.ts).
-    globalSetup: ['test/workers/workerd/_remote-server.ts'],
+    // A real vouch interceptor server on 127.0.0.1 for the remote interceptor specs (remote.spec.ts),
+    // a real `vouch witness` for the witnessing specs (witness.spec.ts), an OTLP receiver (otlp.spec.ts).
+    globalSetup: ['test/workers/workerd/_remote-server.ts', 'test/workers/workerd/_witness-server.ts', 'test/workers/workerd/_otlp-collector.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
   },

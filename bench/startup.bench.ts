@@ -5,18 +5,15 @@
 // the first decision, and the large log within 1.5x of the small). Also `vouch log verify` rate.
 // Logs come from bench/_startup-gen.ts (cached under the OS temp dir); each size runs on a copy.
 // Run alone with `npm run bench -- --only startup`.
-import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { cpSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { checkSignedTree } from '../src/log/index.js';
 import { loadKeys, logPath, openSqliteStore } from '../src/store/node.js';
+import { BIN, cpuMsOf, firstDecision, startServe, stopServe } from './_serve-process.js';
 import { startupLog } from './_startup-gen.js';
+import { median } from './_stats.js';
 import type { BenchContext, Result } from './_types.js';
-
-const BIN = fileURLToPath(new URL('../bin/vouch.js', import.meta.url));
-/** The node flags of bin/vouch.js's `#!/usr/bin/env -S node ...` line: `vouch serve` as installed starts with them. */
-const BIN_FLAGS = readFileSync(BIN, 'utf8').split('\n', 1)[0].split(/\s+/).slice(3);
 
 interface Started {
   readyMs: number;
@@ -27,39 +24,12 @@ interface Started {
   auditMs?: number;
 }
 
-/** user + system CPU of a process so far, from /proc (Linux; NaN elsewhere). */
-function cpuMsOf(pid: number | undefined): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(f[11]) + Number(f[12])) * 1000) / 100; // utime, stime in USER_HZ (100)
-  } catch {
-    return NaN;
-  }
-}
-
-const decision = JSON.stringify({ event: 'tools/call', phase: 'request', payload: { name: 'echo', arguments: { text: 'hi' } } });
-
 async function startOnce(data: string, auditCapMs: number): Promise<Started> {
-  const t0 = performance.now();
-  const child = spawn(process.execPath, [...BIN_FLAGS, BIN, 'serve', '--port', '0', '--data', data, '--checkpoint-idle', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (d) => (stderr += d));
+  const { child, t0, url } = await startServe(data);
   try {
-    const url = await new Promise<string>((resolve, reject) => {
-      let out = '';
-      child.stdout.on('data', (d) => {
-        out += d;
-        const m = /vouch ready on (http:\/\/[^\s]+)/.exec(out);
-        if (m) resolve(m[1]);
-      });
-      child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
-    });
     const readyMs = performance.now() - t0;
     // The first decision, sent at once: it waits for the log to be opened and checked.
-    const res = await fetch(`${url}/v1/authorize`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: decision });
-    await res.arrayBuffer();
-    if (res.status !== 200) throw new Error(`first decision answered ${res.status}`);
+    await firstDecision(url);
     const firstDecisionMs = performance.now() - t0;
     const firstDecisionCpuMs = cpuMsOf(child.pid);
     let healthyMs = NaN;
@@ -84,13 +54,10 @@ async function startOnce(data: string, auditCapMs: number): Promise<Started> {
     }
     return { readyMs, healthyMs, firstDecisionMs, firstDecisionCpuMs, auditMs };
   } finally {
-    const exited = new Promise((r) => child.once('exit', r));
-    child.kill('SIGTERM');
-    await exited;
+    await stopServe(child);
   }
 }
 
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** The two log sizes, and server starts per size (the median is reported). */
 export interface StartupSizes {

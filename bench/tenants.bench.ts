@@ -3,16 +3,10 @@
 // memory then (VmRSS), medians of several starts, the 1-tenant directory the baseline of the same
 // run. Bar: 1,000 tenants start to first decision < 1 s, and RSS < 2x that of one tenant.
 // Logs: one real signed entry each (bench/_tenants-gen.ts), cached under the OS temp dir; not timed.
-import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { tenantsDataDir } from './_tenants-gen.js';
+import { firstDecision, rssMbOf, startServe, stopServe } from './_serve-process.js';
 import { median, round } from './_stats.js';
 import type { BenchContext, Result } from './_types.js';
-
-const BIN = fileURLToPath(new URL('../bin/vouch.js', import.meta.url));
-const BIN_FLAGS = readFileSync(BIN, 'utf8').split('\n', 1)[0].split(/\s+/).slice(3);
-const DECISION = JSON.stringify({ event: 'tools/call', phase: 'request', payload: { name: 'echo', arguments: { text: 'hi' } } });
 
 export interface TenantsSizes {
   /** Tenant logs in the large directory (the small one has 1). */
@@ -23,40 +17,13 @@ export interface TenantsSizes {
 /** CI's smoke (test/bench/tenants.test.ts): more tenants than start-up opens (16), one start each. */
 export const TOY: TenantsSizes = { tenants: 40, starts: 1 };
 
-/** Resident set of a process, MiB (Linux /proc; NaN elsewhere). */
-function rssMb(pid: number | undefined): number {
-  try {
-    const m = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) / 1024 : NaN;
-  } catch {
-    return NaN;
-  }
-}
-
 async function startOnce(data: string): Promise<{ firstMs: number; rssMb: number }> {
-  const t0 = performance.now();
-  const child = spawn(process.execPath, [...BIN_FLAGS, BIN, 'serve', '--port', '0', '--data', data, '--checkpoint-idle', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (d) => (stderr += d));
+  const { child, t0, url } = await startServe(data);
   try {
-    const url = await new Promise<string>((resolve, reject) => {
-      let out = '';
-      child.stdout.on('data', (d) => {
-        out += d;
-        const m = /vouch ready on (http:\/\/[^\s]+)/.exec(out);
-        if (m) resolve(m[1]);
-      });
-      child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
-    });
-    const res = await fetch(`${url}/v1/authorize`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: DECISION });
-    await res.arrayBuffer();
-    if (res.status !== 200) throw new Error(`first decision answered ${res.status}`);
-    const firstMs = performance.now() - t0;
-    return { firstMs, rssMb: rssMb(child.pid) };
+    await firstDecision(url);
+    return { firstMs: performance.now() - t0, rssMb: rssMbOf(child.pid) };
   } finally {
-    const exited = new Promise((r) => child.once('exit', r));
-    child.kill('SIGTERM');
-    await exited;
+    await stopServe(child);
   }
 }
 

@@ -34,6 +34,10 @@ export type ErrorCode =
   | 'ERR_VERIFY_NOTE'
   | 'ERR_VERIFY_ENTRY'
   | 'ERR_VERIFY_RECEIPT'
+  /** An RFC 3161 time-stamp token that does not hold: other bytes, another TSA, altered (timestamp/token.ts). */
+  | 'ERR_VERIFY_TIMESTAMP'
+  /** A time-stamping authority's answer that is no valid token for the request (down, refused, garbage). */
+  | 'ERR_TSA'
   | 'ERR_LOG_FORK'
   // a checkpoint signed by a key outside its time: revoked after a size, or retired by a rotation (log/key-window.ts)
   | 'ERR_KEY_REVOKED'

@@ -2,7 +2,8 @@
 // recorded state (prepare() is never called), and build the decision record decide() would have
 // written. Remote interceptors are never called: stand-ins answer with the recorded answer.
 import { decisionRecord, denyResult, directionOf, guardDenyOf, planOf, type ActivePolicy } from '../decide/index.js';
-import { executeChain } from '../interceptors/chain.js';
+import { executeChain, ROLE_META_ENRICHER } from '../interceptors/chain.js';
+import { recordedEnrichers } from './_enrichments.js';
 import type { ChainResult, Direction, Interceptor, InterceptorDescriptor, InterceptorType, Json, Outcome } from '../interceptors/types.js';
 import type { DecisionFacts } from './_decision-facts.js';
 
@@ -20,7 +21,7 @@ export interface Rerun {
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-export async function rerunDecision(facts: DecisionFacts, payload: unknown, policy: ActivePolicy, withRemote: boolean): Promise<Rerun> {
+export async function rerunDecision(facts: DecisionFacts, payload: unknown, policy: ActivePolicy, withRemote: boolean, enrichments: Record<string, Json> = {}): Promise<Rerun> {
   // Entries that record `ran` were decided with mandatory interceptors and coverage (decide.ts
   // planOf); older ones ran exactly the interceptors `only` named.
   const plan = facts.ran !== undefined ? planOf(policy, facts.only, facts.event, facts.phase, facts.context.protocolVersion) : undefined;
@@ -36,10 +37,12 @@ export async function rerunDecision(facts: DecisionFacts, payload: unknown, poli
     const record = decisionRecord(chain);
     return { chain, record, effect: 'deny', direction: directionOf(policy, facts.phase), remote: [], ...planned, ...(plan && { ran: [] }) };
   }
-  const standIns = withRemote ? remoteStandIns(facts, new Set(policy.interceptors.map((i) => i.descriptor.name))) : [];
+  const localNames = new Set(policy.interceptors.map((i) => i.descriptor.name));
+  const standIns = withRemote ? [...remoteStandIns(facts, localNames), ...enricherStandIns(facts, localNames)] : [];
   const run = await executeChain([...local, ...standIns], { event: facts.event, phase: facts.phase, payload }, facts.context, {
     ...policy.options,
     replayState: facts.state,
+    replayEnrichments: enrichments,
   });
   const record = decisionRecord(run.result);
   return {
@@ -96,4 +99,20 @@ function standIn(descriptor: InterceptorDescriptor): Interceptor {
       return outcome as unknown as Outcome;
     },
   };
+}
+
+/**
+ * A remote enricher is not in the chain document either: the band's record names it. Its stand-in
+ * is never run (the band applies the recorded addition); it only puts the enricher in the band.
+ */
+function enricherStandIns(facts: DecisionFacts, localNames: Set<string>): Interceptor[] {
+  const results = isRecord(facts.decision) && Array.isArray(facts.decision.results) ? facts.decision.results : [];
+  return recordedEnrichers(facts.state)
+    .filter((r) => !localNames.has(r.name))
+    .map((r) => {
+      const recorded = results.find((x) => isRecord(x) && x.interceptor === r.name) as Record<string, unknown> | undefined;
+      const audit = isRecord(recorded?.info) && recorded.info.mode === 'audit';
+      const descriptor: InterceptorDescriptor = { name: r.name, type: 'mutation', hooks: [{ events: [facts.event], phase: facts.phase }], ...(audit && { mode: 'audit' as const }), _meta: ROLE_META_ENRICHER };
+      return { descriptor, run: () => Promise.reject(new Error('an enricher stand-in never runs')) };
+    });
 }

@@ -1,7 +1,7 @@
 // Which payloads erasure entries removed: one pass over a log's entries, parsing only those
 // that can be erasure entries. Replay uses it to tell "erased" from "missing".
 import type { Digest } from '../canonical/index.js';
-import { readErasureEntry } from '../entries/index.js';
+import { erasedDigests, readErasureEntry } from '../entries/index.js';
 import { decodeEntry } from '../log/index.js';
 
 const MARK = '"type":"erasure"';
@@ -21,7 +21,7 @@ export async function scanErasures(entries: AsyncIterable<{ seq: number; bytes: 
     } catch {
       continue; // not this pass's business: verifyLog names broken entries
     }
-    if (!out.has(e.digest)) out.set(e.digest, seq);
+    for (const d of erasedDigests(e)) if (!out.has(d)) out.set(d, seq);
   }
   return out;
 }

@@ -3,6 +3,7 @@
 // so tar headers know each size up front and memory never holds the entries. Portable.
 import { isDigest, toHex, utf8, type Digest } from '../canonical/index.js';
 import type { Jwks } from '../crypto/index.js';
+import { erasedDigests } from '../entries/index.js';
 import { InputError, VouchError } from '../errors.js';
 import { extendRange, GENESIS_PREV, hashLeaf, parseVkey, type Hash, type StoredCheckpoint } from '../log/index.js';
 import { bundleReadme } from './_readme.js';
@@ -88,7 +89,7 @@ async function survey(source: ExportSource, plan: ExportPlan, withPayloads: bool
     s.byType[e.type] = (s.byType[e.type] ?? 0) + 1;
     const p = e.type === 'policy' ? e : e.policy;
     for (const d of [p?.chain, p?.policySet]) if (isDigest(d)) s.docs.add(d);
-    if (e.type === 'erasure' && isDigest(e.digest)) s.erasedBy.set(e.digest, seq);
+    if (e.type === 'erasure') for (const d of erasedDigests(e)) s.erasedBy.set(d, seq);
     const digest = e.type === 'decision' ? e.input?.digest : undefined;
     if (!withPayloads || !isDigest(digest)) continue;
     const bytesOf = await source.payload(digest);
@@ -107,7 +108,7 @@ async function survey(source: ExportSource, plan: ExportPlan, withPayloads: bool
     const size = await source.size();
     for await (const { seq, bytes } of source.entries(plan.to, size)) {
       const e = parse(bytes);
-      if (e.type === 'erasure' && s.missing.has(e.digest) && !s.erasedBy.has(e.digest)) s.erasedBy.set(e.digest, seq);
+      if (e.type === 'erasure') for (const d of erasedDigests(e)) if (s.missing.has(d) && !s.erasedBy.has(d)) s.erasedBy.set(d, seq);
     }
     for (const [digest, m] of s.missing) {
       const at = s.erasedBy.get(digest);
@@ -175,7 +176,7 @@ function putText(sink: BundleSink, name: string, text: string): Promise<void> {
  * The compact range of [0, from): the inclusion proof of the last leaf of a tree of size `from`
  * is, leaf side first, exactly the perfect subtrees of [0, from-1); add that leaf.
  */
-async function rangeBefore(source: ExportSource, from: number): Promise<{ range: { size: number; hashes: Hash[] }; prevLeaf: string }> {
+export async function rangeBefore(source: Pick<ExportSource, 'entry' | 'inclusionProof'>, from: number): Promise<{ range: { size: number; hashes: Hash[] }; prevLeaf: string }> {
   if (from === 0) return { range: { size: 0, hashes: [] }, prevLeaf: GENESIS_PREV };
   const last = await source.entry(from - 1);
   if (!last) throw new VouchError('ERR_NOT_FOUND', `entry ${from - 1} is not stored`);

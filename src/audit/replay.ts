@@ -13,6 +13,7 @@ import { parseDecisionFacts, type DecisionFacts } from './_decision-facts.js';
 import { canonicalOf, readEntry } from '../log/fast-entry.js';
 import { PolicyCache, type DocumentSource, type UnreplayableReason } from './_rebuild.js';
 import { rerunDecision } from './_rerun.js';
+import { loadEnrichments } from './_enrichments.js';
 import { diffJson } from './diff.js';
 import { inRecordedWording } from './_legacy-wording.js';
 
@@ -156,7 +157,10 @@ export class Replayer {
     if (canonicalOf(f.policy.engines) !== canonicalOf(this.engines)) {
       return no('engine version absent', `recorded with ${describe(f.policy.engines)}, running ${describe(this.engines)}`);
     }
-    const rerun = await rerunDecision(f, input.payload, rebuilt.policy, rebuilt.hasRemote);
+    // What enrichers added is applied from the record, never fetched again (live evidence changes).
+    const enriched = await loadEnrichments(this.source, f);
+    if ('reason' in enriched) return no(enriched.reason, enriched.detail);
+    const rerun = await rerunDecision(f, input.payload, rebuilt.policy, rebuilt.hasRemote, enriched.additions);
     const paths: string[] = [];
     // An entry signed before a change of words (not of decision) is read in its own words.
     const record = canonicalOf(rerun.record) === canonicalOf(f.decision) ? rerun.record : (inRecordedWording(f.decision, rerun.record) as typeof rerun.record);

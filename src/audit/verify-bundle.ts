@@ -3,9 +3,9 @@
 // streaming pass over entries.jsonl: seq, leaf, prev link, origin, the root at `to`, documents,
 // and a replay of every decision with a payload. Every finding is listed with its seq. Portable.
 import { bytesEqual, toHex } from '../canonical/index.js';
-import type { PublicKeyEntry } from '../crypto/index.js';
+import type { PostQuantumAlg, PublicKeyEntry } from '../crypto/index.js';
 import { codeOf, publicMessage, type ErrorCode } from '../errors.js';
-import { extendRange, GENESIS_PREV, hashLeaf, openSignedCheckpoint, parseCheckpoint, parseNote, rangeRoot, type Checkpoint, type CompactRange, type NoteVerifier, type VerifiedSignature } from '../log/index.js';
+import { extendRange, GENESIS_PREV, hashLeaf, openSignedCheckpoint, parseCheckpoint, parseNote, rangeRoot, type Checkpoint, type CompactRange, type NoteVerifier, type PqRequirement, type VerifiedSignature } from '../log/index.js';
 import { checkNewerCheckpoint, verifiersFor, type NewerCheckpoint } from '../receipt/index.js';
 import { DocumentCheck, LinkBreaks, uniqueVerifiers } from './_bundle-checks.js';
 import { readBundleKeys } from './_bundle-keys.js';
@@ -48,6 +48,13 @@ export interface BundleReport {
   signatures: (VerifiedSignature & { source: 'bundle key' | 'trusted key' })[];
   /** Accepted on classical signatures alone (`classicalOk`). */
   classicalOnly: boolean;
+  /**
+   * The post-quantum signature that met the requirement (the weaker of the key sets checked:
+   * ML-DSA-44 when either set verified only ML-DSA-44); null when none did.
+   */
+  postQuantum: PostQuantumAlg | null;
+  /** What was required: `any` (ML-DSA-44 or ML-DSA-65) or `ML-DSA-65`. */
+  requirePq: PqRequirement;
   /** False when only keys that came inside the bundle vouched for it (no `trusted`). */
   keysPinned: boolean;
   /** Checked only against a newer checkpoint that extends the bundle's (`newer`). */
@@ -84,6 +91,8 @@ export interface VerifyBundleOptions {
   trustBundleKeys?: boolean;
   /** Accept checkpoints signed only with classical keys (`--classical-ok`); the report says so. */
   classicalOk?: boolean;
+  /** `ML-DSA-65`: only an ML-DSA-65 signature meets the post-quantum requirement (`--require-pq mldsa65`). */
+  requirePq?: PqRequirement;
   /** A newer checkpoint (and consistency proof) of the same log: checks the bundle was not cut. */
   newer?: NewerCheckpoint;
   /** Witness policy: the cosignatures on the bundle's checkpoint must satisfy it (a finding otherwise). */
@@ -144,15 +153,19 @@ export async function verifyBundle(reader: BundleReader, opts: VerifyBundleOptio
   } catch (e) {
     add('checkpoint', codeOf(e), `checkpoint: ${publicMessage(e)}`);
   }
-  // The one note rule (log/note.ts): ML-DSA-65 required unless classicalOk, under either key set.
+  // The one note rule (log/note.ts): ML-DSA-44 or ML-DSA-65 (only ML-DSA-65 with requirePq)
+  // required unless classicalOk, under either key set.
+  report.requirePq = opts.requirePq ?? 'any';
   for (const [check, trust] of [['signature', keys], ['trusted-key', opts.trusted]] as const) {
     if (!trust) continue;
     const source = check === 'signature' ? 'bundle key' : 'trusted key';
     try {
-      const opened = openSignedCheckpoint(note, uniqueVerifiers(verifiersFor(trust, note)), { classicalOk: opts.classicalOk });
+      const opened = openSignedCheckpoint(note, uniqueVerifiers(verifiersFor(trust, note)), { classicalOk: opts.classicalOk, requirePq: opts.requirePq });
       report.signedBy.push(...[...new Set(opened.signatures.map((x) => x.name))].map((n) => `${n} (${source})`));
       report.signatures.push(...opened.signatures.map((x) => ({ ...x, source }) as const));
       if (opened.classicalOnly) report.classicalOnly = true;
+      // The weaker answer of the two key sets is the one to report.
+      if (opened.postQuantum && report.postQuantum !== 'ML-DSA-44') report.postQuantum = opened.postQuantum;
     } catch (e) {
       add(check, codeOf(e), `checkpoint signature ${check === 'signature' ? 'under the bundle keys' : 'under the trusted key'}: ${publicMessage(e)}`);
     }
@@ -166,7 +179,7 @@ export async function verifyBundle(reader: BundleReader, opts: VerifyBundleOptio
   if (opts.newer) {
     if (!signed) add('consistency', 'ERR_VERIFY_CHECKPOINT', "the bundle's checkpoint does not parse, so nothing can extend it");
     else {
-      const n = checkNewerCheckpoint(note, signed, opts.newer, uniqueVerifiers(verifiersFor(opts.trusted ?? keys, opts.newer.note)), { classicalOk: opts.classicalOk });
+      const n = checkNewerCheckpoint(note, signed, opts.newer, uniqueVerifiers(verifiersFor(opts.trusted ?? keys, opts.newer.note)), { classicalOk: opts.classicalOk, requirePq: opts.requirePq });
       if (n.notChecked !== undefined) report.truncationNote = n.notChecked;
       for (const c of n.checks) if (!c.ok) add('consistency', 'ERR_VERIFY_PROOF', `${c.name}: ${c.detail}${n.evidence ? ' (fork evidence: two signed checkpoints that cannot both be true)' : ''}`);
     }
@@ -297,7 +310,7 @@ export async function verifyBundle(reader: BundleReader, opts: VerifyBundleOptio
 /** The report before anything is read (also what a bundle that cannot be opened reports). */
 export function emptyBundleReport(opts: Pick<VerifyBundleOptions, 'trusted'> = {}): BundleReport {
   return {
-    ok: false, entries: 0, keysFrom: opts.trusted ? 'trusted key' : 'bundle', signedBy: [], signatures: [], classicalOnly: false,
+    ok: false, entries: 0, keysFrom: opts.trusted ? 'trusted key' : 'bundle', signedBy: [], signatures: [], classicalOnly: false, postQuantum: null, requirePq: 'any',
     keysPinned: opts.trusted !== undefined, truncation: 'not checked', verdict: 'findings', findings: [], notes: [], truncated: false,
   };
 }

@@ -17,7 +17,8 @@ export function whatIfSummary(r: WhatIfReport): string {
   const skipped = skippedOf(r);
   return (
     `what-if [${r.from}, ${r.to}) against chain ${r.candidate.chain.slice(0, 19)}…: ${r.evaluated} of ${r.decisions} decisions evaluated: ` +
-    `${r.allowToDeny} allow->deny, ${r.denyToAllow} deny->allow, ${r.unchanged} unchanged${r.unevaluable ? `; ${r.unevaluable} not evaluated (${skipped})` : ''}`
+    `${r.allowToDeny} allow->deny, ${r.denyToAllow} deny->allow, ${r.unchanged} unchanged${r.unevaluable ? `; ${r.unevaluable} not evaluated (${skipped})` : ''}` +
+    (r.enrichersChanged ? `; ${r.enrichersChanged} with other enrichers` : '')
   );
 }
 
@@ -33,6 +34,7 @@ export function whatIfText(r: WhatIfReport): string[] {
     list('before:', f.before);
     list('now:   ', f.after);
   }
+  for (const c of r.enricherChanges ?? []) out.push(`seq ${String(c.seq).padStart(7)}  enrichers ${c.before.join(', ') || '(none)'} -> ${c.after.join(', ') || '(none)'}  ${c.event}`);
   if (r.truncated) out.push('... more flips not listed (use --format json)');
   out.push(whatIfSummary(r));
   return out;
@@ -77,6 +79,7 @@ export function whatIfMarkdown(r: WhatIfReport, meta: WhatIfMeta = {}): string {
     `| allow → deny | ${r.allowToDeny} |`,
     `| deny → allow | ${r.denyToAllow} |`,
     `| Unchanged | ${r.unchanged} |`,
+    ...(r.enrichersChanged ? [`| Other enrichers | ${r.enrichersChanged} |`] : []),
     `| Not evaluated | ${r.unevaluable}${r.unevaluable ? ` (${mdCode(skippedOf(r))})` : ''} |`,
     '',
   ];

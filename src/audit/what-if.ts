@@ -3,7 +3,9 @@
 // before activation. Portable: reads through the same ReplaySource as replay.
 import { uncoveredOf, type ActivePolicy } from '../decide/index.js';
 import { publicMessage } from '../errors.js';
+import { isEnricher } from '../interceptors/chain.js';
 import { runningInterceptors, selectInterceptors } from '../interceptors/list.js';
+import { enrichersRan, loadEnrichments, recordedEnrichers } from './_enrichments.js';
 import { resourceOf } from '../policy/index.js';
 import { parseDecisionFacts, type DecisionFacts } from './_decision-facts.js';
 import { readEntry } from '../log/fast-entry.js';
@@ -47,6 +49,21 @@ export interface WhatIfReport {
   truncated: boolean;
   /** Whether any evaluated decision flipped (listed or not): what `--fail-on-change` gates on. */
   changed: boolean;
+  /**
+   * Decisions whose enrichers would differ under the candidate (an enricher added, removed, or not
+   * reached because the decision now denies): what the model is told changes even where the effect
+   * does not. Listed up to maxFlips.
+   */
+  enrichersChanged: number;
+  enricherChanges: EnricherChange[];
+}
+
+export interface EnricherChange {
+  seq: number;
+  event: string;
+  /** The enrichers that ran, as recorded and under the candidate (band order). */
+  before: string[];
+  after: string[];
 }
 
 export interface WhatIfOptions {
@@ -66,7 +83,7 @@ export async function whatIf(source: ReplaySource, candidate: ActivePolicy, opts
     from, to,
     candidate: { chain: candidate.chainDigest, policySet: candidate.policyDigest },
     decisions: 0, evaluated: 0, unchanged: 0, allowToDeny: 0, denyToAllow: 0, unevaluable: 0, byReason: {},
-    flips: [], truncated: false, changed: false,
+    flips: [], truncated: false, changed: false, enrichersChanged: 0, enricherChanges: [],
   };
   const authorizing = new Set(candidate.interceptors.filter((i) => i.authorizes === true).map((i) => i.descriptor.name));
   const skip = (reason: string) => {
@@ -95,14 +112,26 @@ export async function whatIf(source: ReplaySource, candidate: ActivePolicy, opts
       skip('candidate needs state that was not recorded');
       continue;
     }
+    const enriched = await loadEnrichments(source, facts);
+    if ('reason' in enriched) {
+      skip(enriched.reason);
+      continue;
+    }
     let rerun: Rerun;
     try {
-      rerun = await rerunDecision(facts, input.payload, candidate, opts.candidateHasRemote ?? false);
+      rerun = await rerunDecision(facts, input.payload, candidate, opts.candidateHasRemote ?? false, enriched.additions);
     } catch (e) {
       skip(`chain failed: ${publicMessage(e)}`);
       continue;
     }
     r.evaluated++;
+    const before = recordedEnrichers(facts.state).map((x) => x.name);
+    const after = enrichersRan(rerun.chain.results);
+    if (before.join('\n') !== after.join('\n')) {
+      r.enrichersChanged++;
+      if (r.enricherChanges.length < max) r.enricherChanges.push({ seq: facts.seq, event: facts.event, before, after });
+      else r.truncated = true;
+    }
     const effect = rerun.effect;
     if (effect === facts.effect) {
       r.unchanged++;
@@ -128,7 +157,8 @@ export async function whatIf(source: ReplaySource, candidate: ActivePolicy, opts
 function stateNeeded(candidate: ActivePolicy, f: DecisionFacts): string[] {
   const pool = f.ran !== undefined ? runningInterceptors(candidate.interceptors, f.only) : f.only ? candidate.interceptors.filter((i) => f.only!.includes(i.descriptor.name)) : candidate.interceptors;
   return selectInterceptors(pool, f.event, f.phase)
-    .filter((i) => typeof i.prepare === 'function' && !Object.hasOwn(f.state, i.descriptor.name))
+    // An enricher needs no state of its own: the band's record stands in, or it is reported as not recorded.
+    .filter((i) => typeof i.prepare === 'function' && !isEnricher(i) && !Object.hasOwn(f.state, i.descriptor.name))
     .map((i) => i.descriptor.name);
 }
 

@@ -1,4 +1,4 @@
-// Public keys as a JWKS: ML-DSA-65 as an RFC 9964 "AKP" key (alg "ML-DSA-65", raw FIPS 204
+// Public keys as a JWKS: ML-DSA-65 and ML-DSA-44 as RFC 9964 "AKP" keys (alg "ML-DSA-65"/"ML-DSA-44", raw FIPS 204
 // public key in `pub`), Ed25519 as an RFC 8037 "OKP" key. Portable.
 import { fromBase64, setMember, toBase64 } from '../canonical/index.js';
 import { InputError, type Issue } from '../errors.js';
@@ -7,7 +7,7 @@ import type { SignatureAlg } from './types.js';
 
 export interface AkpJwk {
   kty: 'AKP';
-  alg: 'ML-DSA-65';
+  alg: 'ML-DSA-65' | 'ML-DSA-44';
   pub: string;
   kid: string;
   use: 'sig';
@@ -58,7 +58,7 @@ export function fromBase64Url(text: string): Uint8Array {
 }
 
 export function toJwk(alg: SignatureAlg, publicKey: Uint8Array, kid: string): Jwk {
-  if (alg === 'ML-DSA-65') return { kty: 'AKP', alg: 'ML-DSA-65', pub: toBase64Url(publicKey), kid, use: 'sig' };
+  if (alg === 'ML-DSA-65' || alg === 'ML-DSA-44') return { kty: 'AKP', alg, pub: toBase64Url(publicKey), kid, use: 'sig' };
   return { kty: 'OKP', crv: 'Ed25519', x: toBase64Url(publicKey), kid, use: 'sig' };
 }
 
@@ -104,14 +104,14 @@ export function parseJwks(input: unknown): PublicKeyEntry[] {
     const j = k as Record<string, unknown>;
     for (const m of PRIVATE_MEMBERS) if (m in j) issues.push({ path: `${at}/${m}`, message: 'private key material in a public key set' });
     const alg: SignatureAlg | undefined =
-      j.kty === 'AKP' && j.alg === 'ML-DSA-65' ? 'ML-DSA-65' : j.kty === 'OKP' && j.crv === 'Ed25519' ? 'Ed25519' : undefined;
+      j.kty === 'AKP' && (j.alg === 'ML-DSA-65' || j.alg === 'ML-DSA-44') ? j.alg : j.kty === 'OKP' && j.crv === 'Ed25519' ? 'Ed25519' : undefined;
     if (!alg) return;
     if (j.kty === 'OKP' && j.alg !== undefined && j.alg !== 'EdDSA' && j.alg !== 'Ed25519') {
       issues.push({ path: `${at}/alg`, message: 'must be "EdDSA" or "Ed25519" for an Ed25519 key' });
     }
     if (typeof j.kid !== 'string' || j.kid.length === 0) issues.push({ path: `${at}/kid`, message: 'must be a non-empty string' });
     if (j.use !== undefined && j.use !== 'sig') issues.push({ path: `${at}/use`, message: 'must be "sig"' });
-    const member = alg === 'ML-DSA-65' ? 'pub' : 'x';
+    const member = alg === 'Ed25519' ? 'x' : 'pub';
     let publicKey: Uint8Array | undefined;
     try {
       publicKey = fromBase64Url(j[member] as string);

@@ -24,8 +24,14 @@ export const MLDSA65_TYPE_ID = 'io.vouch/ML-DSA-65';
  */
 export const MLDSA65_TYPE_BYTES: Uint8Array = concatBytes(Uint8Array.of(0xff), utf8.encode(MLDSA65_TYPE_ID));
 
+/**
+ * Type byte 0x06: c2sp.org/tlog-cosignature's timestamped ML-DSA-44 signature, which
+ * c2sp.org/tlog-checkpoint says logs SHOULD sign with too (under the log's origin as key name).
+ */
+export const MLDSA44_TYPE_BYTES: Uint8Array = Uint8Array.of(0x06);
+
 export function typeBytesFor(alg: SignatureAlg): Uint8Array {
-  return (alg === 'Ed25519' ? ED25519_TYPE_BYTES : MLDSA65_TYPE_BYTES).slice();
+  return (alg === 'Ed25519' ? ED25519_TYPE_BYTES : alg === 'ML-DSA-44' ? MLDSA44_TYPE_BYTES : MLDSA65_TYPE_BYTES).slice();
 }
 
 /** The 4-byte key id (big-endian uint32 as bytes) of a note key. */

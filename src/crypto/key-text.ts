@@ -40,7 +40,7 @@ export function parseKeyText(text: unknown): KeySeed {
   const o = obj as Record<string, unknown>;
   const issues: Issue[] = [];
   if (o.v !== 1) issues.push({ path: '/v', message: 'must be 1' });
-  if (!isSignatureAlg(o.alg)) issues.push({ path: '/alg', message: 'must be "ML-DSA-65" or "Ed25519"' });
+  if (!isSignatureAlg(o.alg)) issues.push({ path: '/alg', message: 'must be "ML-DSA-65", "Ed25519" or "ML-DSA-44"' });
   let seed: Uint8Array | undefined;
   try {
     seed = fromBase64(o.seed as string);

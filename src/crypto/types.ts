@@ -1,7 +1,10 @@
 // The signing contract every backend meets (noble in a worker thread, node:crypto where
 // Node has ML-DSA, a Worker secret on Cloudflare). The log core only sees these interfaces.
 
-export type SignatureAlg = 'ML-DSA-65' | 'Ed25519';
+/** The log's keys: ML-DSA-65 (always), Ed25519 and ML-DSA-44 (tlog-cosignature 0x06, timestamped). */
+export type SignatureAlg = 'ML-DSA-65' | 'Ed25519' | 'ML-DSA-44';
+/** The post-quantum ones: a note needs a verified signature by one of them. */
+export type PostQuantumAlg = 'ML-DSA-65' | 'ML-DSA-44';
 
 /** Signs raw bytes. Async so a backend may run off the event loop (worker thread). */
 export interface Signer {

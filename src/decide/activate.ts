@@ -101,6 +101,7 @@ export async function activatePolicy(resolved: ResolvedConfig, deps: ActivateDep
       directions: { request: config.directions?.request ?? 'sending', response: config.directions?.response ?? 'receiving' },
       chainTimeoutMs: config.timeouts?.chainMs,
       interceptorTimeoutMs: config.timeouts?.interceptorMs,
+      ...(config.timeouts?.enricherMs !== undefined && { enricherTimeoutMs: config.timeouts.enricherMs }),
     },
     toolMap: config.servers?.toolMap,
     events: config.events,

@@ -115,6 +115,8 @@ export async function decide(req: DecisionRequest, deps: DecideDeps): Promise<An
   const guarded = guardState(req.guards);
   const guardDeny = guardDenyOf(guarded);
   let state: Record<string, Json> = {};
+  // What enrichers added (live): kept by digest with the entry, like the input and the intent.
+  let enrichments: { digest: Digest; value: Json }[] = [];
   try {
     inputBytes = canonicalBytes(req.payload);
   } catch (e) {
@@ -132,9 +134,11 @@ export async function decide(req: DecisionRequest, deps: DecideDeps): Promise<An
       // redacted alike numbered in turn) then answers the same live and in replay, whatever order
       // the peer sent the keys in.
       const stored = JSON.parse(utf8.decode(inputBytes)) as unknown;
-      const run = await executeChain(interceptors, { event: req.event, phase: req.phase, payload: stored }, req.context, { ...policy.options, clock: deps.clock });
+      const facts = recordedJson(guarded)[GUARD_STATE_KEY] as Record<string, Json> | undefined;
+      const run = await executeChain(interceptors, { event: req.event, phase: req.phase, payload: stored }, req.context, { ...policy.options, clock: deps.clock, ...(facts && { facts }) });
       chain = run.result;
       state = run.state;
+      enrichments = run.enrichments;
     } catch (e) {
       chain = denyResult(req.event, req.phase, req.payload, `chain failed: ${publicMessage(e)}`);
     }
@@ -147,6 +151,7 @@ export async function decide(req: DecisionRequest, deps: DecideDeps): Promise<An
   const inputDigest = inputBytes && digestBytes(inputBytes);
   if (inputBytes) attachments.push({ digest: inputDigest!, bytes: inputBytes });
   for (const a of req.attachments ?? []) if (!attachments.some((x) => x.digest === a.digest)) attachments.push(a);
+  for (const e of enrichments) if (!attachments.some((x) => x.digest === e.digest)) attachments.push({ digest: e.digest, bytes: canonicalBytes(e.value) });
   let intentDigest: Digest | undefined;
   if (effect === 'allow') {
     const intentBytes = canonicalBytes(chain.finalPayload);

@@ -14,7 +14,7 @@ export type { FieldSpec } from './_check.js';
 export { decisionEntryBody, readDecisionEntry, DECISION_CORE_FIELDS, DECISION_EXTRA_FIELDS, type DecisionCore, type DecisionEntry, type DecisionExtras } from './decision.js';
 export { executionEntryBody, readExecutionEntry, EXECUTION_FIELDS, EXECUTION_FLAGS, type ExecutionEntry, type ExecutionFields, type ExecutionFlag } from './execution.js';
 export { policyEntryBody, readPolicyEntry, POLICY_FIELDS, type PolicyAction, type PolicyEntry, type PolicyFields } from './policy.js';
-export { erasureEntryBody, readErasureEntry, ERASURE_FIELDS, type ErasureEntry, type ErasureFields } from './erasure.js';
+export { erasedDigests, erasureEntryBody, readErasureEntry, ERASURE_FIELDS, MAX_ERASURE_DIGESTS, type ErasureEntry, type ErasureFields } from './erasure.js';
 export { pinEntryBody, readPinEntry, PIN_ACTIONS, PIN_FIELDS, type PinAction, type PinEntry, type PinFact } from './pin.js';
 export { applyPinEntry, toolDefinition, toolDigest, type PinState } from './pin-state.js';
 

@@ -17,6 +17,7 @@ import { registerAuditRoutes } from './routes-audit.js';
 import { registerExecutionRoutes } from './routes-execution.js';
 import { registerConsoleRoutes } from './routes-console.js';
 import { registerKeyRoutes } from './routes-keys.js';
+import { registerMonitorRoutes } from './routes-monitor.js';
 import { registerTileRoutes } from './routes-tiles.js';
 
 export type Env = { Variables: { caller: Caller } };
@@ -131,6 +132,7 @@ export function createApp(deps: AppDeps, metrics = new Metrics()): VouchApp {
     c.set('caller', caller);
     const all = caller.roles.includes('operator');
     if (!all && !caller.roles.includes('audit')) needRole(c, caller, 'admin');
+    await deps.beforeMetrics?.(metrics);
     return c.text(metrics.render(all ? 'all' : { tenant: caller.tenant }), 200, { 'content-type': 'text/plain; version=0.0.4' });
   });
 
@@ -176,6 +178,7 @@ export function createApp(deps: AppDeps, metrics = new Metrics()): VouchApp {
   registerAuditRoutes(app, { deps, limits, metrics, withRole });
   registerConsoleRoutes(app, { deps, limits, metrics, withRole });
   registerKeyRoutes(app, { deps, limits, metrics, withRole });
+  registerMonitorRoutes(app, { deps, withRole }); // before the tiles: /tlog/<hash>/checkpoint is no tenant's
   registerTileRoutes(app, { deps, withRole });
   return { app, metrics };
 }

@@ -9,6 +9,7 @@ import { registerAuditReadRoutes } from './routes-audit.js';
 import { registerConsoleRoutes } from './routes-console.js';
 import { registerKeyReadRoutes, type KeyAppDeps } from './routes-keys.js';
 import { registerRestReadRoutes } from './routes-rest.js';
+import { registerMonitorRoutes } from './routes-monitor.js';
 import { registerTileRoutes } from './routes-tiles.js';
 
 /** The paths the audit app answers (a listener in front of it routes these here). */
@@ -22,6 +23,7 @@ export function createAuditApp(deps: AppDeps & KeyAppDeps, metrics = new Metrics
   registerAuditReadRoutes(app, rc);
   registerConsoleRoutes(app, rc);
   registerKeyReadRoutes(app, rc);
+  registerMonitorRoutes(app, rc); // before the tiles: /tlog/<hash>/checkpoint is no tenant's
   registerTileRoutes(app, rc);
   return app;
 }

@@ -1,8 +1,11 @@
 // What createApp needs, as ports: the same app runs on Node (SQLite data directory) and on
 // Workers (a Durable Object per tenant log). Everything async, so a remote log fits.
+import type { TimestampReads } from '../timestamp/store.js';
 import type { Jwks, PublicKeyEntry } from '../crypto/index.js';
 import type { ActivePolicy } from '../decide/index.js';
+import type { CoseSigner } from '../receipt/index.js';
 import type { ProtectedResource } from './oauth-metadata.js';
+import type { Metrics } from './metrics.js';
 
 /**
  * `operator`: the whole data directory (key rotation, every tenant's metrics). A tenant's roles
@@ -47,6 +50,8 @@ export const DEFAULT_LIMITS: Limits = { bodyBytes: 1024 * 1024 };
 
 export interface AppDeps {
   logs(tenant: string): Promise<TenantLogPort>;
+  /** RFC 3161 stamps of checkpoints (timestamp/store.ts), by log origin; absent when time-stamping is off. */
+  timestamps?: TimestampReads;
   /** The policy in force for a tenant (hot-swappable: read per request). */
   policy(tenant: string): Promise<ActivePolicy>;
   /** Undefined = development mode: every request is the local operator (loopback only). */
@@ -76,11 +81,19 @@ export interface AppDeps {
   health?(): Health | Promise<Health>;
   /** Where structured operational log lines go (never payloads, tokens or secrets). */
   logLine?: (line: Record<string, unknown>) => void;
+  /** Run before /metrics renders: the Worker reads its log objects' witness progress into the counters here. */
+  beforeMetrics?(metrics: Metrics): Promise<void>;
   /**
    * Signs interceptor/invoke results on request (`_meta["io.vouch/sign"]: true`) under `context`
    * (crypto/context.ts; never the notes' empty one); keyId is the JWKS kid.
    */
   signResult?(bytes: Uint8Array, context: Uint8Array): Promise<{ alg: string; keyId: string; signature: Uint8Array }>;
+  /**
+   * The log keys that sign COSE receipts (RFC 9942) of a tenant's entries, and the key names its
+   * checkpoints are signed under; a key signs only the root of a checkpoint it signed. Absent:
+   * GET /v1/entries/SEQ/receipt.cose is not served (ERR_NOT_FOUND says so).
+   */
+  coseSigners?(tenant: string): { keyNames: string[]; signers: CoseSigner[] };
   /** The keys a tenant's callers co-sign requests with (JWK kid = the keyId they sign under); none when absent. */
   callerKeys?(tenant: string): Promise<PublicKeyEntry[]>;
   /** Co-signing required (`vouch serve --require-caller-signature`): an unsigned request is a recorded deny. */

@@ -1,6 +1,7 @@
 // A tenant's log port that stays valid while the log itself closes when idle and opens again
 // (tenant-pool.ts, issue 40): each call holds the log open for as long as it runs (an append until
 // it is answered, a stream of entries until it ends), so a close never lands under a use.
+import { VouchError } from '../errors.js';
 import type { LogPort } from '../store/log-port.js';
 import type { TenantPool } from './tenant-pool.js';
 
@@ -31,5 +32,7 @@ export function leasedPort(origin: string, tenant: string, pool: TenantPool<{ po
     },
   };
   if (opts.witnessed) port.witnessed = () => use((p) => p.witnessed!());
+  port.expiredPayloads = (beforeSeq, limit) => use((p) => (p.expiredPayloads ? p.expiredPayloads(beforeSeq, limit) : Promise.reject(new VouchError('ERR_CONFIG', 'payload retention is not available on this store'))));
+  port.eraseExpiredPayload = (d, beforeSeq) => use((p) => (p.eraseExpiredPayload ? p.eraseExpiredPayload(d, beforeSeq) : Promise.reject(new VouchError('ERR_CONFIG', 'payload retention is not available on this store'))));
   return port;
 }

@@ -59,7 +59,9 @@ export class Metrics {
   private audits = new Map<string, { checked: number; total: number; complete: boolean; failed: boolean }>();
   private published = new Map<string, number>();
   private otlpFailures = new Map<string, number>();
+  private retention?: { runs: number; erased: number; failures: number };
   private witnesses = new Map<string, { tenant: string; name: string; logSize: number; cosignedSize: number; failures: number }>();
+  private tsa = new Map<string, { failures: number; stampedSize: number; lastSuccessMs?: number; logSize: number }>();
   private tenantLogs?: () => { open: number; opens: number; closes: number };
 
   /** Open tenant logs and their opens and closes (node-server's tenant pool), read at each render. */
@@ -69,7 +71,7 @@ export class Metrics {
 
   /** The tenants the operator's view lists by name: every one when few; else failed audits first, then the largest logs. */
   private listed(): Set<string> {
-    const all = new Set([...this.logSize.keys(), ...this.audits.keys(), ...this.published.keys(), ...[...this.witnesses.values()].map((w) => w.tenant)]);
+    const all = new Set([...this.logSize.keys(), ...this.audits.keys(), ...this.published.keys(), ...[...this.witnesses.values()].map((w) => w.tenant), ...this.tsa.keys()]);
     if (all.size <= TOP_TENANTS) return all;
     const rank = [...all].sort((a, b) => Number(this.audits.get(b)?.failed ?? false) - Number(this.audits.get(a)?.failed ?? false) || (this.logSize.get(b) ?? 0) - (this.logSize.get(a) ?? 0) || (a < b ? -1 : 1));
     return new Set(rank.slice(0, TOP_TENANTS));
@@ -110,13 +112,32 @@ export class Metrics {
   }
 
   /** Telemetry (OTLP) items whose export failed, by signal: never a decision's failure. Service-wide: the operator's. */
+  /** One tenant's retention pass (audit/retention.ts): payloads erased, or a failure. Totals only: bounded with many tenants. */
+  retentionRun(erased: number, failed: boolean): void {
+    const r = (this.retention ??= { runs: 0, erased: 0, failures: 0 });
+    r.runs++;
+    r.erased += erased;
+    if (failed) r.failures++;
+  }
+
   otlpFailed(signal: string, items: number): void {
     this.otlpFailures.set(signal, (this.otlpFailures.get(signal) ?? 0) + items);
+  }
+
+  /** A witness's progress and failure count as a log keeps them (the Worker's log objects): replaces what was set. */
+  witnessProgress(tenant: string, name: string, logSize: number, cosignedSize: number, failures: number): void {
+    this.witnesses.set(`${tenant}\u0000${name}`, { tenant, name, logSize, cosignedSize, failures });
   }
 
   /** A witness's progress on a tenant log (witness/submitter.ts): behind = log size - size it cosigned. */
   witness(tenant: string, name: string, logSize: number, cosignedSize: number, ok: boolean): void {
     this.witnesses.set(`${tenant}\u0000${name}`, { tenant, name, logSize, cosignedSize, failures: (this.witnesses.get(`${tenant}\u0000${name}`)?.failures ?? 0) + (ok ? 0 : 1) });
+  }
+
+  /** An RFC 3161 stamp attempt on a tenant log (timestamp/stamper.ts): a failure delays only the stamp. */
+  timestamp(tenant: string, st: { ok: boolean; size: number; stamped?: { size: number; received: number } }): void {
+    const was = this.tsa.get(tenant);
+    this.tsa.set(tenant, { failures: (was?.failures ?? 0) + (st.ok ? 0 : 1), stampedSize: st.stamped?.size ?? was?.stampedSize ?? 0, lastSuccessMs: st.stamped?.received ?? was?.lastSuccessMs, logSize: Math.max(st.size, was?.logSize ?? 0) });
   }
 
   /** An error answered; `tenant` when the caller was known. */
@@ -164,6 +185,12 @@ export class Metrics {
     }
     l.push('# HELP vouch_errors_total Errors answered, by code.', '# TYPE vouch_errors_total counter');
     for (const [code, n] of c.errors) l.push(`vouch_errors_total{code="${code}"} ${n}`);
+    if (view === 'all' && this.retention) {
+      const r = this.retention;
+      l.push('# HELP vouch_retention_runs_total Payload retention passes over a tenant log.', '# TYPE vouch_retention_runs_total counter', `vouch_retention_runs_total ${r.runs}`);
+      l.push('# HELP vouch_retention_payloads_erased_total Payloads erased by retention (each listed in a signed erasure entry first).', '# TYPE vouch_retention_payloads_erased_total counter', `vouch_retention_payloads_erased_total ${r.erased}`);
+      l.push('# HELP vouch_retention_failures_total Retention passes that failed (retried at the next pass).', '# TYPE vouch_retention_failures_total counter', `vouch_retention_failures_total ${r.failures}`);
+    }
     if (view === 'all' && this.otlpFailures.size) {
       l.push('# HELP vouch_otlp_export_failures_total Spans and log records whose OTLP export failed, by signal.', '# TYPE vouch_otlp_export_failures_total counter');
       for (const [sig, n] of this.otlpFailures) l.push(`vouch_otlp_export_failures_total{signal="${sig}"} ${n}`);
@@ -177,6 +204,15 @@ export class Metrics {
       for (const x of w) l.push(`vouch_witness_behind_entries{${lbl(x)}} ${Math.max(0, x.logSize - x.cosignedSize)}`);
       l.push('# HELP vouch_witness_failures_total Submissions a witness did not cosign (down, timed out or refused).', '# TYPE vouch_witness_failures_total counter');
       for (const x of w) l.push(`vouch_witness_failures_total{${lbl(x)}} ${x.failures}`);
+    }
+    const t = [...this.tsa.entries()].filter(([tenant]) => mine(tenant));
+    if (t.length) {
+      l.push('# HELP vouch_tsa_failures_total RFC 3161 time-stamp requests that brought no valid token (TSA down, timed out, refused, garbage).', '# TYPE vouch_tsa_failures_total counter');
+      for (const [tenant, x] of t) l.push(`vouch_tsa_failures_total{tenant="${tenant}"} ${x.failures}`);
+      l.push('# HELP vouch_tsa_stamped_size Tree size of the newest checkpoint with a valid TSA token.', '# TYPE vouch_tsa_stamped_size gauge');
+      for (const [tenant, x] of t) l.push(`vouch_tsa_stamped_size{tenant="${tenant}"} ${x.stampedSize}`);
+      l.push('# HELP vouch_tsa_last_success_age_seconds Seconds since the newest valid TSA token was received (absent before the first).', '# TYPE vouch_tsa_last_success_age_seconds gauge');
+      for (const [tenant, x] of t) if (x.lastSuccessMs !== undefined) l.push(`vouch_tsa_last_success_age_seconds{tenant="${tenant}"} ${Math.max(0, (Date.now() - x.lastSuccessMs) / 1000).toFixed(1)}`);
     }
     return l.join('\n') + '\n';
   }

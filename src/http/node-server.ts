@@ -22,6 +22,8 @@ import { leasedPort } from './leased-port.js';
 import { createTenantPool, type TenantPoolStats } from './tenant-pool.js';
 import { describeMldsaBackend } from '../crypto/node.js';
 import { systemClock } from '../clock.js';
+import { retentionTargetOf } from '../audit/index.js';
+import { readRetentionPolicy, startRetention } from './retention-schedule.js';
 import { createApp } from './app.js';
 import type { AuditAppDeps, PolicyAdmin } from './routes-audit.js';
 import type { KeyAdmin, KeyAppDeps } from './routes-keys.js';
@@ -32,6 +34,7 @@ import { Metrics } from './metrics.js';
 import { parseAllowedOrigins } from './web-guard.js';
 import type { OtelExporter } from '../observe/otel.js';
 import { openNodeWitnessing, readWitnessingConfig, type NodeWitnessing } from '../witness/node-log.js';
+import { openNodeTimestamping, readPinnedCertificates, type NodeTimestamping } from '../timestamp/node-tsa.js';
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|localhost|::1)$/;
 
@@ -109,8 +112,12 @@ export interface ServeOptions {
   auditDelayMs?: number;
   /** OTLP/HTTP collector base URL (`--otlp`): each durable entry exported as a span and a log record. Off when absent. */
   otlp?: string;
+  /** Payload retention file (`--retention FILE`, audit/retention.ts); default <data>/retention.json when present. Off when neither. */
+  retention?: string;
   /** Witness config file (`--witnesses FILE`, witness/config.ts); default <data>/witnesses.json when present. Off when neither. */
   witnesses?: string;
+  /** Tests: how often the time-stamping cadence is looked at, and the first retry delay (timestamp/stamper.ts). */
+  timestampTiming?: { tickMs?: number; backoffMs?: number };
   /** Tenant logs kept open at most (`--max-open-tenants`, default 256): the least recently used idle one closes first. */
   maxOpenTenants?: number;
   /** Close a tenant log unused this long, ms (`--tenant-idle`, default 300 s; 0: only the cap closes logs). */
@@ -155,6 +162,9 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** Six months, rounded up (EU AI Act Art. 19 and 26(6): logs kept at least six months). */
+const SIX_MONTHS_DAYS = 184;
+
 export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const host = opts.host ?? '127.0.0.1';
   if (!opts.auth && !LOOPBACK.test(host)) {
@@ -170,6 +180,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   if (opts.otlp !== undefined) otelModule!.parseOtlpUrl(opts.otlp); // a bad URL is a start-up error, before anything is opened
   initDataDir(opts.data); // first run: keys generated; existing keys are kept
   const witnessCfg = readWitnessingConfig(opts.data, opts.witnesses); // a bad file is a start-up error
+  const retentionPolicy = readRetentionPolicy(opts.data, opts.retention); // likewise
   const metrics = new Metrics();
   const otel: OtelExporter | undefined =
     opts.otlp === undefined
@@ -227,6 +238,17 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const remoteAllow = remoteAllowListOf(policy.resolved.config);
   // Witnessing (issue 18): cosignatures are collected on their own timer; decisions never wait for them.
   const witnessing: NodeWitnessing | undefined = witnessCfg && openNodeWitnessing({ data: opts.data, config: witnessCfg, logLine: opts.logLine, onStatus: (t, st) => metrics.witness(t, st.witness, st.logSize, st.cosignedSize, st.ok) });
+  // RFC 3161 time-stamping (issue 41): the start-up file's `timestamping`, on its own timer after checkpoints are signed.
+  const tsaCfg = policy.resolved.config.timestamping;
+  let timestamping: NodeTimestamping | undefined;
+  try {
+    timestamping = tsaCfg && openNodeTimestamping({ data: opts.data, config: tsaCfg, pinned: readPinnedCertificates(tsaCfg.certificates, configPath), logLine: opts.logLine, onStatus: (t, st) => metrics.timestamp(t, st), ...opts.timestampTiming });
+  } catch (e) {
+    await witnessing?.close();
+    await dataDir.close();
+    await policy.close();
+    throw e;
+  }
   const lifecycle = createLogLifecycle({ data: opts.data, dataDir, metrics, logLine: opts.logLine, idleCheckpointMs: opts.idleCheckpointMs ?? 60_000 });
   // Tenant logs open at first use and close when idle, at most maxOpenTenants at once (tenant-pool.ts).
   const pool = createTenantPool<{ port: LogPort; log: TenantLog }>({
@@ -239,6 +261,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
         await t.ready; // checked against its newest signed checkpoint, as at start
         const raw = logPortOf(t.origin, t.store, t.appender);
         const port = witnessing ? witnessing.track(tenant, raw) : raw;
+        timestamping?.track(tenant, raw); // the notes as the log signed them: the stamped bytes
         // A policy pinned or hot-swapped before an idle close is still the one in force: loaded once.
         if (!tenantPolicy.has(tenant)) {
           const pinned = await loadPinnedPolicy(t.store, state, 'connect', remoteAllow);
@@ -255,9 +278,12 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     },
     close: async (tenant) => {
       await lifecycle.release(tenant); // a checkpoint over what it holds, published, before it closes
-      await archiver?.flush(tenant); // ...and archived
+      // Not archived here: a close waiting for the archive's one lane would keep this log's file
+      // handles open behind every other tenant's sync (many tenants). Its tiles were synced after its
+      // last commit; the closing checkpoint's are written at its next open.
       archiver?.forget(tenant);
       await witnessing?.untrack(tenant);
+      await timestamping?.untrack(tenant);
       await dataDir.closeLog(tenant);
       opts.logLine?.({ level: 'debug', msg: 'tenant log closed (idle)', tenant });
     },
@@ -306,6 +332,24 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   }
   lifecycle.start();
   pool.start();
+  const short = retentionPolicy && [retentionPolicy.payloadDays, ...Object.values(retentionPolicy.tenants)].filter((d): d is number => typeof d === 'number' && d < SIX_MONTHS_DAYS);
+  if (short?.length) opts.logLine?.({ level: 'warn', msg: `payload retention under six months (${Math.min(...short)} days): the EU AI Act (Art. 19, 26(6)) has high-risk systems keep their logs at least six months unless other law says otherwise (docs/retention.md)` });
+  const retention =
+    retentionPolicy &&
+    startRetention({
+      policy: retentionPolicy,
+      tenants: () => listTenants(opts.data),
+      target: async (tenant) => retentionTargetOf(await logs(tenant)),
+      now: () => systemClock.isoNow(),
+      onRun: (tenant, r) => {
+        metrics.retentionRun(r.erased, false);
+        if (r.seqs.length) opts.logLine?.({ level: 'info', msg: 'payload retention', tenant, erased: r.erased, entries: r.seqs, cutoff: r.cutoff, more: r.more });
+      },
+      onError: (tenant, e) => {
+        metrics.retentionRun(0, true);
+        opts.logLine?.({ level: 'error', msg: 'payload retention failed (tried again at the next pass)', tenant, code: (e as { code?: string }).code, error: (e as Error).message });
+      },
+    });
   // Key lifecycle (routes-keys.ts): one change at a time, after every open log is ready.
   let keying: Promise<unknown> = Promise.resolve();
   const serial = <T>(f: () => Promise<T>): Promise<T> => {
@@ -331,6 +375,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const appDeps: AuditAppDeps & KeyAppDeps = {
     keyAdmin,
     logs,
+    ...(timestamping && { timestamps: timestamping.reads }),
     mldsa: describeMldsaBackend(),
     policy: async (tenant) => {
       await logs(tenant);
@@ -368,6 +413,15 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     // results' own FIPS 204 context: a result, whatever bytes a caller shaped, never verifies as a
     // checkpoint or note (empty context), nor a checkpoint as a result (issue 35).
     signResult: async (bytes, context) => ({ alg: 'ML-DSA-65', keyId: dataDir.keys[0].keyId, signature: await dataDir.signInContext(bytes, context) }),
+    // COSE receipts (RFC 9942) by the current keys; each refuses a root it did not sign (cose-sign.ts).
+    coseSigners: (tenant) => ({
+      keyNames: [dataDir.originOf(tenant), dataDir.keyName],
+      // ML-DSA-65 and Ed25519: the keys that sign the note's text (ML-DSA-44 signs a cosignature message).
+      signers: dataDir.keys.flatMap((k) => {
+        const s = dataDir.signers.find((x) => x.alg === k.alg);
+        return s && (k.alg === 'ML-DSA-65' || k.alg === 'Ed25519') ? [{ alg: k.alg, publicKey: k.publicKey, sign: (m: Uint8Array) => s.sign(m) }] : [];
+      }),
+    }),
     callerKeys: async (tenant) => (Object.hasOwn(callers, tenant) ? callers[tenant] : []),
     requireCallerSignature: opts.requireCallerSignature === true,
     observe: otel && ((e) => otel.observe(e)),
@@ -413,10 +467,12 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
           server.close(() => resolve());
           (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
         });
+        await retention?.stop(); // a pass under way finishes its batch
         await pool.stop(); // idle closes under way finish (each signs and publishes its checkpoint)
         await lifecycle.shutdown(); // after the batches in flight: a checkpoint over everything committed
         await archiver?.close(dataDir.openTenants()); // that checkpoint and its tiles archived
         await witnessing?.close(); // stops submitting; a witness that is down is not waited for beyond its timeout
+        await timestamping?.close(); // a request in flight ends within its timeout
         await otel?.shutdown(); // exports what is queued (bounded by the exporter's timeout)
         await dataDir.close(); // finishes queued and in-flight batches first
         await policy.close();

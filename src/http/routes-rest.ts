@@ -5,7 +5,8 @@ import { parseDigest, toHex, utf8 } from '../canonical/index.js';
 import { InputError, VouchError } from '../errors.js';
 import { decideParams, parseExecuteChainParams } from '../decide/index.js';
 import { hashLeaf } from '../log/index.js';
-import { buildReceipt } from '../receipt/index.js';
+import { buildCoseReceipt, buildReceipt, coseSignatureCache, COSE_MEDIA_TYPE } from '../receipt/index.js';
+import { buildTimestampEvidence } from '../timestamp/evidence-format.js';
 import type { Env } from './app.js';
 import { readJsonBody } from './body.js';
 import { rolesForPolicy, type AppDeps, type Limits, type Role } from './deps.js';
@@ -83,8 +84,11 @@ export function registerRestReadRoutes(app: Hono<Env>, rc: Pick<RestContext, 'de
     // How far the witnesses are behind (issue 35): absent without witnessing, null before any cosignature.
     const w = log.witnessed && ((await log.witnessed()) ?? null);
     const witnessed = w === undefined ? {} : { witnessed: w && { size: w.size, checkpointSize: cp?.size ?? 0, behind: Math.max(0, (cp?.size ?? 0) - w.size), time: new Date(w.ts * 1000).toISOString(), witnesses: w.witnesses } };
-    if (!cp) return c.json({ origin: log.origin, size: 0, root: null, checkpoint: null, ...witnessed });
-    return c.json({ origin: log.origin, size: cp.size, root: toHex(cp.root), checkpoint: cp.note, ...witnessed });
+    // The newest RFC 3161 stamp (the console's "trusted timestamp" line): absent when time-stamping is off, null before the first.
+    const t = deps.timestamps && (deps.timestamps.newest(log.origin) ?? null);
+    const timestamped = t === undefined ? {} : { timestamped: t && { size: t.size, checkpointSize: cp?.size ?? 0, behind: Math.max(0, (cp?.size ?? 0) - t.size), tsa: t.tsa, genTime: t.genTime } };
+    if (!cp) return c.json({ origin: log.origin, size: 0, root: null, checkpoint: null, ...witnessed, ...timestamped });
+    return c.json({ origin: log.origin, size: cp.size, root: toHex(cp.root), checkpoint: cp.note, ...witnessed, ...timestamped });
   });
 
   app.get('/v1/entries/:seq', withRole('audit'), async (c) => {
@@ -96,8 +100,32 @@ export function registerRestReadRoutes(app: Hono<Env>, rc: Pick<RestContext, 'de
     // Durable but not yet covered by a signed checkpoint (wait "durable"): no receipt yet, `pending`.
     if (!cp || cp.size <= seq) return c.json({ seq, entry: JSON.parse(utf8.decode(bytes)), receipt: null, pending: true });
     const proof = await log.inclusionProof(seq, cp.size);
-    const receipt = buildReceipt({ bytes, leaf: hashLeaf(bytes), seq, proof, checkpoint: cp.note });
+    // The earliest stamped tree holding this entry: the earliest trusted time it is proven to exist by.
+    const t = deps.timestamps?.covering(log.origin, seq);
+    const timestamp = t && buildTimestampEvidence(t.note, await log.inclusionProof(seq, t.size), t.token);
+    const receipt = buildReceipt({ bytes, leaf: hashLeaf(bytes), seq, proof, checkpoint: cp.note, timestamp });
     return c.json({ seq, entry: JSON.parse(utf8.decode(bytes)), receipt });
+  });
+
+  // The same proof as a COSE receipt (RFC 9942), signed where the keys are: once per checkpoint
+  // and key (coseSignatureCache), over a root that key already signed in the checkpoint note.
+  const coseSign = coseSignatureCache();
+  app.get('/v1/entries/:seq/receipt.cose', withRole('audit'), async (c) => {
+    const seq = intParam(c.req.param('seq'), 'seq')!;
+    const alg = c.req.query('alg') ?? 'ML-DSA-65';
+    if (alg !== 'ML-DSA-65' && alg !== 'Ed25519') throw new InputError('ERR_INPUT', 'alg is ML-DSA-65 (default) or Ed25519', [{ path: '/alg', message: 'unknown algorithm' }]);
+    const tenant = c.get('caller').tenant;
+    const cose = deps.coseSigners?.(tenant);
+    const signer = cose?.signers.find((s) => s.alg === alg);
+    if (!cose || !signer) throw new VouchError('ERR_NOT_FOUND', `this service signs no COSE receipts with ${alg}: use GET /v1/entries/${seq} (the JSON receipt)`);
+    const log = await deps.logs(tenant);
+    const bytes = await log.entry(seq);
+    if (!bytes) throw new VouchError('ERR_NOT_FOUND', `no entry ${seq}`);
+    const cp = await log.latestCheckpoint();
+    if (!cp || cp.size <= seq) throw new VouchError('ERR_NOT_FOUND', `entry ${seq} is durable but no signed checkpoint covers it yet (newest: size ${cp?.size ?? 0}): ask again in a moment`);
+    const proof = await log.inclusionProof(seq, cp.size);
+    const receipt = await buildCoseReceipt({ entry: bytes, seq, proof, checkpoint: cp.note, keyNames: cose.keyNames }, signer, await coseSign(cp.note, cose.keyNames, signer));
+    return c.body(Uint8Array.from(receipt), 200, { 'content-type': COSE_MEDIA_TYPE });
   });
 
   app.get('/v1/proofs/inclusion', withRole('audit'), async (c) => {

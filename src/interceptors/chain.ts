@@ -6,12 +6,18 @@ import { withRead } from '../lazy-property.js';
 import type { AttemptOptions } from './_attempt.js';
 import { DEFAULT_DIRECTIONS, baseContext, type ChainContext } from './_context.js';
 import { runMutation, runParallel, type ChainState, type StepEnv } from './_chain-steps.js';
+import { isEnricher, runEnrichmentBand, ENRICH_STATE_KEY } from './_enrich-band.js';
+import type { Digest } from '../canonical/index.js';
 import { cloneJson, describeError, setMember } from './_json.js';
 import { COMPAT_SKIP, compatSkipReason, orderInterceptors, selectInterceptors } from './list.js';
 import type { AbortedAt, ChainResult, Direction, Interceptor, InterceptorResult, Json, Phase, ValidationSummary } from './types.js';
 
 export type { ChainContext } from './_context.js';
 export { stripVolatile, stripDurations, VOLATILE_KEYS, CONFORMANCE_VOLATILE_KEYS } from './_volatile.js';
+export { DEFAULT_ENRICHER_TIMEOUT_MS, ENRICH_STATE_KEY, isEnricher, MAX_ENRICHER_TIMEOUT_MS } from './_enrich-band.js';
+export { ENRICHMENT_META } from './_enrich-contract.js';
+/** The `_meta` of an enricher's descriptor. */
+export const ROLE_META_ENRICHER = Object.freeze({ 'io.vouch/role': 'enricher' as const });
 
 export interface ChainRequest {
   event: string;
@@ -28,6 +34,12 @@ export interface ChainOptions {
   replayState?: Record<string, Json>;
   /** Only for durationMs / totalDurationMs; absent means no durations at all. */
   clock?: { monotonic(): number };
+  /** The enrichment band's own deadline (bounded: _enrich-band.ts); not part of the chain's. */
+  enricherTimeoutMs?: number;
+  /** Replay: what each enricher added, by the digest the entry's state records (never re-run). */
+  replayEnrichments?: Record<string, Json>;
+  /** vouch's recorded checks of the call (the guards' records), handed to enrichers. */
+  facts?: Record<string, Json>;
 }
 
 export interface ChainRun {
@@ -36,6 +48,8 @@ export interface ChainRun {
   state: Record<string, Json>;
   /** Settles when every fire-and-forget observer is done or abandoned; never rejects. */
   observers: Promise<void>;
+  /** Live only: what each enricher added, by digest (decide() keeps the bytes in the payload store). */
+  enrichments: { digest: Digest; value: Json }[];
 }
 
 export const DEFAULT_CHAIN_TIMEOUT_MS = 10_000;
@@ -52,9 +66,10 @@ export function decisionOf(result: ChainResult): 'allow' | 'deny' {
 export async function executeChain(interceptors: Interceptor[], req: ChainRequest, ctx: ChainContext, opts: ChainOptions = {}): Promise<ChainRun> {
   const state: Record<string, Json> = {};
   const observers: Promise<void>[] = [];
+  const enrichments: { digest: Digest; value: Json }[] = [];
   let result: ChainResult;
   try {
-    result = await runChain(interceptors, req, ctx, opts, state, observers);
+    result = await runChain(interceptors, req, ctx, opts, state, observers, enrichments);
   } catch (e) {
     result = errorResult(req, `chain error: ${describeError(e)}`);
   }
@@ -62,7 +77,7 @@ export async function executeChain(interceptors: Interceptor[], req: ChainReques
     () => undefined,
     () => undefined,
   );
-  return { result, state: { ...state }, observers: settled };
+  return { result, state: { ...state }, observers: settled, enrichments };
 }
 
 async function runChain(
@@ -72,6 +87,7 @@ async function runChain(
   opts: ChainOptions,
   state: Record<string, Json>,
   observers: Promise<void>[],
+  enrichments: { digest: Digest; value: Json }[],
 ): Promise<ChainResult> {
   const { event, phase } = req;
   if (typeof event !== 'string' || event.length === 0) throw new Error('event must be a non-empty string');
@@ -125,8 +141,10 @@ async function runChain(
     observers,
   };
 
-  // Sending: mutate (by priority), then validate + observe. Receiving: the reverse.
-  const mutators = ordered.filter((ic) => ic.descriptor.type === 'mutation');
+  // Sending: mutate (by priority), then validate + observe. Receiving: the reverse. Enrichers
+  // come after all of it, in their own band (below).
+  const enrichers = ordered.filter(isEnricher);
+  const mutators = ordered.filter((ic) => ic.descriptor.type === 'mutation' && !isEnricher(ic));
   const group = ordered.filter((ic) => ic.descriptor.type !== 'mutation');
   type Step = () => Promise<void>;
   const mutate: Step[] = mutators.map((ic) => () => runMutation(ic, s, env));
@@ -163,6 +181,22 @@ async function runChain(
   }
   s.closed = true;
   if (outcome !== 'timeout' && outcome.failed) throw outcome.e;
+  // The enrichment band annotates only a result the gates let through, under its own deadline
+  // (the chain's has been met): it adds, it never blocks, so nothing it does can deny.
+  if (!s.stop && enrichers.length > 0) {
+    const band = await runEnrichmentBand(enrichers, s.payload, {
+      ctx: env.ctx,
+      results: [...s.results],
+      facts: opts.facts ?? {},
+      timeoutMs: opts.enricherTimeoutMs,
+      clock: opts.clock,
+      ...(opts.replayState && { replay: { recorded: opts.replayState[ENRICH_STATE_KEY], additions: opts.replayEnrichments ?? {} } }),
+    });
+    s.payload = band.payload;
+    s.results.push(...band.results);
+    setMember(state, ENRICH_STATE_KEY, band.state);
+    enrichments.push(...band.additions);
+  }
 
   const stop = s.stop;
   const restore = stop !== undefined && (stop.restore || stop.status === 'timeout');

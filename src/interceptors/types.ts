@@ -100,7 +100,19 @@ export interface InterceptorContext {
   protocolVersion?: string;
   /** Interceptor-specific recorded state: what `prepare` returned (live) or the entry held (replay). */
   state?: Json;
+  /** Only for an enricher (the enrichment band, _enrich-band.ts): what the gates decided before it. */
+  enrichment?: EnrichmentInputs;
   signal: AbortSignal;
+}
+
+/**
+ * What an enricher may know beyond the result: the results of the gates that ran before it (a
+ * redactor's counts) and vouch's own recorded checks of the call (`facts`: the guards' records,
+ * e.g. the tool pin). Both are recorded in the entry, so a built-in enricher stays a pure function.
+ */
+export interface EnrichmentInputs {
+  results: readonly InterceptorResult[];
+  facts: Record<string, Json>;
 }
 
 export type ValidationOutcome = Pick<ValidationResult, 'valid' | 'severity' | 'messages' | 'info'>;

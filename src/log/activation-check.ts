@@ -96,24 +96,31 @@ export function payloadDigestsOf(e: Entry): Digest[] {
 /**
  * Payloads that entries name but the store lacks, unless an erasure entry (before or after) names
  * them: a missing payload with no erasure is a finding, never "benign". A stored payload must hash
- * to its digest (a rewritten one is a finding). `get` is the store's lookup.
+ * to its digest (a rewritten one is a finding). A retention erasure (`digests` with `before`: only
+ * payloads no entry at or after seq `before` names) that took a payload a newer entry still names
+ * is a finding too: someone moved the store's retention index to make it erase early. A retention
+ * erasure excuses only the copy it took: a payload named again after it (stored again by that
+ * entry) and now missing was deleted by someone else. An erasure on request excuses the digest at
+ * any seq (a decision can commit between its entry and the delete). `get` is the store's lookup.
  */
 export class PayloadPresenceCheck implements EntryCheck {
   private readonly missing = new Map<Digest, number>();
+  /** Erased on request (or by a batch with no `before`): absent at any seq is accounted for. */
   private readonly erased = new Set<Digest>();
-  private readonly seen = new Set<Digest>();
+  /** Erased by retention: digest -> the highest `before`; only namings below it are accounted for. */
+  private readonly retainedBefore = new Map<Digest, { before: number; seq: number }>();
+  /** digest -> the newest seq naming it so far. */
+  private readonly lastNamed = new Map<Digest, number>();
 
   constructor(private readonly get: (digest: Digest) => Uint8Array | undefined) {}
 
   visit(e: Entry): RuleFinding | undefined {
-    if (e.type === 'erasure') {
-      if (isDigest(e.digest)) this.erased.add(e.digest);
-      return undefined;
-    }
+    if (e.type === 'erasure') return this.erasure(e);
     let finding: RuleFinding | undefined;
     for (const d of payloadDigestsOf(e)) {
-      if (this.seen.has(d)) continue;
-      this.seen.add(d);
+      const seen = this.lastNamed.has(d);
+      this.lastNamed.set(d, e.seq);
+      if (seen) continue;
       const bytes = this.get(d);
       if (!bytes) this.missing.set(d, e.seq);
       else if (digestBytes(bytes) !== d) finding ??= { kind: 'payload', seq: e.seq, message: `payload ${d} named by entry ${e.seq} is stored with bytes that hash to ${digestBytes(bytes)}: it was rewritten` };
@@ -121,10 +128,38 @@ export class PayloadPresenceCheck implements EntryCheck {
     return finding;
   }
 
+  /** One digest (on request) or a batch (retention): entries/erasure.ts. */
+  private erasure(e: Entry): RuleFinding | undefined {
+    if (isDigest(e.digest)) this.erased.add(e.digest);
+    if (!Array.isArray(e.digests)) return undefined;
+    const before = Number.isSafeInteger(e.before) ? (e.before as number) : undefined;
+    let finding: RuleFinding | undefined;
+    for (const d of e.digests) {
+      if (!isDigest(d)) continue;
+      if (before === undefined) this.erased.add(d);
+      else if ((this.retainedBefore.get(d)?.before ?? -1) < before) this.retainedBefore.set(d, { before, seq: e.seq });
+      const named = this.lastNamed.get(d);
+      if (before !== undefined && named !== undefined && named >= before && !this.get(d)) {
+        finding ??= { kind: 'payload', seq: e.seq, message: `payload ${d} is gone under retention erasure ${e.seq} (payloads no entry since seq ${before} names), yet entry ${named} names it: the store's retention index was moved` };
+      }
+    }
+    return finding;
+  }
+
   end(): RuleFinding[] {
     const out: RuleFinding[] = [];
     for (const [digest, seq] of this.missing) {
-      if (!this.erased.has(digest)) out.push({ kind: 'payload', seq, message: `payload ${digest} named by entry ${seq} is not stored, and no erasure entry removed it` });
+      if (this.erased.has(digest)) continue;
+      const last = this.lastNamed.get(digest) ?? seq;
+      const retained = this.retainedBefore.get(digest);
+      if (retained && last < retained.before) continue;
+      out.push({
+        kind: 'payload',
+        seq: last,
+        message: retained
+          ? `payload ${digest} named by entry ${last} is not stored; retention erasure ${retained.seq} took only a copy no entry since seq ${retained.before} named, and no erasure entry removed this one`
+          : `payload ${digest} named by entry ${seq} is not stored, and no erasure entry removed it`,
+      });
     }
     return out;
   }

@@ -1,6 +1,7 @@
 // C2SP tlog-checkpoint: the note text `origin\nsize\nbase64(root)\n[extension lines]`, signed as
 // a signed note. Portable.
 import { fromBase64, toBase64 } from '../canonical/index.js';
+import type { PostQuantumAlg } from '../crypto/index.js';
 import { InputError, type Issue } from '../errors.js';
 import { checkKeyWindows } from './key-window.js';
 import { signNote, verifyNote, type NoteSigner, type NoteVerifier, type OpenNoteOptions, type VerifiedSignature } from './note.js';
@@ -71,10 +72,12 @@ export interface OpenedCheckpoint {
   signatures: VerifiedSignature[];
   /** Accepted on classical signatures alone (only with `classicalOk`). */
   classicalOnly: boolean;
+  /** The post-quantum algorithm that met the requirement (log/note.ts). */
+  postQuantum?: PostQuantumAlg;
 }
 
 /**
- * Verifies the note under the one rule of verifyNote (an ML-DSA-65 signature is required unless
+ * Verifies the note under the one rule of verifyNote (an ML-DSA-44 or ML-DSA-65 signature is required unless
  * `classicalOk`), then parses its text. The key name need not equal the origin (the spec only
  * says SHOULD), so it is not enforced here; callers pin the origin they expect.
  */
@@ -82,7 +85,7 @@ export function openSignedCheckpoint(noteText: string, verifiers: NoteVerifier[]
   const opened = verifyNote(noteText, verifiers, opts);
   const checkpoint = parseCheckpoint(opened.text);
   checkKeyWindows(opened.signatures, checkpoint.size); // a key's signature outside its time: key-revoked / key-retired
-  return { checkpoint, signatures: opened.signatures, classicalOnly: opened.classicalOnly };
+  return { checkpoint, signatures: opened.signatures, classicalOnly: opened.classicalOnly, ...(opened.postQuantum && { postQuantum: opened.postQuantum }) };
 }
 
 /** openSignedCheckpoint, for callers that need only the checkpoint (the same rule applies). */

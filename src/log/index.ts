@@ -2,7 +2,7 @@
 export * from './merkle.js';
 export { encodeEntry, decodeEntry, ENTRY_TYPES, ENTRY_VERSION, GENESIS_PREV, type Entry, type EntryBody, type EntryType } from './entry.js';
 export { formatCheckpoint, parseCheckpoint, signCheckpoint, openCheckpoint, openSignedCheckpoint, type Checkpoint, type OpenedCheckpoint } from './checkpoint.js';
-export { parseNote, signNote, verifyNote, noteSignerFor, noteVerifierFor, isValidKeyName, describeSignature, POST_QUANTUM_ALG, type OpenedNote, type OpenNoteOptions, type VerifiedSignature, type Note, type NoteSigner, type NoteVerifier } from './note.js';
+export { parseNote, signNote, verifyNote, noteSignerFor, noteVerifierFor, isValidKeyName, describeSignature, POST_QUANTUM_ALG, POST_QUANTUM_ALGS, pqAlgsFor, parsePqRequirement, type PqRequirement, type OpenedNote, type OpenNoteOptions, type VerifiedSignature, type Note, type NoteSigner, type NoteVerifier } from './note.js';
 export { formatVkey, parseVkey } from './vkey.js';
 export type { LogWriter } from './writer.js';
 export { assertTenant, isTenant, logOriginOf, TENANT_RE } from './origin.js';

@@ -2,8 +2,9 @@
 // lines. Parsing is strict; verification hashes the exact text bytes, never a re-serialization.
 // Portable.
 import { concatBytes, fromBase64, toBase64, toHex, utf8 } from '../canonical/index.js';
-import { noteKeyId, type SignatureAlg, type Signer, type Verifier } from '../crypto/index.js';
+import { isPostQuantumAlg, MLDSA44_SIGNATURE_BYTES, noteKeyId, type PostQuantumAlg, type SignatureAlg, type Signer, type Verifier } from '../crypto/index.js';
 import { InputError, VerificationError, type Issue } from '../errors.js';
+import { mldsa44CosignedMessage, splitTimestamped, u64 } from './cosigned-message.js';
 import type { KeyWindow } from './key-window.js';
 
 /** Upper bounds (the spec asks for a limit and at least 16 signatures; ML-DSA lines are ~4.4 kB). */
@@ -53,15 +54,49 @@ function assertKeyName(name: string): void {
   }
 }
 
-export function noteSignerFor(name: string, signer: Signer): NoteSigner {
+/** Seconds since the epoch for a 0x06 line's timestamp: the signing time, never a decision input. */
+const wallSeconds = (): number => Math.floor(Date.now() / 1000);
+
+/**
+ * A note signer. Ed25519 and ML-DSA-65 sign the note text itself; ML-DSA-44 signs as
+ * c2sp.org/tlog-cosignature type 0x06 (what tlog-checkpoint asks of a log's ML-DSA-44 key): the
+ * timestamped cosigned_message of the checkpoint under `name`, the line body `timestamp || sig`.
+ */
+export function noteSignerFor(name: string, signer: Signer, opts: { nowSeconds?: () => number } = {}): NoteSigner {
   assertKeyName(name);
-  return { name, keyId: noteKeyId(name, signer.alg, signer.publicKey), alg: signer.alg, sign: (m) => signer.sign(m) };
+  const keyId = noteKeyId(name, signer.alg, signer.publicKey);
+  if (signer.alg === 'ML-DSA-44') {
+    const now = opts.nowSeconds ?? wallSeconds;
+    return {
+      name, keyId, alg: signer.alg,
+      async sign(m) {
+        const timestamp = now();
+        return concatBytes(u64(timestamp), await signer.sign(mldsa44CosignedMessage(name, timestamp, utf8.decode(m))));
+      },
+    };
+  }
+  return { name, keyId, alg: signer.alg, sign: (m) => signer.sign(m) };
 }
 
 export function noteVerifierFor(name: string, verifier: Verifier): NoteVerifier {
   assertKeyName(name);
   const { alg, publicKey } = verifier;
-  return { name, keyId: noteKeyId(name, alg, publicKey), alg, publicKey, verify: (m, s) => verifier.verify(m, s) };
+  const keyId = noteKeyId(name, alg, publicKey);
+  if (alg === 'ML-DSA-44') {
+    const verify = (m: Uint8Array, body: Uint8Array): boolean => {
+      const t = splitTimestamped(body, MLDSA44_SIGNATURE_BYTES);
+      if (!t) return false;
+      let msg: Uint8Array;
+      try {
+        msg = mldsa44CosignedMessage(name, t.timestamp, utf8.decode(m)); // a note that is no checkpoint has no such message
+      } catch {
+        return false;
+      }
+      return verifier.verify(msg, t.signature);
+    };
+    return { name, keyId, alg, publicKey, verify };
+  }
+  return { name, keyId, alg, publicKey, verify: (m, s) => verifier.verify(m, s) };
 }
 
 function fail(message: string, issues: Issue[] = []): never {
@@ -152,8 +187,10 @@ export interface OpenedNote {
   verifiedBy: string[];
   /** Every signature that verified, in note order: name, algorithm and key id. */
   signatures: VerifiedSignature[];
-  /** True when no ML-DSA-65 signature verified and `classicalOk` accepted classical ones alone. */
+  /** True when no post-quantum signature verified and `classicalOk` accepted classical ones alone. */
   classicalOnly: boolean;
+  /** The post-quantum algorithm that met the requirement: ML-DSA-65 when both verified, absent when classicalOnly. */
+  postQuantum?: PostQuantumAlg;
 }
 export interface OpenNoteOptions {
   /**
@@ -163,9 +200,32 @@ export interface OpenNoteOptions {
   strict?: boolean;
   /** Accept a note whose only verified signatures are classical (Ed25519); the result says so. */
   classicalOk?: boolean;
+  /**
+   * Which post-quantum signatures meet the requirement: `any` (default) ML-DSA-44 or ML-DSA-65;
+   * `ML-DSA-65` only the stronger one (a policy demanding category 3, `--require-pq mldsa65`).
+   */
+  requirePq?: PqRequirement;
 }
 
-export const POST_QUANTUM_ALG: SignatureAlg = 'ML-DSA-65';
+export type PqRequirement = 'any' | 'ML-DSA-65';
+
+/** The strongest first: a note both signed is reported as ML-DSA-65. */
+export const POST_QUANTUM_ALGS: readonly PostQuantumAlg[] = ['ML-DSA-65', 'ML-DSA-44'];
+/** The stronger post-quantum algorithm, every log's first key. */
+export const POST_QUANTUM_ALG: PostQuantumAlg = 'ML-DSA-65';
+
+/** The algorithms that satisfy a requirement, strongest first. */
+export function pqAlgsFor(req: PqRequirement = 'any'): readonly PostQuantumAlg[] {
+  return req === 'ML-DSA-65' ? ['ML-DSA-65'] : POST_QUANTUM_ALGS;
+}
+
+/** `--require-pq` text: "any" (ML-DSA-44 or ML-DSA-65) or "mldsa65" (ML-DSA-65 only). Throws ERR_USAGE-like InputError otherwise. */
+export function parsePqRequirement(text: string | undefined): PqRequirement {
+  if (text === undefined || text === 'any') return 'any';
+  const t = text.toLowerCase().replace(/[^a-z0-9]/g, '');
+  if (t === 'mldsa65') return 'ML-DSA-65';
+  throw new InputError('ERR_INPUT', `--require-pq must be "any" (ML-DSA-44 or ML-DSA-65) or "mldsa65" (ML-DSA-65 only), not ${JSON.stringify(text)}`);
+}
 
 /**
  * "vouch.local/default (ML-DSA-65 1a2b3c4d, JWKS kid 5e6f7a8b)": how verdicts name a verified key,
@@ -181,9 +241,10 @@ export function describeSignature(s: VerifiedSignature): string {
  * the browser console). Signed-note "Signatures": a line from an unknown key (name and key id
  * not both matching) is ignored; a known key's signature that fails rejects the whole note; at
  * least one known key must verify. Then vouch's rule: post-quantum is not optional. At least one
- * verified signature must be ML-DSA-65: a note that verifies only under classical keys (say its
- * ML-DSA-65 line was deleted, or it was made by someone holding only the Ed25519 key) is
- * rejected unless `classicalOk` is given, and then `classicalOnly` says so.
+ * verified signature must be post-quantum (ML-DSA-44 or ML-DSA-65; only ML-DSA-65 with
+ * `requirePq: 'ML-DSA-65'`): a note that verifies only under classical keys (say its ML-DSA lines
+ * were deleted, or it was made by someone holding only the Ed25519 key) is rejected unless
+ * `classicalOk` is given, and then `classicalOnly` says so; `postQuantum` names the one that counted.
  */
 export function verifyNote(noteText: string, verifiers: NoteVerifier[], opts: OpenNoteOptions = {}): OpenedNote {
   const known = new Map<string, NoteVerifier>();
@@ -221,14 +282,21 @@ export function verifyNote(noteText: string, verifiers: NoteVerifier[], opts: Op
     const trusted = [...known.keys()].join(', ') || 'none';
     throw new VerificationError('ERR_VERIFY_NOTE', `no signature from a trusted key (signed by: ${seen}; trusted: ${trusted})`);
   }
-  const classicalOnly = !verified.some((s) => s.alg === POST_QUANTUM_ALG);
+  const accepted = pqAlgsFor(opts.requirePq);
+  const postQuantum = accepted.find((alg) => verified.some((s) => s.alg === alg));
+  const classicalOnly = postQuantum === undefined;
   if (classicalOnly && !opts.classicalOk) {
-    const pq = [...known.values()].filter((v) => v.alg === POST_QUANTUM_ALG).map((v) => keyLabel(v.name, v.keyId));
+    const byAlg = (alg: PostQuantumAlg) => {
+      const keys = [...known.values()].filter((v) => v.alg === alg).map((v) => keyLabel(v.name, v.keyId));
+      return keys.length ? ` by trusted key ${keys.join(', ')}` : ` (no ${alg} key is trusted)`;
+    };
+    const want = opts.requirePq === 'ML-DSA-65' ? `ML-DSA-65 signature${byAlg('ML-DSA-65')}` : `ML-DSA-65 signature${byAlg('ML-DSA-65')} or ML-DSA-44 signature${byAlg('ML-DSA-44')}`;
+    const weaker = verified.some((s) => isPostQuantumAlg(s.alg));
     throw new VerificationError(
       'ERR_VERIFY_NOTE',
-      `no valid ${POST_QUANTUM_ALG} signature${pq.length ? ` by trusted key ${pq.join(', ')}` : ' (no ML-DSA-65 key is trusted)'}: ` +
-        `the note verifies only under classical key(s) ${verified.map(describeSignature).join(', ')}, which is not accepted without --classical-ok`,
+      `no valid ${want}: the note verifies only under key(s) ${verified.map(describeSignature).join(', ')}, ` +
+        (weaker ? 'and --require-pq mldsa65 demands ML-DSA-65' : 'classical signatures, which are not accepted without --classical-ok'),
     );
   }
-  return { text, verifiedBy, signatures: verified, classicalOnly };
+  return { text, verifiedBy, signatures: verified, classicalOnly, ...(postQuantum && { postQuantum }) };
 }

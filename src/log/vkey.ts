@@ -1,9 +1,10 @@
 // Verifier keys (signed-note vkeys, as Go's sumdb/note writes them):
 //   <name>+<8 hex digits of key id>+<base64(type bytes || public key)>
-// Type bytes are 0x01 for Ed25519 and MLDSA65_TYPE_BYTES (0xff || "io.vouch/ML-DSA-65"). Portable.
+// Type bytes are 0x01 for Ed25519, 0x06 for ML-DSA-44 (tlog-cosignature, timestamped) and
+// MLDSA65_TYPE_BYTES (0xff || "io.vouch/ML-DSA-65"). Portable.
 import { bytesEqual, concatBytes, fromBase64, toBase64, toHex } from '../canonical/index.js';
 import {
-  createVerifier, ED25519_TYPE_BYTES, MLDSA65_TYPE_BYTES, noteKeyId, publicKeyLength, typeBytesFor, type SignatureAlg,
+  createVerifier, ED25519_TYPE_BYTES, MLDSA44_TYPE_BYTES, MLDSA65_TYPE_BYTES, noteKeyId, publicKeyLength, typeBytesFor, type SignatureAlg,
 } from '../crypto/index.js';
 import { InputError } from '../errors.js';
 import { isValidKeyName, noteVerifierFor, type NoteVerifier } from './note.js';
@@ -53,6 +54,9 @@ export function parseVkey(text: string): NoteVerifier {
   if (startsWith(key, ED25519_TYPE_BYTES)) {
     alg = 'Ed25519';
     publicKey = key.slice(ED25519_TYPE_BYTES.length);
+  } else if (startsWith(key, MLDSA44_TYPE_BYTES)) {
+    alg = 'ML-DSA-44';
+    publicKey = key.slice(MLDSA44_TYPE_BYTES.length);
   } else if (startsWith(key, MLDSA65_TYPE_BYTES)) {
     alg = 'ML-DSA-65';
     publicKey = key.slice(MLDSA65_TYPE_BYTES.length);

@@ -14,6 +14,10 @@ import { DURABLE_META, durableAnswer } from '../http/wait.js';
 import type { LogWriter } from '../log/index.js';
 import type { Receipt } from '../receipt/index.js';
 import type { SessionPins } from './tool-pins.js';
+import { outputSchemaVerdict, PROVENANCE_FACTS } from '../interceptors/builtin/index.js';
+import { recordedLabel } from '../interceptors/builtin/recorded-text.js';
+import type { Json } from '../interceptors/types.js';
+import { ENRICHMENT_META, isEnricher } from '../interceptors/chain.js';
 import { receiptPointers, takeAttachRequest, type ReceiptEvidence } from './gateway-evidence.js';
 
 
@@ -154,7 +158,9 @@ export async function relayRequest(s: RelaySession, flow: Flow, method: string, 
   const listed = s.pins && !toUpstream && method === 'tools/list' ? await pinFilter(s.pins, result) : undefined;
   // An elicitation's answer may carry only the fields its authorized request asked for.
   const answered = method === 'elicitation/create' ? [elicitationAnswerGuard(intent, result)] : [];
-  const guards = [...(driftGuard(s, request, intent, wire) ?? []), ...(listed?.guards ?? []), ...answered];
+  // Recorded only where an enricher may read it: other entries stay as they were.
+  const provenance = !toUpstream && method === 'tools/call' && policy.interceptors.some(isEnricher) ? [provenanceGuard(s, intent, result)] : [];
+  const guards = [...(driftGuard(s, request, intent, wire) ?? []), ...(listed?.guards ?? []), ...answered, ...provenance];
   // The execution entry is appended right behind the response decision (the answer's own
   // evidence): queued as soon as that entry is, so both usually commit in one transaction, one
   // fsync (issue 36: a commit of its own cost each call an fsync and blocked the event loop once
@@ -190,6 +196,18 @@ function keptAnswer(intent: Rec, answer: Rec): Rec {
   const checked = elicitationAnswerGuard(intent, answer);
   if (checked.deny) throw new GatewayError(JSONRPC.internalError, `the chain left an elicitation answer the request did not ask for (${checked.deny}); nothing was forwarded`);
   return keptElicitationAnswer(answer);
+}
+
+/**
+ * What the gateway checked of a tool result, for the provenance enricher (recorded as a guard that
+ * never denies): the tool the authorized call named, whether it ran under a matched pin (a call
+ * whose definition did not match was denied before it was sent), and the output-schema verdict.
+ */
+function provenanceGuard(s: RelaySession, intent: Rec, result: Rec): Guard {
+  const tool = typeof intent.name === 'string' ? intent.name : undefined;
+  const record: Record<string, Json> = { pin: s.pins ? 'matched' : 'not pinned', outputSchema: outputSchemaVerdict(tool === undefined ? undefined : s.pins?.outputSchemaOf(tool), result) };
+  if (tool !== undefined) record.tool = recordedLabel(tool);
+  return { name: PROVENANCE_FACTS, record };
 }
 
 /** Pin checks that cannot be recorded fail closed, like a decision that cannot be recorded. */
@@ -351,7 +369,10 @@ export function withoutVouchMeta(p: Rec): Rec {
 async function withReceipts(s: RelaySession, result: Rec, request: RelayOutcome, response: RelayOutcome, attach: boolean): Promise<Rec> {
   // The peer's answer may carry keys of ours (a receipt of another call, a made-up durable entry or
   // receipt URL): every io.vouch/ key of the answer is the gateway's, so the peer's are dropped.
-  const meta = isRec(result._meta) ? Object.fromEntries(Object.entries(result._meta).filter(([k]) => !k.startsWith(VOUCH_META_PREFIX))) : {};
+  // The enrichment key is the exception when the response's enrichment band wrote it (the band
+  // drops the peer's own before it writes): what the model is told about the result.
+  const banded = response.chain.results.some((r) => isRec(r.info) && r.info.role === 'enricher');
+  const meta = isRec(result._meta) ? Object.fromEntries(Object.entries(result._meta).filter(([k]) => !k.startsWith(VOUCH_META_PREFIX) || (banded && k === ENRICHMENT_META))) : {};
   const [req, res] = attach ? await Promise.all([signedOf(request), signedOf(response)]) : [request, response];
   return {
     ...result,

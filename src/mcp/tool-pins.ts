@@ -178,6 +178,19 @@ export class SessionPins {
     this.stale = true;
   }
 
+  /** Tool name -> its declared outputSchema (null: none), from the newest listing: for the provenance enricher. */
+  private schemas = new Map<string, Json | null>();
+
+  /** The output schema the tool declared in the newest listing (null: none), undefined when not listed. */
+  outputSchemaOf(name: string): Json | null | undefined {
+    return this.schemas.get(name);
+  }
+
+  private keepSchemas(tools: Rec[], replace: boolean): void {
+    if (replace) this.schemas = new Map();
+    for (const t of tools) if (typeof t.name === 'string') this.schemas.set(t.name, isRec(t.outputSchema) ? (t.outputSchema as Json) : null);
+  }
+
   private learn(verdicts: PinVerdict[], replace: boolean): void {
     if (replace) this.current = new Map();
     for (const v of verdicts) if (v.current) this.current.set(v.tool, v.current);
@@ -188,6 +201,7 @@ export class SessionPins {
     const tools = Array.isArray(result.tools) ? (result.tools as unknown[]).filter(isRec) : [];
     const verdicts = await this.pins.observe(tools, this.session);
     this.learn(verdicts, false);
+    this.keepSchemas(tools, false);
     const hidden = verdicts.filter((v) => v.deny !== undefined);
     if (!hidden.length) return { result, guards: [] };
     const names = new Set(hidden.map((v) => v.tool));
@@ -200,7 +214,9 @@ export class SessionPins {
     const name = params.name;
     if (typeof name !== 'string') return { name: PIN_GUARD, record: {}, deny: 'tools/call without a tool name' };
     if (this.stale || !this.current.has(name)) {
-      this.learn(await this.pins.observe(await this.listUpstream(), this.session), true);
+      const tools = await this.listUpstream();
+      this.learn(await this.pins.observe(tools, this.session), true);
+      this.keepSchemas(tools, true);
       this.stale = false;
     }
     const current = this.current.get(name);

@@ -4,7 +4,7 @@
 // vendors' `tracestate`, which the span carries on: OTLP `traceState`); an execution's span
 // continues its authorization's (span-parents.ts). Export failures are counted, never thrown:
 // telemetry must not block or fail a decision.
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context } from '@opentelemetry/api';
 import { SeverityNumber } from '@opentelemetry/api-logs';
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
 import { OTLPLogExporter } from '@opentelemetry/exporter-logs-otlp-http';
@@ -12,9 +12,15 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchLogRecordProcessor, LoggerProvider, type LogRecordExporter, type ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import { AlwaysOnSampler, BasicTracerProvider, BatchSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
-import { toHex, utf8 } from '../canonical/index.js';
-import { ConfigError } from '../errors.js';
+import { utf8 } from '../canonical/index.js';
+import { entryAttributes, type ObservedEntry } from './entry-attributes.js';
+import { parseCollectorUrl } from './otlp-json.js';
 import { callerContextOf, createExecutionParents, type EntryLookup } from './span-parents.js';
+
+export { entryAttributes, type ObservedEntry } from './entry-attributes.js';
+
+/** The collector base URL: http(s) only, no credentials in it (they would end up in logs). */
+export const parseOtlpUrl = (url: string): URL => parseCollectorUrl(url, '--otlp');
 
 export type OtlpSignal = 'traces' | 'logs';
 
@@ -36,33 +42,12 @@ export interface OtelOptions {
   entryOf?: EntryLookup;
 }
 
-/** What is observed: one durable entry of a tenant log (its bytes as signed, seq and leaf hash). */
-export interface ObservedEntry {
-  tenant: string;
-  seq: number;
-  leaf: Uint8Array;
-  bytes: Uint8Array;
-}
-
 export interface OtelExporter {
   /** Never throws and never waits: the span is built on a later tick and exported in batches. */
   observe(e: ObservedEntry): void;
   /** Export what is queued (tests, shutdown). */
   flush(): Promise<void>;
   shutdown(): Promise<void>;
-}
-
-/** The collector base URL: http(s) only, no credentials in it (they would end up in logs). */
-export function parseOtlpUrl(url: string): URL {
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    throw new ConfigError('ERR_CONFIG', `--otlp: not a URL: ${JSON.stringify(url)}`);
-  }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ConfigError('ERR_CONFIG', `--otlp: only http(s) collectors are supported, not ${u.protocol}`);
-  if (u.username || u.password) throw new ConfigError('ERR_CONFIG', '--otlp: credentials in the URL are not accepted');
-  return u;
 }
 
 function signalUrl(base: URL, path: string): string {
@@ -87,40 +72,6 @@ function counted<T>(inner: { export(items: T[], cb: (r: ExportResult) => void): 
 type Entry = Record<string, unknown>;
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 const obj = (v: unknown): Entry | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Entry) : undefined);
-
-/** The drift severity an entry records: an execution's own, or the execution guard's on a response decision. */
-function driftOf(e: Entry): string | undefined {
-  const own = obj(e.drift);
-  if (own) return str(own.severity);
-  const guard = obj(obj(obj(e.state)?.['(vouch)'])?.execution);
-  return str(obj(guard?.drift)?.severity);
-}
-
-/** Span attributes of an entry: what it decided, about what, for whom, and where it sits in the log. */
-export function entryAttributes(o: ObservedEntry, e: Entry): Attributes {
-  const a: Attributes = { 'vouch.tenant': o.tenant, 'vouch.seq': o.seq, 'vouch.leaf': toHex(o.leaf), 'vouch.entry.type': str(e.type) ?? 'unknown' };
-  const decision = obj(e.decision);
-  const policy = obj(e.policy);
-  const set = (k: string, v: unknown) => {
-    if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') a[k] = v;
-  };
-  set('vouch.effect', decision?.effect);
-  set('vouch.event', e.event);
-  set('vouch.phase', e.phase);
-  set('vouch.target', e.target);
-  set('vouch.principal', e.principal);
-  set('vouch.on_behalf_of', e.onBehalfOf);
-  set('vouch.session', e.session);
-  set('vouch.server', e.server);
-  set('vouch.policy.digest', policy?.policySet);
-  set('vouch.policy.chain', policy?.chain);
-  set('vouch.authorization', e.authorization);
-  set('vouch.drift', driftOf(e));
-  set('vouch.reason', obj(decision?.abortedAt)?.reason);
-  if (Array.isArray(e.flags) && e.flags.length) a['vouch.flags'] = e.flags.filter((f): f is string => typeof f === 'string');
-  set('mcp.method.name', e.event);
-  return a;
-}
 
 export function createOtelExporter(opts: OtelOptions): OtelExporter {
   const base = parseOtlpUrl(opts.url);

@@ -3,6 +3,9 @@
 import type { Json } from '../canonical/index.js';
 import type { Compat, Direction, Hook, Mode, PriorityHint } from '../protocol/index.js';
 import type { PolicySource } from './types.js';
+import type { TimestampingConfig } from '../timestamp/config.js';
+
+export type { TimestampingConfig };
 
 /** Declaration fields that override a builtin's (or a remote's) defaults, normalized. */
 export interface DeclarationOverrides {
@@ -56,7 +59,7 @@ export type PolicyConfig = { files: string[]; schema?: string } | { inline: Poli
 export interface VouchConfig {
   version: 1;
   directions?: { request?: Direction; response?: Direction };
-  timeouts?: { chainMs?: number; interceptorMs?: number };
+  timeouts?: { chainMs?: number; interceptorMs?: number; enricherMs?: number };
   policies?: PolicyConfig;
   interceptors: InterceptorDeclaration[];
   servers?: { toolMap?: Record<string, string> };
@@ -73,6 +76,11 @@ export interface VouchConfig {
    * in a tenant's log) may name (policy/remote-allow.ts). Read from the start-up file only.
    */
   remoteInterceptors?: { allow: string[] };
+  /**
+   * The operator's: RFC 3161 time-stamping of checkpoints (timestamp/). Read from the start-up
+   * file only; a posted policy carrying it is refused.
+   */
+  timestamping?: TimestampingConfig;
 }
 
 /** `uncovered[i]`: these events (or `*`), in this phase, may pass without an authorization interceptor. */

@@ -9,7 +9,7 @@ import { checkHookedEvents, parseDeclaredEvents, parseUncovered } from './config
 import type { InterceptorDeclaration, PolicyConfig, VouchConfig } from './config-types.js';
 import { allowEntryProblem } from './remote-allow.js';
 
-const TOP_KEYS = ['version', 'directions', 'timeouts', 'policies', 'interceptors', 'servers', 'drift', 'events', 'uncovered', 'tools', 'remoteInterceptors'];
+const TOP_KEYS = ['version', 'directions', 'timeouts', 'policies', 'interceptors', 'servers', 'drift', 'events', 'uncovered', 'tools', 'remoteInterceptors', 'timestamping'];
 const MAX_TIMEOUT_MS = 600_000;
 const POLICY_USERS = ['cedar-policy', 'discovery-filter'];
 
@@ -45,9 +45,11 @@ function parseDirections(is: Issues, v: unknown): VouchConfig['directions'] {
 }
 
 function parseTimeouts(is: Issues, v: unknown): VouchConfig['timeouts'] {
-  const o = is.obj(v, '/timeouts', ['chainMs', 'interceptorMs']);
+  const o = is.obj(v, '/timeouts', ['chainMs', 'interceptorMs', 'enricherMs']);
   if (!o) return undefined;
-  const out: { chainMs?: number; interceptorMs?: number } = {};
+  const out: { chainMs?: number; interceptorMs?: number; enricherMs?: number } = {};
+  // The enrichment band's own deadline (docs/enrichers.md): bounded by the band's maximum, 10 s.
+  if (o.enricherMs !== undefined) out.enricherMs = is.int(o.enricherMs, '/timeouts/enricherMs', 1, 10_000);
   if (o.chainMs !== undefined) out.chainMs = is.int(o.chainMs, '/timeouts/chainMs', 1, MAX_TIMEOUT_MS);
   if (o.interceptorMs !== undefined) out.interceptorMs = is.int(o.interceptorMs, '/timeouts/interceptorMs', 1, MAX_TIMEOUT_MS);
   if (out.chainMs !== undefined && out.interceptorMs !== undefined && out.interceptorMs > out.chainMs) {
@@ -78,6 +80,20 @@ function parseRemoteInterceptors(is: Issues, v: unknown): VouchConfig['remoteInt
     if (problem) is.add(pointer('/remoteInterceptors/allow', i), problem);
   });
   return allow && { allow };
+}
+
+function parseTimestamping(is: Issues, v: unknown): VouchConfig['timestamping'] {
+  const o = is.obj(v, '/timestamping', ['url', 'certificates', 'everyMinutes', 'everyEntries', 'timeoutMs']);
+  if (!o) return undefined;
+  const url = is.str(o.url, '/timestamping/url', { nonEmpty: true });
+  if (url !== undefined && !/^https?:\/\/[^\s]+$/.test(url)) is.add('/timestamping/url', "must be the TSA's http(s) URL");
+  const certificates = is.str(o.certificates, '/timestamping/certificates', { nonEmpty: true });
+  const everyMinutes = o.everyMinutes === undefined ? undefined : is.int(o.everyMinutes, '/timestamping/everyMinutes', 1, 7 * 24 * 60);
+  const everyEntries = o.everyEntries === undefined ? undefined : is.int(o.everyEntries, '/timestamping/everyEntries', 1, 1_000_000_000);
+  const timeoutMs = o.timeoutMs === undefined ? undefined : is.int(o.timeoutMs, '/timestamping/timeoutMs', 100, 120_000);
+  if (url === undefined || certificates === undefined) return undefined;
+  // Neither given: once an hour (a stamp per decision would put the TSA's load on every call).
+  return { url, certificates, ...(everyMinutes === undefined && everyEntries === undefined ? { everyMinutes: 60 } : {}), ...(everyMinutes !== undefined && { everyMinutes }), ...(everyEntries !== undefined && { everyEntries }), ...(timeoutMs !== undefined && { timeoutMs }) };
 }
 
 function parseInterceptors(is: Issues, v: unknown): InterceptorDeclaration[] {
@@ -125,6 +141,7 @@ export function parseConfig(input: unknown): VouchConfig {
   if (o.drift !== undefined) config.drift = is.json(o.drift, '/drift') as Json;
   if (o.tools !== undefined) config.tools = is.json(o.tools, '/tools') as Json; // pins: mcp/tool-pins.ts
   if (o.remoteInterceptors !== undefined) config.remoteInterceptors = parseRemoteInterceptors(is, o.remoteInterceptors);
+  if (o.timestamping !== undefined) config.timestamping = parseTimestamping(is, o.timestamping);
   if (is.list.length > 0) {
     const lines = is.list.map((i) => `  ${i.path || '/'}: ${i.message}`).join('\n');
     throw new ConfigError('ERR_CONFIG', `invalid config (${is.list.length} problem${is.list.length === 1 ? '' : 's'}):\n${lines}`, is.list);

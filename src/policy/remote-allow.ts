@@ -60,6 +60,10 @@ export function assertRemotesAllowed(config: VouchConfig, allow: RemoteAllowList
   if (opts.posted && config.remoteInterceptors !== undefined) {
     issues.push({ path: '/remoteInterceptors', message: "the allow-list is the operator's: it is read from the config file the service starts with, never from a posted policy" });
   }
+  // Which TSA stamps the log, and whom to trust for it, is the operator's too (never a tenant's to redirect).
+  if (opts.posted && config.timestamping !== undefined) {
+    issues.push({ path: '/timestamping', message: "time-stamping is the operator's: it is read from the config file the service starts with, never from a posted policy" });
+  }
   config.interceptors.forEach((d, i) => {
     if (isRemoteDeclaration(d) && !remoteUrlAllowed(d.remote.url, allow)) issues.push({ path: pointer(pointer(pointer('/interceptors', i), 'remote'), 'url'), message: "not on the operator's allow-list" });
   });

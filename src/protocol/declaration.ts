@@ -3,7 +3,7 @@
 // descriptors compare byte-equal after JCS. Unknown fields are ignored (forward compatible).
 import { InputError, type Issue } from '../errors.js';
 import { escapePointer, isPlainObject } from '../canonical/index.js';
-import type { Compat, Hook, InterceptorDescriptor, InterceptorType, Phase, PriorityHint } from './types.js';
+import { ROLE_META, type Compat, type Hook, type InterceptorDescriptor, type InterceptorType, type Phase, type PriorityHint } from './types.js';
 
 const NAME = /^[A-Za-z0-9._/:-]+$/;
 const MAX_NAME = 200;
@@ -45,6 +45,7 @@ export function parseDeclaration(input: unknown, path = ''): InterceptorDescript
   }
   const compat = parseCompat(d.compat, bad);
   if (d.configSchema !== undefined && !isPlainObject(d.configSchema)) bad('/configSchema', 'must be an object (a JSON Schema)');
+  const enricher = parseRole(d, hooks, bad);
 
   if (issues.length > 0) {
     throw new InputError('ERR_INPUT', `invalid interceptor declaration: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`, issues);
@@ -57,6 +58,7 @@ export function parseDeclaration(input: unknown, path = ''): InterceptorDescript
   if (priorityHint !== undefined) out.priorityHint = priorityHint;
   if (compat !== undefined) out.compat = compat;
   if (isPlainObject(d.configSchema)) out.configSchema = structuredClone(d.configSchema);
+  if (enricher) out._meta = { [ROLE_META]: 'enricher' };
   return out;
 }
 
@@ -144,4 +146,27 @@ export function parseCompat(v: unknown, bad: Bad, field = '/compat'): Compat | u
   }
   if (out.minProtocol !== undefined && out.maxProtocol !== undefined && out.minProtocol > out.maxProtocol) bad(`${field}/maxProtocol`, 'is before minProtocol');
   return out.minProtocol === undefined && out.maxProtocol === undefined ? undefined : out;
+}
+
+/**
+ * `_meta: {"io.vouch/role": "enricher"}`: a mutation hooked on response phases only, whose contract
+ * vouch narrows (it may only add, it never blocks). Other `_meta` keys are ignored (forward
+ * compatible); a role vouch does not know is refused rather than run with a contract it was not given.
+ */
+function parseRole(d: Record<string, unknown>, hooks: Hook[], bad: Bad): boolean {
+  if (d._meta === undefined) return false;
+  if (!isPlainObject(d._meta)) {
+    bad('/_meta', 'must be an object');
+    return false;
+  }
+  const role = d._meta[ROLE_META];
+  if (role === undefined) return false;
+  const at = `/_meta/${escapePointer(ROLE_META)}`;
+  if (role !== 'enricher') {
+    bad(at, 'must be "enricher" (the only role vouch knows)');
+    return false;
+  }
+  if (d.type !== 'mutation') bad('/type', 'an enricher is a mutation (it adds to the result)');
+  if (hooks.some((h) => h.phase !== 'response')) bad('/hooks', 'an enricher hooks response phases only (it annotates a result)');
+  return true;
 }

@@ -33,4 +33,11 @@ export interface InterceptorDescriptor {
   priorityHint?: PriorityHint; // omitted when 0
   compat?: Compat; // omitted when it names no bound
   configSchema?: Record<string, unknown>; // JSON Schema of the interceptor's `config`
+  /** vouch's extension of the declaration: `{"io.vouch/role": "enricher"}` (docs/enrichers.md); omitted otherwise. */
+  _meta?: { [ROLE_META]: Role };
 }
+
+/** The `_meta` key of a declaration that narrows a mutation's contract (a vouch extension of SEP-2624). */
+export const ROLE_META = 'io.vouch/role';
+/** An enricher: a response-phase mutation that may only add, and never blocks (docs/enrichers.md). */
+export type Role = 'enricher';

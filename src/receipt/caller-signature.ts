@@ -47,7 +47,7 @@ export function parseCallerSignatureClaim(input: unknown, at = ''): CallerSignat
   const issues: Issue[] = [];
   if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new InputError('ERR_INPUT', 'caller signature must be an object {alg, keyId, signature}', [{ path: at, message: 'must be an object' }]);
   const o = input as Record<string, unknown>;
-  if (!isSignatureAlg(o.alg)) issues.push({ path: `${at}/alg`, message: 'must be ML-DSA-65 or Ed25519' });
+  if (!isSignatureAlg(o.alg)) issues.push({ path: `${at}/alg`, message: 'must be ML-DSA-65, ML-DSA-44 or Ed25519' });
   if (typeof o.keyId !== 'string' || o.keyId.length === 0 || o.keyId.length > 200) issues.push({ path: `${at}/keyId`, message: 'must be a key id of at most 200 characters' });
   if (typeof o.signature !== 'string' || o.signature.length > MAX_SIGNATURE_B64) issues.push({ path: `${at}/signature`, message: 'must be a base64 signature' });
   else {

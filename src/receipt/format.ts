@@ -2,7 +2,9 @@
 // trusted public key: the exact entry bytes, its leaf hash and index, the inclusion proof and
 // the signed checkpoint. Also convertible to and from C2SP tlog-proof@v1 text.
 import { fromBase64, fromHex, toBase64, toHex } from '../canonical/index.js';
+import { isSignatureAlg, type SignatureAlg } from '../crypto/index.js';
 import { InputError, type Issue } from '../errors.js';
+import { parseTimestampEvidence, type TimestampEvidence } from '../timestamp/evidence-format.js';
 
 export const RECEIPT_VERSION = 1;
 /** Bounds for untrusted receipts: a proof longer than 63 hashes cannot be for a 2^63 tree. */
@@ -23,10 +25,15 @@ export interface Receipt {
   checkpoint: string;
   /** Optional: the caller's own signature over its request (bilateral co-signing). */
   callerSignature?: CallerSignature;
+  /**
+   * Optional: an RFC 3161 time-stamp of the earliest stamped checkpoint holding this entry (its
+   * note as signed, the entry's inclusion proof into it, the TSA token): trusted time it existed by.
+   */
+  timestamp?: TimestampEvidence;
 }
 
 export interface CallerSignature {
-  alg: 'ML-DSA-65' | 'Ed25519';
+  alg: SignatureAlg;
   keyId: string;
   /** base64 signature over the JCS bytes of the request payload. */
   signature: string;
@@ -34,8 +41,8 @@ export interface CallerSignature {
   payload: string;
 }
 
-export function buildReceipt(a: { bytes: Uint8Array; leaf: Uint8Array; seq: number; proof: Uint8Array[]; checkpoint: string }): Receipt {
-  return { v: 1, entry: toBase64(a.bytes), leafHash: toHex(a.leaf), index: a.seq, proof: a.proof.map(toHex), checkpoint: a.checkpoint };
+export function buildReceipt(a: { bytes: Uint8Array; leaf: Uint8Array; seq: number; proof: Uint8Array[]; checkpoint: string; timestamp?: TimestampEvidence }): Receipt {
+  return { v: 1, entry: toBase64(a.bytes), leafHash: toHex(a.leaf), index: a.seq, proof: a.proof.map(toHex), checkpoint: a.checkpoint, ...(a.timestamp && { timestamp: a.timestamp }) };
 }
 
 /** Parse an untrusted receipt; every bad field is listed. Does not verify anything. */
@@ -59,7 +66,8 @@ export function parseReceipt(input: unknown): Receipt {
   else r.proof.forEach((h, i) => typeof h === 'string' && /^[0-9a-f]{64}$/.test(h) || bad(`/proof/${i}`, 'must be 64 lowercase hex digits'));
   if (typeof r.checkpoint !== 'string' || r.checkpoint.length > MAX_NOTE) bad('/checkpoint', 'must be the signed checkpoint note text');
   if (r.callerSignature !== undefined) parseCallerSignature(r.callerSignature, '/callerSignature', bad);
-  const known = new Set(['v', 'entry', 'leafHash', 'index', 'proof', 'checkpoint', 'callerSignature']);
+  if (r.timestamp !== undefined) parseTimestampEvidence(r.timestamp, '/timestamp', issues);
+  const known = new Set(['v', 'entry', 'leafHash', 'index', 'proof', 'checkpoint', 'callerSignature', 'timestamp']);
   for (const k of Object.keys(r)) if (!known.has(k)) bad(`/${k}`, 'unknown field');
   if (issues.length) throw new InputError('ERR_INPUT', `malformed receipt: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`, issues);
   return r as unknown as Receipt;
@@ -68,7 +76,7 @@ export function parseReceipt(input: unknown): Receipt {
 function parseCallerSignature(v: unknown, path: string, bad: (p: string, m: string) => void): void {
   if (typeof v !== 'object' || v === null) return bad(path, 'must be an object');
   const s = v as Record<string, unknown>;
-  if (s.alg !== 'ML-DSA-65' && s.alg !== 'Ed25519') bad(`${path}/alg`, 'must be ML-DSA-65 or Ed25519');
+  if (!isSignatureAlg(s.alg)) bad(`${path}/alg`, 'must be ML-DSA-65, ML-DSA-44 or Ed25519');
   if (typeof s.keyId !== 'string' || s.keyId.length === 0 || s.keyId.length > 200) bad(`${path}/keyId`, 'must be a key id');
   for (const k of ['signature', 'payload'] as const) {
     try {

@@ -64,12 +64,12 @@ export const proofHint = (size: number) => `give a consistency proof from GET /v
  * "not checked", never a failed check. Only what the inputs prove wrong fails: a checkpoint that is
  * not trusted, two roots for one size, a proof that does not verify, a newer file that shrinks.
  */
-export function checkNewerCheckpoint(olderNote: string, older: Checkpoint, newer: NewerCheckpoint, verifiers: NoteVerifier[], opts: Pick<OpenNoteOptions, 'classicalOk'> = {}): { checks: NewerCheck[]; evidence?: ForkEvidence; extends?: Checkpoint; notChecked?: string } {
+export function checkNewerCheckpoint(olderNote: string, older: Checkpoint, newer: NewerCheckpoint, verifiers: NoteVerifier[], opts: Pick<OpenNoteOptions, 'classicalOk' | 'requirePq'> = {}): { checks: NewerCheck[]; evidence?: ForkEvidence; extends?: Checkpoint; notChecked?: string } {
   const checks: NewerCheck[] = [];
   let cp: Checkpoint;
   try {
-    // The same note rule as the receipt's own checkpoint: ML-DSA-65 required unless classicalOk.
-    const opened = openSignedCheckpoint(newer.note, verifiers, { classicalOk: opts.classicalOk });
+    // The same note rule as the receipt's own checkpoint: post-quantum required unless classicalOk.
+    const opened = openSignedCheckpoint(newer.note, verifiers, { classicalOk: opts.classicalOk, requirePq: opts.requirePq });
     cp = opened.checkpoint;
     const by = opened.signatures.map(describeSignature).join(', ');
     checks.push({ name: 'newer-checkpoint', ok: true, detail: `newer checkpoint ${cp.origin} size ${cp.size} signed by ${by}${opened.classicalOnly ? ' (classical signatures only, accepted by --classical-ok)' : ''}` });

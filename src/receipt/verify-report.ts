@@ -1,16 +1,17 @@
 // Everything `vouch verify RECEIPT` checks, as one portable function over already-read inputs
 // (receipt, trusted keys, caller keys, a newer checkpoint), and the checklist as text. The CLI
 // only reads files; a browser page can run the same checks on pasted text.
-import { ED25519_SIGNATURE_BYTES, MLDSA65_SIGNATURE_BYTES, type PublicKeyEntry, type SignatureAlg } from '../crypto/index.js';
+import { ED25519_SIGNATURE_BYTES, MLDSA44_SIGNATURE_BYTES, MLDSA65_SIGNATURE_BYTES, type PostQuantumAlg, type PublicKeyEntry, type SignatureAlg } from '../crypto/index.js';
 import { toHex } from '../canonical/index.js';
-import { describeSignature, parseNote, POST_QUANTUM_ALG, type Entry, type NoteVerifier, type VerifiedSignature } from '../log/index.js';
+import { describeSignature, parseCheckpoint, parseNote, pqAlgsFor, type Entry, type NoteVerifier, type PqRequirement, type VerifiedSignature } from '../log/index.js';
+import type { TimestampCheck } from '../timestamp/index.js';
 import { callerVerifier } from './caller-signature.js';
 import { checkNewerCheckpoint, type ForkEvidence, type NewerCheck, type NewerCheckpoint } from './newer-checkpoint.js';
 import { verifiersFor } from './trust.js';
 import { verifyReceipt, type Check } from './verify.js';
 import { summarizeEntry } from './entry-summary.js';
 
-export type ReportCheck = Check | NewerCheck | { name: 'checkpoint-signers'; ok: boolean; detail: string } | WitnessCheck;
+export type ReportCheck = Check | NewerCheck | { name: 'checkpoint-signers'; ok: boolean; detail: string } | WitnessCheck | TimestampCheck;
 
 /** Witness cosignatures over the receipt's checkpoint (computed by witness/verify.ts, passed in). */
 export interface WitnessCheck {
@@ -37,8 +38,11 @@ export interface WitnessLag {
   time: string;
 }
 
-/** Lengths (after the key id) of tlog-cosignature lines: timestamp + Ed25519 (0x04) or ML-DSA-44 (0x06). */
-const COSIGNATURE_LENGTHS = new Set([8 + 64, 8 + 2420]);
+/**
+ * Lengths (after the key id) of tlog-cosignature lines: timestamp + Ed25519 (0x04) or ML-DSA-44
+ * (0x06). A 0x06 line under the log's origin is the log's own ML-DSA-44 signature, not a witness's.
+ */
+const COSIGNATURE_LENGTHS = new Set([8 + ED25519_SIGNATURE_BYTES, 8 + MLDSA44_SIGNATURE_BYTES]);
 
 export interface FullReport {
   ok: boolean;
@@ -50,6 +54,10 @@ export interface FullReport {
   signatures: VerifiedSignature[];
   /** Accepted on classical signatures alone (`--classical-ok`). */
   classicalOnly: boolean;
+  /** The post-quantum signature that met the requirement: ML-DSA-65 when both verified. */
+  postQuantum?: PostQuantumAlg;
+  /** What was required: `any` (ML-DSA-44 or ML-DSA-65) or `ML-DSA-65` (`--require-pq mldsa65`). */
+  requirePq: PqRequirement;
   /**
    * Whether a cut of the log's end could have been seen: only a newer checkpoint that extends
    * the receipt's (`--checkpoint`) shows the receipt's entry was not dropped and re-issued later.
@@ -59,6 +67,8 @@ export interface FullReport {
   truncationNote?: string;
   /** With a witness policy and a trusted cosignature on a checkpoint held: how far behind the witnesses are. */
   witnessed?: WitnessLag;
+  /** The receipt's RFC 3161 time-stamp: verified against the pinned TSA certificate, or not checked (none pinned). */
+  timestamped?: { status: 'verified' | 'not checked'; tsa?: string; genTime?: string; size?: number };
 }
 
 export interface FullVerifyInput {
@@ -70,10 +80,14 @@ export interface FullVerifyInput {
   newer?: NewerCheckpoint;
   /** Accept checkpoints signed only with classical keys (`--classical-ok`); the report says so. */
   classicalOk?: boolean;
+  /** `ML-DSA-65`: only an ML-DSA-65 signature meets the post-quantum requirement (`--require-pq mldsa65`). */
+  requirePq?: PqRequirement;
   /** Witness policy (`--witness`, `--min-witnesses`): checks the cosignatures on the receipt's checkpoint. */
   witnesses?: (note: string) => WitnessCheck;
   /** The same trusted witnesses' newest valid cosignature time on another note (the newer checkpoint), or undefined. */
   cosignedAt?: (note: string) => string | undefined;
+  /** The receipt's time-stamp, checked beforehand (timestamp/evidence.ts checkTimestamp: it is async, this is not). */
+  timestamp?: TimestampCheck;
 }
 
 export function verifyReceiptFully(input: FullVerifyInput): FullReport {
@@ -84,6 +98,7 @@ export function verifyReceiptFully(input: FullVerifyInput): FullReport {
     origin: input.origin,
     verifyCaller: input.callerKeys ? callerVerifier(input.callerKeys) : undefined,
     classicalOk: input.classicalOk,
+    requirePq: input.requirePq,
   });
   const checks: ReportCheck[] = [...base.checks];
   if (base.checkpoint) checks.push(checkSigners(note, input.trust));
@@ -98,17 +113,25 @@ export function verifyReceiptFully(input: FullVerifyInput): FullReport {
   if (input.newer) {
     if (!base.checkpoint) checks.push({ name: 'consistency', ok: false, detail: "the receipt's own checkpoint did not verify, so nothing can extend it" });
     else {
-      const n = checkNewerCheckpoint(note, base.checkpoint, input.newer, verifiersFor(input.trust, input.newer.note), { classicalOk: input.classicalOk });
+      const n = checkNewerCheckpoint(note, base.checkpoint, input.newer, verifiersFor(input.trust, input.newer.note), { classicalOk: input.classicalOk, requirePq: input.requirePq });
       checks.push(...n.checks);
       evidence = n.evidence;
       truncationNote = n.notChecked;
       if (n.extends) newer = { size: n.extends.size, time: input.witnesses ? input.cosignedAt?.(input.newer.note) : undefined };
     }
   }
+  if (input.timestamp) checks.push(input.timestamp);
   const ok = checks.length > 0 && checks.every((c) => c.ok);
+  const ts = input.timestamp;
+  const timestamped = ts && ts.status !== 'invalid' ? { status: ts.status, ...(ts.tsa !== undefined && { tsa: ts.tsa, genTime: ts.genTime }), size: ts.size } : undefined;
   const witnessed = base.checkpoint && witnessLag({ size: base.checkpoint.size, time: witnessCheck?.ok ? witnessCheck.latest : undefined }, newer);
   const truncation = input.newer && ok && truncationNote === undefined ? 'checked' : 'not checked';
-  return { ok, checks, entry: base.entry, evidence, signatures: base.signatures, classicalOnly: base.classicalOnly, truncation, ...(truncation === 'not checked' && truncationNote !== undefined && { truncationNote }), ...(witnessed && { witnessed }) };
+  return { ok, checks, entry: base.entry, evidence, signatures: base.signatures, classicalOnly: base.classicalOnly, ...(base.postQuantum && { postQuantum: base.postQuantum }), requirePq: input.requirePq ?? 'any', truncation, ...(truncation === 'not checked' && truncationNote !== undefined && { truncationNote }), ...(witnessed && { witnessed }), ...(timestamped && { timestamped }) };
+}
+
+/** "time-stamped by CN=... at 2026-..." or "TSA time-stamp: not checked (no --tsa-cert)". */
+export function describeTimestamp(t: NonNullable<FullReport['timestamped']>): string {
+  return t.status === 'verified' ? `time-stamped by ${t.tsa} at ${t.genTime}` : 'TSA time-stamp: not checked (no --tsa-cert)';
 }
 
 /** The newest cosigned of the checkpoints held (the receipt's, and the newer one that extends it). */
@@ -129,14 +152,21 @@ export function verdictOf(report: FullReport): string {
   const failed = report.checks.filter((c) => !c.ok);
   if (!report.ok) return `INVALID: ${failed.length} check(s) failed: ${failed.map((c) => c.name).join(', ')}`;
   const algs = [...new Set(report.signatures.map((s) => s.alg))].join(' + ');
-  const classical = report.classicalOnly ? `, classical signatures only (no ${POST_QUANTUM_ALG}), accepted by --classical-ok` : '';
   const witnessed = report.witnessed ? `; ${describeWitnessLag(report.witnessed)}` : '';
-  return `VALID (${algs}${classical}; truncation: ${report.truncation}${witnessed})`;
+  const stamped = report.timestamped ? `; ${describeTimestamp(report.timestamped)}` : '';
+  return `VALID (${algs}; ${describePostQuantum(report)}; truncation: ${report.truncation}${witnessed}${stamped})`;
+}
+
+/** "post-quantum: ML-DSA-44 (ML-DSA-44 or ML-DSA-65 required)": which signature met which requirement. */
+export function describePostQuantum(r: { classicalOnly: boolean; postQuantum?: PostQuantumAlg; requirePq?: PqRequirement }): string {
+  const required = `${pqAlgsFor(r.requirePq).join(' or ')} required`;
+  if (r.classicalOnly || !r.postQuantum) return `post-quantum: none, classical signatures only (${required}), accepted by --classical-ok`;
+  return `post-quantum: ${r.postQuantum} (${required})`;
 }
 
 /** What the JSON verdicts (CLI --json, the console) carry beside the checks. */
-export function verdictFields(report: FullReport): { ok: boolean; verdict: string; signatures: VerifiedSignature[]; classicalOnly: boolean; truncation: FullReport['truncation']; truncationNote?: string; witnessed?: WitnessLag } {
-  return { ok: report.ok, verdict: verdictOf(report), signatures: report.signatures, classicalOnly: report.classicalOnly, truncation: report.truncation, ...(report.truncationNote !== undefined && { truncationNote: report.truncationNote }), ...(report.witnessed && { witnessed: report.witnessed }) };
+export function verdictFields(report: FullReport): { ok: boolean; verdict: string; signatures: VerifiedSignature[]; classicalOnly: boolean; postQuantum: PostQuantumAlg | null; requirePq: PqRequirement; truncation: FullReport['truncation']; truncationNote?: string; witnessed?: WitnessLag; timestamped?: FullReport['timestamped'] } {
+  return { ok: report.ok, verdict: verdictOf(report), signatures: report.signatures, classicalOnly: report.classicalOnly, postQuantum: report.postQuantum ?? null, requirePq: report.requirePq, truncation: report.truncation, ...(report.truncationNote !== undefined && { truncationNote: report.truncationNote }), ...(report.witnessed && { witnessed: report.witnessed }), ...(report.timestamped && { timestamped: report.timestamped }) };
 }
 
 /** The checklist's first line: what was checked ("receipt: decision #5 of vouch.local/default, tools/call (deny)"). */
@@ -179,8 +209,17 @@ function checkSigners(note: string, trust: FullVerifyInput['trust']): ReportChec
   const trusted = verifiersFor(trust, note);
   const known = new Set(trusted.map((v) => `${v.name}+${toHex(v.keyId)}`));
   const held = new Set(trusted.map((v) => v.alg));
-  // Witness cosignature lines (tlog-cosignature) are not the log's signatures: the witnesses check weighs them.
-  const lines = parseNote(note).signatures.filter((s) => !COSIGNATURE_LENGTHS.has(s.signature.length)).map((s) => ({ label: `${s.name}+${toHex(s.keyId)}`, alg: algOfLength(s.signature.length) }));
+  const parsed = parseNote(note);
+  let origin: string | undefined;
+  try {
+    origin = parseCheckpoint(parsed.text).origin;
+  } catch {
+    origin = undefined;
+  }
+  // Witness cosignature lines (tlog-cosignature) are not the log's signatures: the witnesses check
+  // weighs them. The log's own ML-DSA-44 line has a cosignature's form, under the log's origin.
+  const own = (s: { name: string; signature: Uint8Array }) => s.name === origin && s.signature.length === 8 + MLDSA44_SIGNATURE_BYTES;
+  const lines = parsed.signatures.filter((s) => own(s) || !COSIGNATURE_LENGTHS.has(s.signature.length)).map((s) => ({ label: `${s.name}+${toHex(s.keyId)}`, alg: own(s) ? ('ML-DSA-44' as const) : algOfLength(s.signature.length) }));
   const unknown = lines.filter((l) => !known.has(l.label));
   if (unknown.length === 0) return { name: 'checkpoint-signers', ok: true, detail: `all ${lines.length} signature line(s) are by trusted keys` };
   const altered = unknown.filter((l) => l.alg === undefined || held.has(l.alg));

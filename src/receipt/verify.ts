@@ -5,7 +5,8 @@ import { bytesEqual, fromBase64, fromHex, toHex } from '../canonical/index.js';
 import { openSignedCheckpoint, type Checkpoint } from '../log/checkpoint.js';
 import { decodeEntry, type Entry } from '../log/entry.js';
 import { hashLeaf, verifyInclusion } from '../log/merkle.js';
-import { describeSignature, type NoteVerifier, type VerifiedSignature } from '../log/note.js';
+import { describeSignature, type NoteVerifier, type PqRequirement, type VerifiedSignature } from '../log/note.js';
+import type { PostQuantumAlg } from '../crypto/index.js';
 import { parseReceipt, type Receipt } from './format.js';
 
 export type CheckName = 'format' | 'entry' | 'leaf-hash' | 'index' | 'checkpoint-signature' | 'origin' | 'inclusion' | 'caller-signature';
@@ -27,6 +28,8 @@ export interface ReceiptReport {
   signatures: VerifiedSignature[];
   /** Accepted on classical signatures alone (only with `classicalOk`). */
   classicalOnly: boolean;
+  /** The post-quantum signature that met the requirement (ML-DSA-65 when both verified). */
+  postQuantum?: PostQuantumAlg;
 }
 
 export interface VerifyReceiptOptions {
@@ -38,6 +41,8 @@ export interface VerifyReceiptOptions {
   verifyCaller?: (receipt: Receipt, entry: Entry) => Check;
   /** Accept a checkpoint whose only valid signatures are classical (`--classical-ok`); the report says so. */
   classicalOk?: boolean;
+  /** `ML-DSA-65`: only an ML-DSA-65 signature meets the post-quantum requirement (`--require-pq mldsa65`). */
+  requirePq?: PqRequirement;
 }
 
 export function verifyReceipt(input: unknown, opts: VerifyReceiptOptions): ReceiptReport {
@@ -72,10 +77,11 @@ export function verifyReceipt(input: unknown, opts: VerifyReceiptOptions): Recei
   let checkpoint: Checkpoint | undefined;
   let signatures: VerifiedSignature[] = [];
   let classicalOnly = false;
+  let postQuantum: PostQuantumAlg | undefined;
   try {
-    ({ checkpoint, signatures, classicalOnly } = openSignedCheckpoint(r.checkpoint, opts.verifiers, { classicalOk: opts.classicalOk }));
+    ({ checkpoint, signatures, classicalOnly, postQuantum } = openSignedCheckpoint(r.checkpoint, opts.verifiers, { classicalOk: opts.classicalOk, requirePq: opts.requirePq }));
     const by = signatures.map(describeSignature).join(', ');
-    pass('checkpoint-signature', `checkpoint ${checkpoint.origin} size ${checkpoint.size} signed by ${by}${classicalOnly ? ' (classical signatures only, accepted by --classical-ok)' : ''}`);
+    pass('checkpoint-signature', `checkpoint ${checkpoint.origin} size ${checkpoint.size} signed by ${by}${classicalOnly ? ' (classical signatures only, accepted by --classical-ok)' : `; post-quantum: ${postQuantum}`}`);
   } catch (e) {
     fail('checkpoint-signature', (e as Error).message);
   }
@@ -92,7 +98,7 @@ export function verifyReceipt(input: unknown, opts: VerifyReceiptOptions): Recei
   if (r.callerSignature && entry) {
     checks.push(opts.verifyCaller ? opts.verifyCaller(r, entry) : { name: 'caller-signature', ok: false, detail: 'receipt carries a caller signature but no caller key was given to check it' });
   }
-  return report({ entry, checkpoint, verifiedBy: [...new Set(signatures.map((x) => x.name))], signatures, classicalOnly });
+  return report({ entry, checkpoint, verifiedBy: [...new Set(signatures.map((x) => x.name))], signatures, classicalOnly, ...(postQuantum && { postQuantum }) });
 }
 
 /** True when two checkpoints of one log claim the same size with different roots. */

@@ -4,6 +4,7 @@
 // revocation, each a signed `key` entry in every log it concerns.
 import { toHex } from '../canonical/index.js';
 import { jwksKid, noteKeyId, toJwks, type Jwks, type PublicKeyEntry, type Signer } from '../crypto/index.js';
+import { createMldsa44Signer } from '../crypto/index.js';
 import { createNodeEd25519Signer, createSignerFromSeed } from '../crypto/node.js';
 import { ConfigError } from '../errors.js';
 import { commitKeyOf, formatVkey, noteSignerFor, revokeEntryBody, rotateEntryBody, sameKey, type Appended, type EntryBody, type HistoryKey, type KeyWindow, type NoteSigner, type PublicKey } from '../log/index.js';
@@ -39,6 +40,7 @@ async function signerSet(seeds: KeySeeds, thread: boolean): Promise<SignerSet> {
   const publicKey = seeds.keys.find((k) => k.alg === 'ML-DSA-65')?.publicKey;
   const signers: Signer[] = [await createSignerFromSeed(seeds.mldsaSeed, { thread, publicKey, lazy: true })];
   if (seeds.ed25519Seed) signers.push(createNodeEd25519Signer(seeds.ed25519Seed));
+  if (seeds.mldsa44Seed) signers.push(createMldsa44Signer(seeds.mldsa44Seed));
   return { ...seeds, signers };
 }
 

@@ -4,7 +4,7 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { toHex } from '../canonical/index.js';
-import { createEd25519Verifier, createMldsaVerifier, createVerifier, mldsaKeyFromSeed, noteKeyId, signInContext, toJwks, type Jwks, type Signer } from '../crypto/index.js';
+import { createEd25519Verifier, createMldsa44Verifier, createMldsaVerifier, createVerifier, mldsa44KeyFromSeed, mldsaKeyFromSeed, noteKeyId, signInContext, toJwks, type Jwks, type SignatureAlg, type Signer } from '../crypto/index.js';
 import { createNodeEd25519Signer, createSignerFromSeed, generateSeed, nodeEd25519PublicKeyFromSeed, readKeyFile, writeKeyFile } from '../crypto/node.js';
 import { ConfigError, StoreError } from '../errors.js';
 import { Appender, assertTenant, commitKeyOf, isTenant, logOriginOf, formatVkey, noteSignerFor, noteVerifierFor, type BatchStats, type HistoryKey, type KeyHistory, type LogAppender, type NoteSigner, type NoteVerifier } from '../log/index.js';
@@ -21,7 +21,7 @@ export const DEFAULT_DATA_DIR = '.vouch';
 export const DEFAULT_KEY_NAME = 'vouch.local';
 
 export interface KeyInfo {
-  alg: 'ML-DSA-65' | 'Ed25519';
+  alg: SignatureAlg;
   name: string;
   publicKey: Uint8Array;
   /** C2SP key id, hex. */
@@ -93,7 +93,7 @@ export interface InitResult {
 }
 
 export function keyPaths(dir: string) {
-  return { mldsa: join(dir, 'keys', 'mldsa65.key'), ed25519: join(dir, 'keys', 'ed25519.key') };
+  return { mldsa: join(dir, 'keys', 'mldsa65.key'), ed25519: join(dir, 'keys', 'ed25519.key'), mldsa44: join(dir, 'keys', 'mldsa44.key') };
 }
 
 /**
@@ -101,13 +101,15 @@ export function keyPaths(dir: string) {
  * log gets new keys (its first run): a key made beside a log it did not sign would only be refused
  * as a stranger's, and the log's own key would look lost. There, a missing key file is an error.
  */
-export function initDataDir(dir: string, opts: { ed25519?: boolean } = {}): InitResult {
+export function initDataDir(dir: string, opts: { ed25519?: boolean; mldsa44?: boolean } = {}): InitResult {
   const out: InitResult = { created: [], kept: [] };
   if (listTenants(dir).length > 0) {
     const paths = keyPaths(dir);
     if (!existsSync(paths.mldsa)) throw missingKeyFile(dir, 'ML-DSA-65');
-    // An Ed25519 file is not made either: whether the log needs one, opening it says (tenant-keys.ts).
-    out.kept.push(...[paths.mldsa, paths.ed25519].filter((p) => existsSync(p)));
+    // Nor an Ed25519 or ML-DSA-44 file: whether the log needs one, opening it says (tenant-keys.ts).
+    // A log made before ML-DSA-44 log signatures gains that key with \`vouch keys rotate\` (a signed
+    // key entry), never by a file appearing beside it (its checkpoints would then lack a line).
+    out.kept.push(...[paths.mldsa, paths.ed25519, paths.mldsa44].filter((p) => existsSync(p)));
     return out;
   }
   // The directory itself only when vouch creates it (it may be one the operator made for more);
@@ -121,8 +123,10 @@ export function initDataDir(dir: string, opts: { ed25519?: boolean } = {}): Init
     chmodSync(join(dir, sub), 0o700);
   }
   const paths = keyPaths(dir);
-  const want: [string, 'ML-DSA-65' | 'Ed25519'][] = [[paths.mldsa, 'ML-DSA-65']];
+  const want: [string, SignatureAlg][] = [[paths.mldsa, 'ML-DSA-65']];
   if (opts.ed25519 !== false) want.push([paths.ed25519, 'Ed25519']);
+  // tlog-checkpoint: logs SHOULD sign with ML-DSA-44 (type 0x06), what public witnesses read.
+  if (opts.mldsa44 !== false) want.push([paths.mldsa44, 'ML-DSA-44']);
   for (const [path, alg] of want) {
     if (existsSync(path)) out.kept.push(path);
     else {
@@ -165,13 +169,13 @@ export async function openDataDir(dir: string, opts: OpenOptions = {}): Promise<
   // With a log thread, the thread derives the ML-DSA-65 public key (it signs with it) and hands it
   // back: until then this thread goes on with what the caller does next (start-up loads the policy).
   let thread: LogThread | undefined;
-  if (opts.logThread) thread = await startLogThread({ keyName, mldsaSeed: seeds.mldsaSeed, ed25519Seed: seeds.ed25519Seed, maxBatch: opts.maxBatch, onBatch: opts.onBatch, onAudit: opts.onAudit, auditPage: opts.auditPage, auditDelayMs: opts.auditDelayMs, archiveRoot: opts.archiveRoot });
+  if (opts.logThread) thread = await startLogThread({ keyName, mldsaSeed: seeds.mldsaSeed, ed25519Seed: seeds.ed25519Seed, mldsa44Seed: seeds.mldsa44Seed, maxBatch: opts.maxBatch, onBatch: opts.onBatch, onAudit: opts.onAudit, auditPage: opts.auditPage, auditDelayMs: opts.auditDelayMs, archiveRoot: opts.archiveRoot });
   let loaded: LoadedKeys;
   // Key history (issue 18, data-dir-keys.ts): each log signs with the keys its history says, checked at open.
   let keeper: DataDirKeys;
   try {
     loaded = keysOfSeeds(seeds, keyName, thread?.mldsaPublicKey);
-    keeper = await DataDirKeys.open(dir, keyName, { mldsaSeed: loaded.mldsaSeed, ed25519Seed: loaded.ed25519Seed, keys: loaded.keys }, { thread: opts.thread ?? false, resume: opts.resumeRotation });
+    keeper = await DataDirKeys.open(dir, keyName, { mldsaSeed: loaded.mldsaSeed, ed25519Seed: loaded.ed25519Seed, mldsa44Seed: loaded.mldsa44Seed, keys: loaded.keys }, { thread: opts.thread ?? false, resume: opts.resumeRotation });
   } catch (e) {
     await thread?.close();
     throw e;
@@ -341,7 +345,7 @@ function rotatable(t: TenantLog): RotatableLog {
     append: (body) => t.appender.append(body),
     rotate(body, next, name) {
       const a = t.appender as LogAppender & { rotate?: Appender['rotate']; rotateKeys?: ThreadedLog['rotateKeys'] };
-      if (a.rotateKeys) return a.rotateKeys(body, { keyName: name, mldsaSeed: next.mldsaSeed, ed25519Seed: next.ed25519Seed });
+      if (a.rotateKeys) return a.rotateKeys(body, { keyName: name, mldsaSeed: next.mldsaSeed, ed25519Seed: next.ed25519Seed, mldsa44Seed: next.mldsa44Seed });
       if (a.rotate) return a.rotate(body, next.signers.map((s) => noteSignerFor(name, s)), commitKeyOf(next.mldsaSeed));
       throw new ConfigError('ERR_CONFIG', `log of tenant ${t.tenant} cannot rotate keys`);
     },
@@ -354,10 +358,11 @@ export interface LoadedKeys {
   verifiers: NoteVerifier[];
   mldsaSeed: Uint8Array;
   ed25519Seed?: Uint8Array;
+  mldsa44Seed?: Uint8Array;
 }
 
 /** The signing seeds in the key files, each checked for its algorithm. */
-export function readKeySeeds(dir: string): { mldsaSeed: Uint8Array; ed25519Seed?: Uint8Array } {
+export function readKeySeeds(dir: string): { mldsaSeed: Uint8Array; ed25519Seed?: Uint8Array; mldsa44Seed?: Uint8Array } {
   const paths = keyPaths(dir);
   if (!existsSync(paths.mldsa)) {
     if (listTenants(dir).length > 0) throw missingKeyFile(dir, 'ML-DSA-65');
@@ -365,17 +370,22 @@ export function readKeySeeds(dir: string): { mldsaSeed: Uint8Array; ed25519Seed?
   }
   const mldsa = readKeyFile(paths.mldsa);
   if (mldsa.alg !== 'ML-DSA-65') throw new ConfigError('ERR_CONFIG', `${paths.mldsa} holds a ${mldsa.alg} key, not ML-DSA-65`);
-  if (!existsSync(paths.ed25519)) return { mldsaSeed: mldsa.seed };
-  const ed = readKeyFile(paths.ed25519);
-  if (ed.alg !== 'Ed25519') throw new ConfigError('ERR_CONFIG', `${paths.ed25519} holds a ${ed.alg} key, not Ed25519`);
-  return { mldsaSeed: mldsa.seed, ed25519Seed: ed.seed };
+  const optional = (path: string, alg: SignatureAlg): Uint8Array | undefined => {
+    if (!existsSync(path)) return undefined;
+    const k = readKeyFile(path);
+    if (k.alg !== alg) throw new ConfigError('ERR_CONFIG', `${path} holds a ${k.alg} key, not ${alg}`);
+    return k.seed;
+  };
+  const ed25519Seed = optional(paths.ed25519, 'Ed25519');
+  const mldsa44Seed = optional(paths.mldsa44, 'ML-DSA-44');
+  return { mldsaSeed: mldsa.seed, ...(ed25519Seed && { ed25519Seed }), ...(mldsa44Seed && { mldsa44Seed }) };
 }
 
 /**
  * The keys of the seeds. `mldsaPublicKey`: the ML-DSA-65 public key when it was derived already
  * (the log thread derives it while this thread loads the policy: 80 ms of start-up otherwise).
  */
-export function keysOfSeeds(seeds: { mldsaSeed: Uint8Array; ed25519Seed?: Uint8Array }, keyName: string, mldsaPublicKey?: Uint8Array): LoadedKeys {
+export function keysOfSeeds(seeds: { mldsaSeed: Uint8Array; ed25519Seed?: Uint8Array; mldsa44Seed?: Uint8Array }, keyName: string, mldsaPublicKey?: Uint8Array): LoadedKeys {
   const mldsaPub = mldsaPublicKey ?? mldsaKeyFromSeed(seeds.mldsaSeed).publicKey;
   const keys = [keyInfo('ML-DSA-65', keyName, mldsaPub)];
   const verifiers = [noteVerifierFor(keyName, createMldsaVerifier(mldsaPub))];
@@ -384,7 +394,12 @@ export function keysOfSeeds(seeds: { mldsaSeed: Uint8Array; ed25519Seed?: Uint8A
     keys.push(keyInfo('Ed25519', keyName, pub));
     verifiers.push(noteVerifierFor(keyName, createEd25519Verifier(pub)));
   }
-  return { keys, verifiers, mldsaSeed: seeds.mldsaSeed, ...(seeds.ed25519Seed && { ed25519Seed: seeds.ed25519Seed }) };
+  if (seeds.mldsa44Seed) {
+    const pub = mldsa44KeyFromSeed(seeds.mldsa44Seed).publicKey;
+    keys.push(keyInfo('ML-DSA-44', keyName, pub));
+    verifiers.push(noteVerifierFor(keyName, createMldsa44Verifier(pub)));
+  }
+  return { keys, verifiers, mldsaSeed: seeds.mldsaSeed, ...(seeds.ed25519Seed && { ed25519Seed: seeds.ed25519Seed }), ...(seeds.mldsa44Seed && { mldsa44Seed: seeds.mldsa44Seed }) };
 }
 
 export function loadKeys(dir: string, keyName = DEFAULT_KEY_NAME): LoadedKeys {
@@ -392,7 +407,7 @@ export function loadKeys(dir: string, keyName = DEFAULT_KEY_NAME): LoadedKeys {
 }
 
 /** ERR_KEY_MISSING for a data directory with a log: which file, the key its logs are signed with, how to restore it. */
-function missingKeyFile(dir: string, alg: 'ML-DSA-65' | 'Ed25519'): StoreError {
+function missingKeyFile(dir: string, alg: SignatureAlg): StoreError {
   const signers = new Set<string>();
   for (const t of listTenants(dir)) {
     try {
@@ -424,6 +439,6 @@ export function logPath(dir: string, tenant: string): string {
   return join(dir, 'logs', `${tenant}.db`);
 }
 
-function keyInfo(alg: 'ML-DSA-65' | 'Ed25519', name: string, publicKey: Uint8Array): KeyInfo {
+function keyInfo(alg: SignatureAlg, name: string, publicKey: Uint8Array): KeyInfo {
   return { alg, name, publicKey, keyId: toHex(noteKeyId(name, alg, publicKey)), vkey: formatVkey(name, alg, publicKey) };
 }

@@ -104,7 +104,9 @@ class DurableObjectStore implements LogStore {
         const exec = (sql: string, ...b: unknown[]) => this.storage.sql.exec(sql, ...b);
         for (const e of batch.entries) exec('INSERT INTO entries (seq, bytes, leaf) VALUES (?, ?, ?)', e.seq, e.bytes, e.leaf);
         for (const n of batch.nodes) exec('INSERT INTO nodes (level, idx, hash) VALUES (?, ?, ?)', n.level, n.index, n.hash);
-        for (const p of batch.payloads ?? []) exec('INSERT OR IGNORE INTO payloads (digest, bytes) VALUES (?, ?)', p.digest, p.bytes);
+        // The batch's highest seq bounds the entry naming each payload (retention, migration 0007).
+        const last = batch.entries.reduce((m, e) => Math.max(m, e.seq), -1);
+        for (const p of batch.payloads ?? []) exec('INSERT INTO payloads (digest, bytes, last_seq) VALUES (?, ?, ?) ON CONFLICT(digest) DO UPDATE SET last_seq = MAX(COALESCE(last_seq, -1), excluded.last_seq)', p.digest, p.bytes, last >= 0 ? last : this.size());
         const c = batch.checkpoint;
         exec('INSERT INTO checkpoints (size, root, note) VALUES (?, ?, ?)', c.size, c.root, c.note);
       }),
@@ -112,7 +114,7 @@ class DurableObjectStore implements LogStore {
   }
 
   putPayload(digest: Digest, bytes: Uint8Array): void {
-    this.guard('store payload', () => void this.storage.sql.exec('INSERT OR IGNORE INTO payloads (digest, bytes) VALUES (?, ?)', digest, bytes));
+    this.guard('store payload', () => void this.storage.sql.exec('INSERT INTO payloads (digest, bytes, last_seq) VALUES (?, ?, ?) ON CONFLICT(digest) DO UPDATE SET last_seq = MAX(COALESCE(last_seq, -1), excluded.last_seq)', digest, bytes, this.size()));
   }
 
   payload(digest: Digest): Uint8Array | undefined {

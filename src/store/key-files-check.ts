@@ -2,12 +2,12 @@
 // otherwise read as tampering (issue 37): a key file missing (and a new one made in its place), and
 // a log or key files copied from another instance. Pure: callers pass the note and the keys.
 import { toHex } from '../canonical/index.js';
-import { ED25519_SIGNATURE_BYTES, MLDSA65_SIGNATURE_BYTES, noteKeyId, type SignatureAlg } from '../crypto/index.js';
+import { ED25519_SIGNATURE_BYTES, MLDSA44_SIGNATURE_BYTES, MLDSA65_SIGNATURE_BYTES, noteKeyId, type SignatureAlg } from '../crypto/index.js';
 import { StoreError } from '../errors.js';
 import { parseNote, type PublicKey } from '../log/index.js';
 
 /** The key file of each algorithm, relative to the data directory. */
-export const KEY_FILES: Record<SignatureAlg, string> = { 'ML-DSA-65': 'keys/mldsa65.key', Ed25519: 'keys/ed25519.key' };
+export const KEY_FILES: Record<SignatureAlg, string> = { 'ML-DSA-65': 'keys/mldsa65.key', Ed25519: 'keys/ed25519.key', 'ML-DSA-44': 'keys/mldsa44.key' };
 
 export const RESTORE_ADVICE = "restore it from your backup of the data directory's keys/ (the file as it was, mode 0600); vouch never makes a new key for a log that has one";
 
@@ -18,11 +18,16 @@ export interface NoteSignerLine {
   alg: SignatureAlg;
 }
 
-/** The log's own signature lines of a note (witness cosignatures, of other lengths, left out). */
-export function logSignersOf(note: string): NoteSignerLine[] {
+/**
+ * The log's own signature lines of a note (witness cosignatures, of other lengths, left out). A
+ * timestamped ML-DSA-44 line (8 + 2420 bytes) is the log's when it is under the log's origin:
+ * a witness signs ML-DSA-44 under its own name.
+ */
+export function logSignersOf(note: string, origin?: string): NoteSignerLine[] {
   try {
     return parseNote(note).signatures.flatMap((s) => {
-      const alg: SignatureAlg | undefined = s.signature.length === MLDSA65_SIGNATURE_BYTES ? 'ML-DSA-65' : s.signature.length === ED25519_SIGNATURE_BYTES ? 'Ed25519' : undefined;
+      const len = s.signature.length;
+      const alg: SignatureAlg | undefined = len === MLDSA65_SIGNATURE_BYTES ? 'ML-DSA-65' : len === ED25519_SIGNATURE_BYTES ? 'Ed25519' : len === 8 + MLDSA44_SIGNATURE_BYTES && (origin === undefined || s.name === origin) ? 'ML-DSA-44' : undefined;
       return alg ? [{ label: `${s.name}+${toHex(s.keyId)}`, name: s.name, alg }] : [];
     });
   } catch {
@@ -37,7 +42,7 @@ export function logSignersOf(note: string): NoteSignerLine[] {
  * theirs was added to the note, which is the caller's "altered" finding, not a wrong directory.
  */
 export function explainKeyFiles(note: string, files: PublicKey[], origin: string): StoreError | undefined {
-  const lines = logSignersOf(note);
+  const lines = logSignersOf(note, origin);
   const fileLabel = (alg: SignatureAlg, name: string) => {
     const f = files.find((k) => k.alg === alg);
     return f && `${name}+${toHex(noteKeyId(name, alg, f.publicKey))}`;

@@ -15,6 +15,9 @@ export interface LogPort extends LogWriter {
   consistencyProof(size1: number, size2: number): Promise<Hash[]>;
   payload(digest: Digest): Promise<Uint8Array | undefined>;
   erasePayload(digest: Digest): Promise<boolean>;
+  /** Payload retention (LogStore.expiredPayloads): absent on ports whose store cannot. */
+  expiredPayloads?(beforeSeq: number, limit: number): Promise<Digest[]>;
+  eraseExpiredPayload?(digest: Digest, beforeSeq: number): Promise<boolean>;
   document(digest: Digest): Promise<{ kind: DocumentKind; bytes: Uint8Array } | undefined>;
   putDocument(kind: DocumentKind, digest: Digest, bytes: Uint8Array): Promise<void>;
   /** Entries [from, to) as exact bytes, streamed. */
@@ -31,7 +34,7 @@ export interface LogPort extends LogWriter {
 const ENTRY_PAGE = 512;
 
 export function logPortOf(origin: string, store: LogStore, appender: LogAppender): LogPort {
-  return {
+  const port: LogPort = {
     origin,
     append: (body, attachments) => appender.append(body, attachments),
     appendDurable: appender.appendDurable && ((body, attachments, opts) => appender.appendDurable!(body, attachments, opts)),
@@ -61,4 +64,9 @@ export function logPortOf(origin: string, store: LogStore, appender: LogAppender
       }
     },
   };
+  if (store.expiredPayloads && store.eraseExpiredPayload) {
+    port.expiredPayloads = async (beforeSeq, limit) => store.expiredPayloads!(beforeSeq, limit);
+    port.eraseExpiredPayload = async (d, beforeSeq) => store.eraseExpiredPayload!(d, beforeSeq);
+  }
+  return port;
 }

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { parentPort, workerData } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
-import { createMldsaVerifier, cryptoSelfTest, mldsaKeyFromSeed, type Signer } from '../crypto/index.js';
+import { createMldsa44Signer, createMldsa44Verifier, createMldsaVerifier, cryptoSelfTest, mldsaKeyFromSeed, type SignatureAlg, type Signer, type Verifier } from '../crypto/index.js';
 import { createNodeEd25519Signer, createNodeEd25519Verifier, createSignerFromSeed, mldsaBackend, nodeVerifyEd25519, prestartSignWorker } from '../crypto/node.js';
 import { Appender, auditLeaves, commitKeyOf, DEFAULT_AUDIT_DELAY_MS, noteSignerFor, noteVerifierFor, type Appended, type Durable, type NoteSigner, type NoteVerifier } from '../log/index.js';
 import { StoreError } from '../errors.js';
@@ -13,6 +13,11 @@ import type { LogStore } from './port.js';
 import { openSqliteStore } from './sqlite.js';
 import { openArchiveView } from './archive-read.js';
 import { tenantArchiveDir } from './archive-write.js';
+
+/** Ed25519 through node:crypto here (see the self-test below); ML-DSA through noble. */
+function verifierOf(alg: SignatureAlg, publicKey: Uint8Array): Verifier {
+  return alg === 'Ed25519' ? createNodeEd25519Verifier(publicKey) : alg === 'ML-DSA-44' ? createMldsa44Verifier(publicKey) : createMldsaVerifier(publicKey);
+}
 
 const port = parentPort!;
 // Started early, this thread starts its signing thread at once too (noble only: native signing
@@ -57,13 +62,15 @@ mldsa.ready?.catch((e: unknown) => {
 });
 const signers: Signer[] = [mldsa];
 if (data.ed25519Seed) signers.push(createNodeEd25519Signer(data.ed25519Seed));
+if (data.mldsa44Seed) signers.push(createMldsa44Signer(data.mldsa44Seed));
 // Tags each commit, and checks the tag of a tail a crash left unsigned (log/commit-tag.ts).
 let commitKey = commitKeyOf(data.mldsaSeed);
 data.mldsaSeed.fill(0);
 data.ed25519Seed?.fill(0);
+data.mldsa44Seed?.fill(0);
 const noteSigners = signers.map((s) => noteSignerFor(data.keyName, s));
 // The log's own keys, to check the newest stored checkpoint before signing anything (open-check.ts).
-const noteVerifiers = signers.map((s) => noteVerifierFor(data.keyName, s.alg === 'Ed25519' ? createNodeEd25519Verifier(s.publicKey) : createMldsaVerifier(s.publicKey)));
+const noteVerifiers = signers.map((s) => noteVerifierFor(data.keyName, verifierOf(s.alg, s.publicKey)));
 let closing = false;
 
 /** A bad VOUCH_MLDSA is reported where the signer is made, not here. */
@@ -121,7 +128,7 @@ function send(m: HostMessage): void {
 let current: Signer[] = signers;
 function keysOf(m: Extract<MainMessage, { t: 'open' }>): { signers: NoteSigner[]; verifiers: NoteVerifier[] } {
   if (!m.keys || !m.keyName) return { signers: noteSigners, verifiers: noteVerifiers };
-  const verifiers = m.keys.map((k) => ({ ...noteVerifierFor(k.name, k.alg === 'Ed25519' ? createNodeEd25519Verifier(k.publicKey) : createMldsaVerifier(k.publicKey)), ...(k.window ? { window: k.window } : {}) }));
+  const verifiers = m.keys.map((k) => ({ ...noteVerifierFor(k.name, verifierOf(k.alg, k.publicKey)), ...(k.window ? { window: k.window } : {}) }));
   return { signers: current.map((s) => noteSignerFor(m.keyName!, s)), verifiers };
 }
 
@@ -131,6 +138,7 @@ async function rotate(m: Extract<MainMessage, { t: 'rotate' }>): Promise<void> {
   try {
     const next: Signer[] = [await createSignerFromSeed(m.keys.mldsaSeed, { thread: true })];
     if (m.keys.ed25519Seed) next.push(createNodeEd25519Signer(m.keys.ed25519Seed));
+    if (m.keys.mldsa44Seed) next.push(createMldsa44Signer(m.keys.mldsa44Seed));
     const nextKey = commitKeyOf(m.keys.mldsaSeed);
     const a = await l.appender.rotate(m.body, next.map((s) => noteSignerFor(m.keys.keyName, s)), nextKey);
     current = next;

@@ -2,6 +2,7 @@
 // (log-thread.ts on the main thread, log-thread-host.ts in the writer): named fields, no tuples.
 // Every append is answered: `durable` (only when asked for) once its batch is committed, then
 // `signed` once a signed checkpoint covers it, or `failed` at either stage with a coded error.
+import type { SignatureAlg } from '../crypto/index.js';
 import { StoreError, VouchError, type ErrorCode } from '../errors.js';
 import type { Attachment, BatchStats, EntryBody, Hash, Pacing } from '../log/index.js';
 
@@ -17,6 +18,8 @@ export interface LogThreadData {
   /** The seed's public key, derived by the parent: the writer starts without waiting for its signing thread. */
   mldsaPublicKey?: Uint8Array;
   ed25519Seed?: Uint8Array;
+  /** The ML-DSA-44 key (timestamped tlog-cosignature lines, c2sp.org/tlog-checkpoint). */
+  mldsa44Seed?: Uint8Array;
   maxBatch?: number;
   /** Pacing overrides (log/pacing.ts), every one of them; absent: the defaults every appender uses. */
   pacing?: Partial<Pacing>;
@@ -69,7 +72,7 @@ export type HostMessage =
 /** A log key with the sizes it signs (key history, issue 18): the writer checks the newest checkpoint with these. */
 export interface WireKey {
   name: string;
-  alg: 'ML-DSA-65' | 'Ed25519';
+  alg: SignatureAlg;
   publicKey: Uint8Array;
   window?: { from: number; to?: number; revokedAfter?: number };
 }
@@ -79,6 +82,7 @@ export interface RotateKeys {
   keyName: string;
   mldsaSeed: Uint8Array;
   ed25519Seed?: Uint8Array;
+  mldsa44Seed?: Uint8Array;
 }
 
 export type MainMessage =

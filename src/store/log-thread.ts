@@ -18,6 +18,7 @@ export interface LogThreadOptions {
   /** The seed's public key (the key files'): the writer then starts without waiting for its signing thread. */
   mldsaPublicKey?: Uint8Array;
   ed25519Seed?: Uint8Array;
+  mldsa44Seed?: Uint8Array;
   maxBatch?: number;
   /** Pacing overrides (log/pacing.ts: intervals, signShare, the coverage bound, retry): absent, the one default policy of every appender. */
   pacing?: Partial<Pacing>;
@@ -90,12 +91,13 @@ function owe(log: { size: number }, unfollowed: boolean): Owed {
 }
 
 export async function startLogThread(opts: LogThreadOptions): Promise<LogThread> {
-  const data: LogThreadData = { keyName: opts.keyName, mldsaSeed: opts.mldsaSeed.slice(), mldsaPublicKey: opts.mldsaPublicKey?.slice(), ed25519Seed: opts.ed25519Seed?.slice(), maxBatch: opts.maxBatch, pacing: opts.pacing, auditPage: opts.auditPage, auditDelayMs: opts.auditDelayMs, archiveRoot: opts.archiveRoot };
+  const data: LogThreadData = { keyName: opts.keyName, mldsaSeed: opts.mldsaSeed.slice(), mldsaPublicKey: opts.mldsaPublicKey?.slice(), ed25519Seed: opts.ed25519Seed?.slice(), mldsa44Seed: opts.mldsa44Seed?.slice(), maxBatch: opts.maxBatch, pacing: opts.pacing, auditPage: opts.auditPage, auditDelayMs: opts.auditDelayMs, archiveRoot: opts.archiveRoot };
   const early = opts.workerUrl ? undefined : takePrestarted();
   const worker = early ?? new Worker(opts.workerUrl ?? hostUrl(), { workerData: data });
   if (early) worker.postMessage({ t: 'init', data } satisfies MainMessage);
   data.mldsaSeed.fill(0); // copied into the thread (workerData or the message)
   data.ed25519Seed?.fill(0);
+  data.mldsa44Seed?.fill(0);
   const owed = new Map<number, Owed>();
   const opening = new Map<string, { resolve: () => void; reject: (e: unknown) => void }>();
   const signing = new Map<number, { resolve: (s: SignedTree) => void; reject: (e: unknown) => void }>();

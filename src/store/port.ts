@@ -13,6 +13,12 @@ export interface LogStore extends LogStorage {
   putPayload(digest: Digest, bytes: Uint8Array): void;
   payload(digest: Digest): Uint8Array | undefined;
   erasePayload(digest: Digest): boolean;
+  /**
+   * Payload retention (audit/retention.ts), optional: up to `limit` payloads no entry at or after
+   * `beforeSeq` names, and the erase that deletes one only if that is still so when it runs.
+   */
+  expiredPayloads?(beforeSeq: number, limit: number): Digest[];
+  eraseExpiredPayload?(digest: Digest, beforeSeq: number): boolean;
 
   /** Chain configs and policy sets by digest (never erased: replay needs them). */
   putDocument(kind: DocumentKind, digest: Digest, bytes: Uint8Array): void;

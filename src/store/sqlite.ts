@@ -64,6 +64,10 @@ class SqliteStore implements LogStore {
   private closed = false;
   private putTag: Database.Statement | undefined;
   private tagQuery: Database.Statement | undefined;
+  // Prepared on first use: a read-only open of a log written before migration 0007 has no last_seq.
+  private putPayloadQ: Database.Statement | undefined;
+  private expiredQ: { since: Database.Statement; unknown: Database.Statement } | undefined;
+  private eraseExpiredQ: Database.Statement | undefined;
   // Each commit's transaction function, made once: db.transaction() builds its wrappers on every
   // call (issue 36: one per commit on the gateway's path).
   private batchTx: ((b: Batch) => void) | undefined;
@@ -82,7 +86,6 @@ class SqliteStore implements LogStore {
       putEntry: db.prepare('INSERT INTO entries (seq, bytes, leaf) VALUES (?, ?, ?)'),
       putNode: db.prepare('INSERT INTO nodes (level, idx, hash) VALUES (?, ?, ?)'),
       putCheckpoint: db.prepare('INSERT INTO checkpoints (size, root, note) VALUES (?, ?, ?)'),
-      putPayload: db.prepare('INSERT OR IGNORE INTO payloads (digest, bytes) VALUES (?, ?)'),
       payload: db.prepare('SELECT bytes FROM payloads WHERE digest = ?').pluck(),
       erase: db.prepare('DELETE FROM payloads WHERE digest = ?'),
       latestPolicy: db.prepare(`SELECT seq, bytes, leaf FROM entries WHERE ${POLICY_ENTRY_SQL} ORDER BY seq DESC LIMIT 1`),
@@ -160,9 +163,20 @@ class SqliteStore implements LogStore {
   }
 
   private putRows(b: EntryBatch): void {
-    for (const e of b.entries) this.q.putEntry.run(e.seq, e.bytes, e.leaf);
+    let last = -1;
+    for (const e of b.entries) {
+      this.q.putEntry.run(e.seq, e.bytes, e.leaf);
+      last = Math.max(last, e.seq);
+    }
+    if (last < 0 && b.payloads?.length) last = this.q.size.get() as number;
     for (const n of b.nodes) this.q.putNode.run(n.level, n.index, n.hash);
-    for (const p of b.payloads ?? []) this.q.putPayload.run(p.digest, p.bytes);
+    // The batch's highest seq: an upper bound on the entry naming each payload (retention keeps longer, never shorter).
+    for (const p of b.payloads ?? []) this.storePayload(p.digest, p.bytes, last);
+  }
+
+  /** Stores a payload, or moves an existing one's last_seq forward (a newer entry names it again). */
+  private storePayload(digest: string, bytes: Uint8Array, lastSeq: number): void {
+    (this.putPayloadQ ??= this.db.prepare('INSERT INTO payloads (digest, bytes, last_seq) VALUES (?, ?, ?) ON CONFLICT(digest) DO UPDATE SET last_seq = MAX(COALESCE(last_seq, -1), excluded.last_seq)')).run(digest, bytes, lastSeq);
   }
 
   commitTag(): CommitTag | undefined {
@@ -183,7 +197,39 @@ class SqliteStore implements LogStore {
   }
 
   putPayload(digest: Digest, bytes: Uint8Array): void {
-    this.guard('store payload', () => this.q.putPayload.run(digest, bytes));
+    // Outside a commit: the next seq bounds any entry that names it.
+    this.guard('store payload', () => this.storePayload(digest, bytes, this.q.size.get() as number));
+  }
+
+  expiredPayloads(beforeSeq: number, limit: number): Digest[] {
+    return this.guard('find expired payloads', () => {
+      const q = (this.expiredQ ??= {
+        since: this.db.prepare('SELECT digest FROM payloads WHERE last_seq < ? ORDER BY last_seq LIMIT ?').pluck(),
+        unknown: this.db.prepare('SELECT digest FROM payloads WHERE last_seq IS NULL LIMIT ?').pluck(),
+      });
+      const out = q.since.all(beforeSeq, limit) as Digest[];
+      // Rows from before migration 0007 were last named before payload_seq_floor.
+      if (out.length < limit && this.payloadFloor() <= beforeSeq) out.push(...(q.unknown.all(limit - out.length) as Digest[]));
+      return out;
+    });
+  }
+
+  eraseExpiredPayload(digest: Digest, beforeSeq: number): boolean {
+    return this.guard('erase expired payload', () => {
+      const floor = this.payloadFloor();
+      const q = (this.eraseExpiredQ ??= this.db.prepare('DELETE FROM payloads WHERE digest = ? AND (last_seq < ? OR (last_seq IS NULL AND ? <= ?))'));
+      const erased = q.run(digest, beforeSeq, floor, beforeSeq).changes > 0;
+      if (erased) this.purgeWal();
+      return erased;
+    });
+  }
+
+  /** Payload rows with no last_seq were last named before this seq (migration 0007); 0 when the log began with it. */
+  private payloadFloor(): number {
+    const v = this.q.meta.get('payload_seq_floor') as string | undefined;
+    const n = v === undefined ? NaN : Number(v);
+    // Unreadable (edited): treat those rows as named just now, so nothing is erased early.
+    return Number.isSafeInteger(n) && n >= 0 ? n : Number.MAX_SAFE_INTEGER;
   }
 
   payload(digest: Digest): Uint8Array | undefined {

@@ -12,13 +12,15 @@ import { attachCosignatures } from './verify.js';
 type CheckpointReads = Pick<LogPort, 'origin' | 'latestCheckpoint' | 'checkpointAt'>;
 
 export function withCosignatures<P extends CheckpointReads>(port: P, store: Pick<CosignatureStore, 'lines' | 'newestCosigned'>): P & { witnessed(): Promise<NewestCosigned | undefined> } {
+  // Lines stored under the log's own name came from the separate ML-DSA-44 cosigner vouch kept
+  // before that key joined the log's keys: not a witness's, and not the log key now in its history.
   const attach = (cp: StoredCheckpoint | undefined): StoredCheckpoint | undefined =>
-    cp && { ...cp, note: attachCosignatures(cp.note, store.lines(port.origin, cp.size, toHex(cp.root))) };
+    cp && { ...cp, note: attachCosignatures(cp.note, store.lines(port.origin, cp.size, toHex(cp.root)).filter((l) => !l.startsWith(`\u2014 ${port.origin} `))) };
   return {
     ...port,
     latestCheckpoint: async () => attach(await port.latestCheckpoint()),
     checkpointAt: async (size) => attach(await port.checkpointAt(size)),
-    // The log's own ML-DSA-44 cosigner is named after its origin (node-log.ts): it vouches for nothing outside.
+    // Rows under the log's own name (the former separate ML-DSA-44 cosigner) vouch for nothing outside.
     witnessed: async () => store.newestCosigned(port.origin, port.origin),
   };
 }

@@ -3,11 +3,7 @@
 // last cosigned (the `old` of the next request). Separate from the log store: cosignature lines
 // are not the log's signatures, and the log's fsck treats unknown lines in its own notes as alterations.
 import Database from 'better-sqlite3';
-
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS cosignatures (origin TEXT NOT NULL, size INTEGER NOT NULL, root TEXT NOT NULL, cosigner TEXT NOT NULL, line TEXT NOT NULL, ts INTEGER NOT NULL, PRIMARY KEY (origin, size, root, line));
-CREATE TABLE IF NOT EXISTS witness_acked (origin TEXT NOT NULL, witness TEXT NOT NULL, size INTEGER NOT NULL, root TEXT NOT NULL, PRIMARY KEY (origin, witness));
-`;
+import { COSIG_SCHEMA, COSIG_SQL } from './cosig-schema.js';
 
 /** The newest checkpoint of a log that a witness cosigned: which witnesses, and the newest cosignature time. */
 export interface NewestCosigned {
@@ -35,15 +31,14 @@ export function openCosignatureStore(path: string, opts: { readonly?: boolean } 
   db.pragma('busy_timeout = 5000');
   if (!opts.readonly) {
     db.pragma('journal_mode = WAL');
-    db.exec(SCHEMA);
+    db.exec(COSIG_SCHEMA);
   }
-  const sel = db.prepare('SELECT line FROM cosignatures WHERE origin = ? AND size = ? AND root = ? ORDER BY cosigner, ts');
-  const ins = db.prepare('INSERT OR IGNORE INTO cosignatures (origin, size, root, cosigner, line, ts) VALUES (?, ?, ?, ?, ?, ?)');
-  // (origin, size, ...) is the primary key's prefix: the newest size is one index step.
-  const newest = db.prepare('SELECT size, root FROM cosignatures WHERE origin = ? AND cosigner != ? ORDER BY size DESC LIMIT 1');
-  const by = db.prepare('SELECT cosigner, MAX(ts) AS ts FROM cosignatures WHERE origin = ? AND size = ? AND root = ? AND cosigner != ? GROUP BY cosigner ORDER BY cosigner');
-  const ack = db.prepare('SELECT size, root FROM witness_acked WHERE origin = ? AND witness = ?');
-  const setAck = db.prepare('INSERT INTO witness_acked (origin, witness, size, root) VALUES (?, ?, ?, ?) ON CONFLICT(origin, witness) DO UPDATE SET size = excluded.size, root = excluded.root');
+  const sel = db.prepare(COSIG_SQL.lines);
+  const ins = db.prepare(COSIG_SQL.insert);
+  const newest = db.prepare(COSIG_SQL.newest);
+  const by = db.prepare(COSIG_SQL.by);
+  const ack = db.prepare(COSIG_SQL.acked);
+  const setAck = db.prepare(COSIG_SQL.setAcked);
   return {
     lines: (origin, size, root) => (sel.all(origin, size, root) as { line: string }[]).map((r) => r.line),
     newestCosigned(origin, self) {

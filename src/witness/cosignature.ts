@@ -5,7 +5,7 @@ import { ed25519 } from '@noble/curves/ed25519.js';
 import { ml_dsa44 } from '@noble/post-quantum/ml-dsa.js';
 import { concatBytes, sha256, toBase64, utf8 } from '../canonical/index.js';
 import { InputError } from '../errors.js';
-import { parseCheckpoint } from '../log/checkpoint.js';
+import { mldsa44CosignedMessage, u64 } from '../log/cosigned-message.js';
 
 export type CosignAlg = 'Ed25519' | 'ML-DSA-44';
 export const COSIGN_ALGS: readonly CosignAlg[] = ['Ed25519', 'ML-DSA-44'];
@@ -14,11 +14,6 @@ export const COSIGN_ALGS: readonly CosignAlg[] = ['Ed25519', 'ML-DSA-44'];
 export const COSIGN_TYPE: Record<CosignAlg, number> = { Ed25519: 0x04, 'ML-DSA-44': 0x06 };
 export const COSIGN_PUBLIC_KEY_BYTES: Record<CosignAlg, number> = { Ed25519: 32, 'ML-DSA-44': 1312 };
 export const COSIGN_SIGNATURE_BYTES: Record<CosignAlg, number> = { Ed25519: 64, 'ML-DSA-44': 2420 };
-
-/** "It MUST NOT exceed 2^63 - 1". */
-const MAX_TIMESTAMP = (1n << 63n) - 1n;
-/** uint8 label[12] = "subtree/v1\n\0" */
-const SUBTREE_LABEL = concatBytes(utf8.encode('subtree/v1\n'), Uint8Array.of(0));
 
 /** The public half of a cosigner: what verifiers are configured with (name, key, version). */
 export interface CosignerKey {
@@ -38,40 +33,14 @@ export function cosignKeyId(name: string, alg: CosignAlg, publicKey: Uint8Array)
   return sha256(concatBytes(utf8.encode(name), Uint8Array.of(0x0a, COSIGN_TYPE[alg]), publicKey)).slice(0, 4);
 }
 
-function u64(n: number | bigint): Uint8Array {
-  const v = BigInt(n);
-  if (v < 0n || v > MAX_TIMESTAMP) throw new InputError('ERR_INPUT', 'a cosignature timestamp or size must be within 0 .. 2^63-1');
-  const out = new Uint8Array(8);
-  new DataView(out.buffer).setBigUint64(0, v);
-  return out;
-}
-
-/** opaque x<1..2^8-1>: one length byte, then the bytes. */
-function opaque8(s: string, what: string): Uint8Array {
-  const b = utf8.encode(s);
-  if (b.length < 1 || b.length > 255) throw new InputError('ERR_INPUT', `${what} must be 1..255 bytes for an ML-DSA-44 cosignature`);
-  return concatBytes(Uint8Array.of(b.length), b);
-}
-
 /** "Ed25519 signed message": `cosignature/v1\ntime <T>\n` then the whole checkpoint note text. */
 export function ed25519CosignedMessage(checkpointText: string, timestamp: number): Uint8Array {
   u64(timestamp);
   return utf8.encode(`cosignature/v1\ntime ${timestamp}\n${checkpointText}`);
 }
 
-/** "ML-DSA-44 signed message": the cosigned_message struct for a checkpoint (start 0, end = size). */
-export function mldsa44CosignedMessage(cosignerName: string, timestamp: number, checkpointText: string): Uint8Array {
-  const cp = parseCheckpoint(checkpointText);
-  return concatBytes(
-    SUBTREE_LABEL,
-    opaque8(cosignerName, 'cosigner name'),
-    u64(timestamp),
-    opaque8(cp.origin, 'log origin'),
-    u64(0),
-    u64(cp.size),
-    cp.root,
-  );
-}
+/** "ML-DSA-44 signed message" (log/cosigned-message.ts: the same construction signs the log's own ML-DSA-44 line). */
+export { mldsa44CosignedMessage };
 
 function signedMessage(key: CosignerKey, checkpointText: string, timestamp: number): Uint8Array {
   return key.alg === 'Ed25519' ? ed25519CosignedMessage(checkpointText, timestamp) : mldsa44CosignedMessage(key.name, timestamp, checkpointText);

@@ -1,19 +1,17 @@
-// Witnessing for a Node service (Node only): opens <data>/witness-cosignatures.db and the log's
-// ML-DSA-44 cosigner key (<data>/log-cosigner-mldsa44.key, created on first use), and per tenant
-// log starts a submitter and wraps its port so served checkpoints carry the cosignatures.
-import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+// Witnessing for a Node service (Node only): opens <data>/witness-cosignatures.db, and per tenant
+// log starts a submitter and wraps its port so served checkpoints carry the cosignatures. The log's
+// own ML-DSA-44 signature is no cosignature: it is one of the log's keys (keys/mldsa44.key, in the
+// key history) and in every checkpoint as signed (store/data-dir.ts).
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseJson } from '../canonical/index.js';
 import { ConfigError } from '../errors.js';
 import type { LogPort } from '../store/log-port.js';
 import { parseWitnessingConfig, type WitnessingConfig } from './config.js';
 import { openCosignatureStore, type CosignatureStore } from './cosig-store.js';
-import { createCosigner } from './cosignature.js';
-import { readCosignerSeed, writeCosignerKeyFile } from './key-file.js';
 import { withCosignatures } from './attach.js';
 import { WitnessSubmitter, type WitnessStatus } from './submitter.js';
 import { witnessStatusLines } from './status-lines.js';
-import { formatCosignerVkey } from './vkey.js';
 
 export interface NodeWitnessing {
   /** Start witnessing a tenant's log; returns the port to serve (checkpoints with cosignatures). */
@@ -49,28 +47,16 @@ export function readCosignatures(data: string): CosignatureStore | undefined {
 
 export function openNodeWitnessing(opts: { data: string; config?: WitnessingConfig; onStatus?(tenant: string, s: WitnessStatus): void; logLine?(l: Record<string, unknown>): void }): NodeWitnessing {
   const store = openCosignatureStore(join(opts.data, 'witness-cosignatures.db'));
-  const keyPath = join(opts.data, 'log-cosigner-mldsa44.key');
-  if (!existsSync(keyPath)) writeCosignerKeyFile(keyPath, 'vouch.local', 'ML-DSA-44');
-  // One ML-DSA-44 key; per tenant the cosigner name is the log's origin (the message commits to it).
-  const key = readCosignerSeed(keyPath);
-  const vkeyFile = join(opts.data, 'log-cosigner.vkeys');
   // One submitter per open tenant log: an idle close stops it, a reopen starts it again (issue 40).
   const submitters = new Map<string, WitnessSubmitter>();
   const cfg = opts.config;
   const statusLine = opts.logLine && witnessStatusLines(opts.logLine);
   return {
     track(tenant, port) {
-      const self = createCosigner(port.origin, key.alg, key.seed);
-      const vkey = formatCosignerVkey(self);
-      if (!existsSync(vkeyFile) || !readFileSync(vkeyFile, 'utf8').split('\n').includes(vkey)) appendFileSync(vkeyFile, `${vkey}\n`, { mode: 0o644 });
-      // The vkey is 1.8 KB: the line names the file verifiers copy it from; the vkey itself at debug.
-      opts.logLine?.({ level: 'info', msg: 'log ML-DSA-44 cosigner', tenant, file: vkeyFile });
-      opts.logLine?.({ level: 'debug', msg: 'log ML-DSA-44 cosigner vkey', tenant, vkey });
       const s = new WitnessSubmitter({
         source: port,
         witnesses: cfg?.witnesses ?? [],
         store,
-        self,
         timeoutMs: cfg?.timeoutMs,
         retries: cfg?.retries,
         intervalMs: cfg?.intervalMs ?? 1000,

@@ -8,7 +8,8 @@ import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { toHex } from '../canonical/index.js';
 import { ConfigError } from '../errors.js';
-import { POST_QUANTUM_ALG, type NoteVerifier } from '../log/note.js';
+import { POST_QUANTUM_ALGS, type NoteVerifier } from '../log/note.js';
+import type { PostQuantumAlg } from '../crypto/index.js';
 import { keyTypesOf, openCompleteCheckpoint } from '../log/open-complete.js';
 import { parseTrust } from '../receipt/trust.js';
 import { loadOrCreateCosigner, readCosignerSeed } from './key-file.js';
@@ -54,8 +55,9 @@ export interface RunningWitness extends WitnessServer {
 
 /**
  * One log's verifiers from its vkeys text: every vkey, each with its window in this log (`# key`
- * lines). Every key set must hold an ML-DSA-65 key unless `classicalOk`: a witness given only the
- * Ed25519 vkey would cosign whatever the holder of that one key signs.
+ * lines). Every key set must hold a post-quantum key (ML-DSA-65, or the ML-DSA-44 key a public
+ * witness is given) unless `classicalOk`: a witness given only the Ed25519 vkey would cosign
+ * whatever the holder of that one key signs.
  */
 export function verifiersOf(origin: string, vkeys: string, classicalOk = false): NoteVerifier[] {
   let trust: ReturnType<typeof parseTrust>;
@@ -69,11 +71,11 @@ export function verifiersOf(origin: string, vkeys: string, classicalOk = false):
     const w = trust.windows?.find((x) => x.origin === origin && x.label === `${v.name}+${toHex(v.keyId)}`);
     return w ? { ...v, window: w.window } : v;
   });
-  const classicalSet = keyTypesOf(verifiers).find((algs) => !algs.includes(POST_QUANTUM_ALG));
+  const classicalSet = keyTypesOf(verifiers).find((algs) => !algs.some((a) => POST_QUANTUM_ALGS.includes(a as PostQuantumAlg)));
   if (classicalSet && !classicalOk) {
     throw new ConfigError(
       'ERR_CONFIG',
-      `log ${origin}: its vkeys hold no ${POST_QUANTUM_ALG} key (only ${classicalSet.join(', ')}), so this witness would cosign checkpoints signed by classical keys alone: ` +
+      `log ${origin}: its vkeys hold no ${POST_QUANTUM_ALGS.join(' or ')} key (only ${classicalSet.join(', ')}), so this witness would cosign checkpoints signed by classical keys alone: ` +
         `anyone holding the log's Ed25519 key could take it over. Give the log's full vkeys (curl <log>/.well-known/vouch/vkeys), ` +
         `or accept classical signatures for this log on purpose with --classical-ok ${origin} (recorded, and shown at every start)`,
     );

@@ -1,12 +1,13 @@
 // The log's side of witnessing: for each new checkpoint, ask every configured witness to cosign
 // it (add-checkpoint with a consistency proof from the size that witness last cosigned; a 409
-// answer names that size and we retry from it), keep the lines that verify, and add the log's own
-// ML-DSA-44 cosignature. Runs on its own timer: a slow or dead witness never delays a decision.
+// answer names that size and we retry from it), and keep the lines that verify. The checkpoint goes
+// as signed: the log's Ed25519 and ML-DSA-44 lines (the keys a public witness is given,
+// c2sp.org/tlog-witness) beside its ML-DSA-65 one, which a witness ignores as an unknown key.
+// Runs on its own timer: a slow or dead witness never delays a decision.
 import { toHex } from '../canonical/index.js';
-import { parseNote } from '../log/note.js';
 import { postAddCheckpoint } from './client.js';
 import type { CosignatureStore } from './cosig-store.js';
-import type { Cosigner, CosignerKey } from './cosignature.js';
+import type { CosignerKey } from './cosignature.js';
 import { verifyWitnesses } from './verify.js';
 
 export interface WitnessEndpoint {
@@ -35,8 +36,6 @@ export interface SubmitterOptions {
   source: CheckpointSource;
   witnesses: WitnessEndpoint[];
   store: CosignatureStore;
-  /** The log's own ML-DSA-44 cosigner (name = origin), adding one line per checkpoint. */
-  self?: Cosigner;
   timeoutMs?: number;
   /** Attempts per checkpoint after the first, for timeouts and 5xx (backoff doubles from 250 ms). */
   retries?: number;
@@ -45,7 +44,6 @@ export interface SubmitterOptions {
   onStatus?(s: WitnessStatus): void;
 }
 
-const noteText = (note: string): string => parseNote(note).text;
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref?.());
 
 export class WitnessSubmitter {
@@ -89,12 +87,6 @@ export class WitnessSubmitter {
     if (!cp) return;
     const { origin } = this.o.source;
     const root = toHex(cp.root);
-    const text = noteText(cp.note);
-    const self = this.o.self;
-    if (self && this.o.store.acked(origin, self.name)?.size !== cp.size) {
-      this.o.store.add(origin, cp.size, root, self.name, [self.cosign(text, this.o.nowSeconds())], this.o.nowSeconds());
-      this.o.store.setAcked(origin, self.name, cp.size, root);
-    }
     for (const w of this.o.witnesses) {
       if (this.busy.has(w.name)) continue; // still on an older checkpoint: it takes the newest next round
       const p = this.submit(w, cp, root).catch((e) => this.o.onStatus?.({ witness: w.name, logSize: cp.size, cosignedSize: this.o.store.acked(origin, w.name)?.size ?? 0, ok: false, error: (e as Error).message }));

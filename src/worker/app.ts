@@ -22,10 +22,17 @@ import { activateWorkerPolicy, type WorkerPolicy, type WorkerPolicyOptions } fro
 import { remoteLogPort } from './remote-log.js';
 import { durableStateStores } from './state-stores.js';
 import { unwrapResult } from './rpc-result.js';
+import { witnessingOf } from './witnessing.js';
+import { callersOf } from './callers.js';
+import { Metrics } from '../http/metrics.js';
+import { observedLog } from '../observe/observed-log.js';
+import { createOtlpJsonExporter, parseCollectorUrl, type OtlpJsonExporter } from '../observe/otlp-json.js';
 
 export interface WorkerApp extends VouchApp {
   /** The policy in force, read per request (it changes only while an interceptor server is unreachable). */
   policy: WorkerPolicy;
+  /** With VOUCH_OTLP: sends the entries appended so far (the entry runs it in ctx.waitUntil, after the answer). */
+  telemetry?: OtlpJsonExporter;
 }
 
 export interface WorkerAppOptions extends WorkerPolicyOptions {
@@ -56,6 +63,19 @@ export async function buildWorkerApp(env: WorkerEnv, configDocument: Json, opts:
   const sets = readKeySets(env);
   const keyName = keyNameOf(env);
   const auth = parseAuthVar(env.VOUCH_AUTH);
+  // A bad witness config stops the Worker here (ERR_CONFIG on every request), before any log object parses it.
+  const witnessing = witnessingOf(env);
+  const callers = callersOf(env);
+  const metrics = new Metrics();
+  const otlpUrl = env.VOUCH_OTLP ? parseCollectorUrl(env.VOUCH_OTLP, 'var VOUCH_OTLP') : undefined;
+  // Entries are queued as they are appended and sent after the answer: never on the decision path.
+  const telemetry =
+    otlpUrl &&
+    createOtlpJsonExporter({
+      url: otlpUrl,
+      entryOf: async (tenant, seq) => unwrapResult(await stubOf(tenant).entry(tenant, seq)),
+      onExportError: (signal, items, error) => (metrics.otlpFailed(signal, items), console.log(JSON.stringify({ level: 'warn', msg: 'OTLP export failed', signal, items, error }))),
+    });
   const policy = await activateWorkerPolicy(configDocument, durableStateStores(env), opts);
   // The same config document, digests and engines whichever chain is current (see policy.ts).
   const first = await policy.current();
@@ -89,7 +109,7 @@ export async function buildWorkerApp(env: WorkerEnv, configDocument: Json, opts:
       }
       activated.add(tenant);
     }
-    return remoteLogPort(stub, tenant, origin);
+    return observedLog(remoteLogPort(stub, tenant, origin, { witnessed: witnessing !== undefined }), tenant, telemetry?.observe);
   };
   const keyAdmin: KeyAdmin = {
     async rotate() {
@@ -134,9 +154,21 @@ export async function buildWorkerApp(env: WorkerEnv, configDocument: Json, opts:
     keyAdmin,
     clock: systemClock,
     logLine: (line) => console.log(JSON.stringify(line)),
+    ...(callers && { callerKeys: callers.callerKeys, requireCallerSignature: callers.requireCallerSignature }),
+    // Witness progress lives in each log object (its alarm submits): read for the logs this isolate opened.
+    ...(witnessing && {
+      beforeMetrics: async (metrics) => {
+        await Promise.all(
+          [...activated].map(async (tenant) => {
+            const progress = unwrapResult(await stubOf(tenant).witnessProgress(tenant));
+            for (const p of progress) metrics.witnessProgress(tenant, p.witness, p.logSize, p.cosignedSize, p.failures);
+          }),
+        );
+      },
+    }),
   };
-  const app = createApp(deps);
-  return { ...app, policy };
+  const app = createApp(deps, metrics);
+  return { ...app, policy, ...(telemetry && { telemetry }) };
 }
 
 /** `message` with the tenant's name (alone, or in its origin) as `<tenant>`: for public answers. */

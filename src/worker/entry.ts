@@ -8,8 +8,13 @@ import { embeddedSettingNames, resolveEmbeddedConfig, settingsOf, type EmbeddedC
 import { buildWorkerApp, type WorkerApp } from './app.js';
 import type { WorkerEnv } from './env.js';
 
+/** The part of the Workers ExecutionContext the handler uses. */
+export interface WorkerContext {
+  waitUntil(p: Promise<unknown>): void;
+}
+
 export interface WorkerHandler {
-  fetch(request: Request, env: WorkerEnv): Promise<Response>;
+  fetch(request: Request, env: WorkerEnv, ctx?: WorkerContext): Promise<Response>;
 }
 
 export function workerHandler(config: EmbeddedConfig): WorkerHandler {
@@ -23,7 +28,7 @@ export function workerHandler(config: EmbeddedConfig): WorkerHandler {
    * so nothing started by one request is awaited by another.
    */
   async function appFor(env: WorkerEnv): Promise<WorkerApp> {
-    const key = [env.VOUCH_SIGNING_KEY, env.VOUCH_ED25519_KEY, env.VOUCH_SIGNING_KEY_PREVIOUS, env.VOUCH_ED25519_KEY_PREVIOUS, env.VOUCH_KEY_NAME, env.VOUCH_AUTH].join('\u0000');
+    const key = [env.VOUCH_SIGNING_KEY, env.VOUCH_ED25519_KEY, env.VOUCH_SIGNING_KEY_PREVIOUS, env.VOUCH_ED25519_KEY_PREVIOUS, env.VOUCH_KEY_NAME, env.VOUCH_AUTH, env.VOUCH_WITNESSES, env.VOUCH_OTLP, env.VOUCH_CALLERS, env.VOUCH_REQUIRE_CALLER_SIGNATURE].join('\u0000');
     const settings = settingsOf(env);
     const settingsKey = JSON.stringify(names.map((n) => settings[n] ?? null));
     if (built?.key === key && built.settingsKey === settingsKey) return built.app;
@@ -36,7 +41,7 @@ export function workerHandler(config: EmbeddedConfig): WorkerHandler {
   }
 
   return {
-    async fetch(request, env) {
+    async fetch(request, env, ctx) {
       let app: WorkerApp;
       try {
         app = await appFor(env);
@@ -51,6 +56,8 @@ export function workerHandler(config: EmbeddedConfig): WorkerHandler {
       const path = new URL(request.url).pathname;
       if (path === '/audit' || path.startsWith('/audit/')) return noConsole();
       const res = await app.app.fetch(request);
+      // OTLP export of the entries this request appended: after the answer, within this request's lifetime.
+      if (app.telemetry) ctx ? ctx.waitUntil(app.telemetry.flush()) : await app.telemetry.flush();
       return path === '/metrics' && res.ok ? perIsolate(res) : res;
     },
   };

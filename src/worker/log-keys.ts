@@ -55,7 +55,7 @@ function keysRefusal(store: LogStore, origin: string, sets: WorkerKeySets, histo
   const by = signing.map((s) => `${s.label} (${s.alg})`).join(' and ');
   const have = [held(sets.current), ...(sets.previous ? [held(sets.previous)] : [])].join('; ');
   const fix =
-    `put back the secrets that hold ${by.includes(' and ') ? 'those keys' : 'that key'} (\`wrangler secret put ${missing ? secretOf(sets.current, missing.alg) : 'VOUCH_SIGNING_KEY'}\` from your backup), ` +
+    `put back the secrets that hold ${by.includes(' and ') ? 'those keys' : 'that key'} (\`wrangler secret put ${missing ? secretOf(sets.current, missing.alg) : 'VOUCH_SIGNING_KEY'}\` from your backup; under wrangler dev, its line in .dev.vars and a restart), ` +
     `or, to change keys, keep them as VOUCH_SIGNING_KEY_PREVIOUS${signing.some((s) => s.alg === 'Ed25519') ? '/VOUCH_ED25519_KEY_PREVIOUS' : ''} beside the new ones until every log has handed over (${WORKER_KEYS_DOC}). Nothing was signed`;
   if (missing) return new StoreError('ERR_KEY_MISSING', `log ${origin} is signed by ${by}, and no secret holds an ${missing.alg} key (${have}): ${fix}`);
   return new StoreError('ERR_KEY_MISMATCH', `log ${origin} is signed by ${by}, which no secret holds (${have}): the signing secrets were replaced without a handover. ${fix[0].toUpperCase()}${fix.slice(1)}`);

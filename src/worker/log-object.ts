@@ -1,7 +1,9 @@
 // VouchLog: the Durable Object that is the single writer of one tenant's log. It holds the
 // SQLite store and the group-commit Appender (signing with the secret set the log's key history
 // names, log-keys.ts), hands the log over to new secrets on activation (a key rotation, as
-// Node's), and answers the LogPort operations over RPC. Every method returns an RpcResult.
+// Node's), and answers the LogPort operations over RPC. Every method returns an RpcResult. With
+// witnesses configured (VOUCH_WITNESSES), its alarm submits new checkpoints to them (witnessing.ts)
+// and the checkpoints it serves carry the cosignatures kept in its storage.
 import { DurableObject } from 'cloudflare:workers';
 import type { Digest } from '../canonical/index.js';
 import { toHex } from '../canonical/index.js';
@@ -18,6 +20,11 @@ import { noteSignersOf, readKeySets, type WorkerKeySet } from './keys.js';
 import { openLogKeys } from './log-keys.js';
 import { WORKER_MIGRATIONS } from './migrations.js';
 import { toResult, type RpcResult } from './rpc-result.js';
+import { withCosignatures } from '../witness/attach.js';
+import type { WitnessingConfig } from '../witness/config.js';
+import type { CosignatureStore, NewestCosigned } from '../witness/cosig-store.js';
+import { openDurableCosignatureStore } from '../witness/durable-cosig-store.js';
+import { openWitnessRecord, witnessingOf, witnessRound, workerWitnessLines, type WitnessProgress, type WitnessRecord } from './witnessing.js';
 
 /** Least time between checkpoint signatures under load on a Worker (noble, unmeasurable there). */
 const NOBLE_INTERVAL_MS = 25;
@@ -64,6 +71,10 @@ export interface LogObjectRpc {
   entries(tenant: string, from: number, to: number): Promise<RpcResult<{ seq: number; bytes: Uint8Array }[]>>;
   /** Stored nodes of one tree level, lo..hi inclusive (tlog-tiles: at most 256 per call). */
   nodes(tenant: string, level: number, lo: number, hi: number): Promise<RpcResult<Hash[]>>;
+  /** The newest checkpoint a witness cosigned (undefined before any, or without witnessing). */
+  witnessed(tenant: string): Promise<RpcResult<NewestCosigned | undefined>>;
+  /** Each configured witness's progress and failures on this log (empty without witnessing). */
+  witnessProgress(tenant: string): Promise<RpcResult<WitnessProgress[]>>;
 }
 
 /**
@@ -90,6 +101,8 @@ interface OpenLog {
   keys: TenantKeys;
   /** The current secrets, while the previous ones still sign this log (its handover is due). */
   handoverTo?: WorkerKeySet;
+  /** With witnessing: the port whose checkpoints carry their cosignatures (what the RPC serves), the record and the status. */
+  witness?: { served: LogPort; cosigs: CosignatureStore; record: WitnessRecord; config: WitnessingConfig };
 }
 
 const signing = (signers: NoteSigner[]) => [yieldingSigner(signers[0]), ...signers.slice(1)];
@@ -98,6 +111,9 @@ export class VouchLog extends DurableObject<WorkerEnv> implements LogObjectRpc {
   private open: OpenLog | undefined;
   /** Activations run one after another: the meta check and the append must not interleave. */
   private activating: Promise<unknown> = Promise.resolve();
+  /** An alarm is set for the next witness round (set by an append, cleared when it runs). */
+  private alarmSet = false;
+  private witnessLines = workerWitnessLines();
 
   /** The tenant's log, opened on first use: migrations, origin check, key history checked and the tree recomputed before any signing. */
   private log(tenant: string): OpenLog {
@@ -118,8 +134,54 @@ export class VouchLog extends DurableObject<WorkerEnv> implements LogObjectRpc {
     // during pure computation, so the appender cannot measure it to stretch the interval (pacing.ts
     // signShare): the 25 ms noble's 7-12 ms signatures get elsewhere is set outright.
     const appender = Appender.open({ origin, storage: store, signers: signing(noteSignersOf(opened.set, opened.keys.name)), verifiers: opened.keys.verifiers, minIntervalMs: NOBLE_INTERVAL_MS });
-    this.open = { tenant, origin, store, appender, port: logPortOf(origin, store, appender), keys: opened.keys, ...(opened.handoverTo && { handoverTo: opened.handoverTo }) };
+    const port = logPortOf(origin, store, appender);
+    const witness = this.witnessingOf(tenant, port);
+    this.open = { tenant, origin, store, appender, port, keys: opened.keys, ...(opened.handoverTo && { handoverTo: opened.handoverTo }), ...(witness && { witness }) };
     return this.open;
+  }
+
+  private witnessingOf(tenant: string, port: LogPort): OpenLog['witness'] {
+    const config = witnessingOf(this.env);
+    if (!config) return undefined;
+    const cosigs = openDurableCosignatureStore(this.ctx.storage);
+    const record = openWitnessRecord(this.ctx.storage);
+    if (record.tenant() !== tenant) record.setTenant(tenant);
+    return { served: withCosignatures(port, cosigs), cosigs, record, config };
+  }
+
+  /** The port RPC reads go through: with witnessing, checkpoints carry their cosignatures (as Node's served port). */
+  private served(tenant: string): LogPort {
+    const log = this.log(tenant);
+    return log.witness?.served ?? log.port;
+  }
+
+  /**
+   * After a commit, make sure a witness round follows (the alarm, one interval later): the reply
+   * never waits on a witness. setAlarm is a storage write, ordered with the append's.
+   */
+  private witnessSoon(log: OpenLog): void {
+    if (!log.witness || this.alarmSet) return;
+    this.alarmSet = true;
+    this.ctx.storage.setAlarm(Date.now() + log.witness.config.intervalMs).catch(() => (this.alarmSet = false));
+  }
+
+  /** The witness round: the newest checkpoint to every witness; again after the interval while one is behind or failing. */
+  async alarm(): Promise<void> {
+    this.alarmSet = false;
+    if (!witnessingOf(this.env)) return;
+    const tenant = this.open?.tenant ?? openWitnessRecord(this.ctx.storage).tenant();
+    if (tenant === undefined) return;
+    let log: OpenLog;
+    try {
+      log = this.log(tenant);
+    } catch (e) {
+      // A log that cannot open (keys that do not match) signs nothing new: nothing to witness until it does.
+      console.error(JSON.stringify({ level: 'error', msg: 'witness round: log cannot be opened', tenant, error: (e as Error).message }));
+      return;
+    }
+    const w = log.witness!;
+    const { behind } = await witnessRound({ tenant, port: log.port, config: w.config, cosigs: w.cosigs, record: w.record, line: this.witnessLines });
+    if (behind) this.witnessSoon(log);
   }
 
   /**
@@ -143,6 +205,7 @@ export class VouchLog extends DurableObject<WorkerEnv> implements LogObjectRpc {
         if (log.handoverTo) await this.handOver(log, a.time);
         // The same recording as Node's (decide/policy-in-force.ts): documents checked against their digests, then the policy entry.
         const seq = await recordPolicyDocuments(log.port, log.store, a, a.time);
+        this.witnessSoon(log);
         return { origin: log.port.origin, appended: seq !== undefined, keys: log.keys.history.keys };
       }),
     );
@@ -165,6 +228,7 @@ export class VouchLog extends DurableObject<WorkerEnv> implements LogObjectRpc {
       if (log.keys.history.current.keys.some((k) => sameKey(k, key))) throw new ConfigError('ERR_CONFIG', `key ${keyId} still signs ${log.origin}: hand the log over to new secrets first (docs/workers-keys.md), then revoke it`);
       if (!Number.isSafeInteger(after) || after < 0) throw new ConfigError('ERR_CONFIG', 'after must be a tree size (a non-negative integer)');
       const a = await log.appender.append(revokeEntryBody(time, key, after, by));
+      this.witnessSoon(log);
       log.keys = tenantKeys(log.store, log.origin, log.keys.history.current.keys, legacy);
       const now = log.keys.history.keys;
       return { key: now.find((k) => k.name === key.name && sameKey(k, key)) ?? key, seq: a.seq, keys: now };
@@ -172,7 +236,12 @@ export class VouchLog extends DurableObject<WorkerEnv> implements LogObjectRpc {
   }
 
   append(tenant: string, body: EntryBody, attachments: Attachment[] = []): Promise<RpcResult<Appended>> {
-    return toResult(() => this.log(tenant).port.append(body, attachments));
+    return toResult(async () => {
+      const log = this.log(tenant);
+      const appended = await log.port.append(body, attachments);
+      this.witnessSoon(log);
+      return appended;
+    });
   }
 
   size(tenant: string) {
@@ -184,11 +253,11 @@ export class VouchLog extends DurableObject<WorkerEnv> implements LogObjectRpc {
   }
 
   latestCheckpoint(tenant: string) {
-    return toResult(() => this.log(tenant).port.latestCheckpoint());
+    return toResult(() => this.served(tenant).latestCheckpoint());
   }
 
   checkpointAt(tenant: string, size: number) {
-    return toResult(() => this.log(tenant).port.checkpointAt(size));
+    return toResult(() => this.served(tenant).checkpointAt(size));
   }
 
   inclusionProof(tenant: string, seq: number, size: number) {
@@ -233,6 +302,20 @@ export class VouchLog extends DurableObject<WorkerEnv> implements LogObjectRpc {
     return toResult(() => {
       if (!Number.isSafeInteger(lo) || !Number.isSafeInteger(hi) || hi - lo >= 256) throw new InputError('ERR_INPUT', 'at most 256 nodes per read');
       return this.log(tenant).port.nodes!(level, lo, hi);
+    });
+  }
+
+  witnessed(tenant: string) {
+    return toResult(async () => {
+      const log = this.log(tenant);
+      return log.witness && log.witness.cosigs.newestCosigned(log.origin, log.origin);
+    });
+  }
+
+  witnessProgress(tenant: string) {
+    return toResult(() => {
+      const log = this.log(tenant);
+      return log.witness ? log.witness.record.progress(log.origin) : [];
     });
   }
 }

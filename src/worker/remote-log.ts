@@ -4,8 +4,8 @@ import type { LogPort } from '../store/log-port.js';
 import type { LogObjectRpc } from './log-object.js';
 import { unwrapResult } from './rpc-result.js';
 
-export function remoteLogPort(stub: LogObjectRpc, tenant: string, origin: string): LogPort {
-  return {
+export function remoteLogPort(stub: LogObjectRpc, tenant: string, origin: string, opts: { witnessed?: boolean } = {}): LogPort {
+  const port: LogPort = {
     origin,
     append: async (body, attachments) => unwrapResult(await stub.append(tenant, body, attachments ?? [])),
     size: async () => unwrapResult(await stub.size(tenant)),
@@ -30,4 +30,7 @@ export function remoteLogPort(stub: LogObjectRpc, tenant: string, origin: string
       }
     },
   };
+  // With witnessing (as Node's leased port): GET /v1/checkpoint says how far the witnesses are behind.
+  if (opts.witnessed) port.witnessed = async () => unwrapResult(await stub.witnessed(tenant));
+  return port;
 }

@@ -141,7 +141,7 @@ describe('first run', () => {
   it('a fresh directory, and one with keys/ but no log, still get keys', async () => {
     const fresh = join(root, 'fresh');
     expect((await cli('init', '--data', fresh)).code).toBe(0);
-    expect(readdirSync(join(fresh, 'keys')).sort()).toEqual(['ed25519.key', 'mldsa65.key']);
+    expect(readdirSync(join(fresh, 'keys')).sort()).toEqual(['ed25519.key', 'mldsa44.key', 'mldsa65.key']);
     rmSync(join(fresh, 'keys', 'ed25519.key'));
     expect((await cli('init', '--data', fresh)).code).toBe(0);
     expect(existsSync(join(fresh, 'keys', 'ed25519.key'))).toBe(true);

@@ -89,7 +89,7 @@ describe('vouch verify RECEIPT --checkpoint: the sources docs/verifying.md names
     expect(r.code).toBe(0);
     expect(r.out).toContain(`truncation: not checked: give a consistency proof from GET /v1/proofs/consistency?from=${early.size}`);
     expect(r.out).toMatch(/\u2713 newer-checkpoint/);
-    expect(r.out).toMatch(/\nVALID \(ML-DSA-65 \+ Ed25519; truncation: not checked\)$/);
+    expect(r.out).toMatch(/\nVALID \(ML-DSA-65 \+ Ed25519 \+ ML-DSA-44; post-quantum: ML-DSA-65 \(ML-DSA-65 or ML-DSA-44 required\); truncation: not checked\)$/);
     const j = JSON.parse((await cli('verify', early.path, '--key', keys, '--checkpoint', current, '--json')).out);
     expect(j).toMatchObject({ ok: true, truncation: 'not checked', truncationNote: expect.stringContaining(`?from=${early.size}`) });
   });
@@ -104,7 +104,7 @@ describe('vouch verify RECEIPT --checkpoint: the sources docs/verifying.md names
     const r = await cli('verify', early.path, '--key', keys, '--checkpoint', proof);
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/\u2713 consistency/);
-    expect(r.out).toMatch(/\nVALID \(ML-DSA-65 \+ Ed25519; truncation: checked\)$/);
+    expect(r.out).toMatch(/\nVALID \(ML-DSA-65 \+ Ed25519 \+ ML-DSA-44; post-quantum: ML-DSA-65 \(ML-DSA-65 or ML-DSA-44 required\); truncation: checked\)$/);
   });
 
   it('a proof from another size is not the one needed: not checked, never INVALID', async () => {
@@ -119,7 +119,7 @@ describe('GET /v1/entries/SEQ as the receipt', () => {
   it('is read as the receipt it carries', async () => {
     const r = await cli('verify', entryAnswer, '--key', keys);
     expect(r.code, r.err).toBe(0);
-    expect(r.out).toMatch(/\nVALID \(ML-DSA-65 \+ Ed25519; truncation: not checked\)$/);
+    expect(r.out).toMatch(/\nVALID \(ML-DSA-65 \+ Ed25519 \+ ML-DSA-44; post-quantum: ML-DSA-65 \(ML-DSA-65 or ML-DSA-44 required\); truncation: not checked\)$/);
   });
 });
 

@@ -59,7 +59,7 @@ describe('vouch verify RECEIPT', () => {
     expect(r.code).toBe(0);
     for (const name of ['format', 'entry', 'leaf-hash', 'index', 'checkpoint-signature', 'origin', 'inclusion', 'checkpoint-signers']) expect(r.out).toMatch(new RegExp(`\u2713 ${name} `));
     expect(r.out).toMatch(/signed by: test\.vouch \(ML-DSA-65 [0-9a-f]{8}\), test\.vouch \(Ed25519 [0-9a-f]{8}\)/);
-    expect(r.out).toMatch(/\nVALID \(ML-DSA-65 \+ Ed25519; truncation: not checked\)$/);
+    expect(r.out).toMatch(/\nVALID \(ML-DSA-65 \+ Ed25519; post-quantum: ML-DSA-65 \(ML-DSA-65 or ML-DSA-44 required\); truncation: not checked\)$/);
   });
 
   it('the ML-DSA-65 line removed: INVALID with the vkeys and with the JWKS; VALID only with --classical-ok, which the verdict names', async () => {
@@ -72,7 +72,7 @@ describe('vouch verify RECEIPT', () => {
       expect(r.out).toMatch(/\u2717 checkpoint-signature +no valid ML-DSA-65 signature by trusted key test\.vouch\+[0-9a-f]{8}/);
       const ok = await cli(stripped, '--key', key, '--classical-ok');
       expect(ok.code).toBe(0);
-      expect(ok.out).toMatch(/\nVALID \(Ed25519, classical signatures only \(no ML-DSA-65\), accepted by --classical-ok; truncation: not checked\)$/);
+      expect(ok.out).toMatch(/\nVALID \(Ed25519; post-quantum: none, classical signatures only \(ML-DSA-65 or ML-DSA-44 required\), accepted by --classical-ok; truncation: not checked\)$/);
       expect(JSON.parse((await cli(stripped, '--key', key, '--classical-ok', '--json')).out)).toMatchObject({ ok: true, classicalOnly: true, signatures: [{ alg: 'Ed25519' }], truncation: 'not checked' });
     }
   });
@@ -84,7 +84,7 @@ describe('vouch verify RECEIPT', () => {
     for (const key of mlOnly) {
       const r = await cli(receiptPath, '--key', key);
       expect(r.code).toBe(0);
-      expect(r.out).toMatch(/\nVALID \(ML-DSA-65; truncation: not checked\)$/);
+      expect(r.out).toMatch(/\nVALID \(ML-DSA-65; post-quantum: ML-DSA-65 \(ML-DSA-65 or ML-DSA-44 required\); truncation: not checked\)$/);
     }
     const edOnly = file('ed.vkey', formatVkey(ed.name, ed.alg, ed.publicKey) + '\n');
     expect((await cli(receiptPath, '--key', edOnly)).code).toBe(1);
@@ -145,7 +145,7 @@ describe('vouch verify RECEIPT', () => {
   it('--json prints the report as one JSON document', async () => {
     const r = await cli(receiptPath, '--key', vkeyPath, '--json');
     const doc = JSON.parse(r.out);
-    expect(doc).toMatchObject({ ok: true, verdict: 'VALID (ML-DSA-65 + Ed25519; truncation: not checked)', truncation: 'not checked', classicalOnly: false, entry: { seq: 1, log: ORIGIN, type: 'decision' } });
+    expect(doc).toMatchObject({ ok: true, verdict: 'VALID (ML-DSA-65 + Ed25519; post-quantum: ML-DSA-65 (ML-DSA-65 or ML-DSA-44 required); truncation: not checked)', truncation: 'not checked', classicalOnly: false, entry: { seq: 1, log: ORIGIN, type: 'decision' } });
     expect(doc.signatures.map((x: { alg: string }) => x.alg)).toEqual(['ML-DSA-65', 'Ed25519']);
     expect(doc.checks.every((c: { ok: boolean }) => c.ok)).toBe(true);
   });
@@ -156,7 +156,7 @@ describe('vouch verify --checkpoint NEWER', () => {
     const r = await cli(receiptPath, '--key', vkeyPath, '--checkpoint', file('newer.json', await l.consistency(3, 6)));
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/\u2713 consistency/);
-    expect(r.out).toMatch(/\nVALID \(ML-DSA-65 \+ Ed25519; truncation: checked\)$/);
+    expect(r.out).toMatch(/\nVALID \(ML-DSA-65 \+ Ed25519; post-quantum: ML-DSA-65 \(ML-DSA-65 or ML-DSA-44 required\); truncation: checked\)$/);
     expect(r.out).not.toMatch(/truncation: not checked/);
   });
 

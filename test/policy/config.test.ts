@@ -25,6 +25,7 @@ describe('parseConfig', () => {
     expect(c.interceptors.map((d) => ('use' in d ? d.use : 'remote'))).toEqual([
       'pii-redactor', 'secret-redactor', 'cross-boundary-guard', 'sensitive-field-guard', 'sampling-guard',
       'llm-guard', 'roots-guard', 'schema-guard', 'rate-limit', 'discovery-filter', 'cedar-policy', 'audit-observer',
+      'provenance-enricher',
     ]);
     expect(c.interceptors[0]).toMatchObject({ name: 'pii', priorityHint: { request: -50000, response: 50000 } });
     expect(c.servers?.toolMap?.echo).toBe('everything');

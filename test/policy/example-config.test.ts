@@ -18,7 +18,7 @@ describe('fixtures/config/vouch.example.yaml', () => {
     const used = config.interceptors.flatMap((d) => (isRemoteDeclaration(d) ? [] : [d.use]));
     expect([...used].sort()).toEqual([
       'audit-observer', 'cedar-policy', 'cross-boundary-guard', 'discovery-filter', 'llm-guard', 'pii-redactor',
-      'rate-limit', 'roots-guard', 'sampling-guard', 'schema-guard', 'secret-redactor', 'sensitive-field-guard',
+      'provenance-enricher', 'rate-limit', 'roots-guard', 'sampling-guard', 'schema-guard', 'secret-redactor', 'sensitive-field-guard',
     ]);
     const deps = { policySet, state: createMemoryStateStores() };
     for (const d of config.interceptors) {

@@ -28,7 +28,7 @@ describe('loadConfigFile', () => {
     expect(r.config.policies).toEqual({ inline: { policies: policyText, schema } });
     expect(r.chainDigest).toBe(digestJson(r.resolved));
     expect(JSON.stringify(r.resolved)).not.toContain('policy.cedar');
-    expect(r.config.interceptors).toHaveLength(12);
+    expect(r.config.interceptors).toHaveLength(13);
   });
 
   it('rebuilds the same thing from the stored document, without files', async () => {

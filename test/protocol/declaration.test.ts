@@ -17,6 +17,9 @@ function issuesOf(input: unknown, path?: string): string[] {
   throw new Error('expected an InputError');
 }
 
+/** A claims-enricher's evidence (docs/enrichers-claims.md): one fact. */
+const EVIDENCE: Json = { version: 1, facts: [{ id: 'f', subject: 'ACME', attribute: 'revenue', value: 4100000000, statement: 'ACME revenue was 4.1 bn.', source: 'report' }] };
+
 describe('parseDeclaration', () => {
   it('accepts the SEP-2624 shape and omits defaults', () => {
     const d = parseDeclaration({
@@ -163,7 +166,7 @@ describe('declaration extras (version, compat, configSchema)', () => {
 
   it('every built-in lists its version, compat and a 2020-12 config schema; a config compat narrows the range', () => {
     const deps = { policySet: examplePolicySet(), state: createMemoryStateStores() };
-    const configs: Record<string, Json> = { 'rate-limit': { limit: 5 } };
+    const configs: Record<string, Json> = { 'rate-limit': { limit: 5 }, 'claims-enricher': { evidence: EVIDENCE } };
     for (const use of Object.keys(builtinFactories)) {
       const ic = builtinFactories[use]({ name: `b-${use}`, config: configs[use], declaration: {}, deps });
       expect(ic.descriptor, use).toMatchObject({ version: BUILTIN_VERSION, compat: BUILTIN_COMPAT, configSchema: BUILTIN_CONFIG_SCHEMAS[use] });
@@ -186,6 +189,8 @@ describe('declaration extras (version, compat, configSchema)', () => {
     'rate-limit': [{ limit: 1 }, { limit: 10, windowMs: 1000, key: ['principal', 'server'] }, {}, { limit: 0 }, { limit: 1, windowMs: 366 * 24 * 3600 * 1000 + 1 }, { limit: 1, key: ['ip'] }, { limit: '5' }],
     'schema-guard': [{}, { unknownTool: 'error' }, { unknownTool: 'ignore' }, { unknownTool: true }],
     'audit-observer': [{}, null, { level: 'info' }],
+    'provenance-enricher': [{}, null, { text: false }],
+    'claims-enricher': [{ evidence: EVIDENCE }, {}, null, { evidence: 'facts.json' }, { evidence: EVIDENCE, file: 'x' }],
     'cross-boundary-guard': [{}, { x: 1 }],
     'discovery-filter': [{}, { x: 1 }],
     'cedar-policy': [{}, { x: 1 }],

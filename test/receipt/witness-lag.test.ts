@@ -46,7 +46,7 @@ describe('vouch verify: how far the newest witness cosignature is behind', () =>
   it('the receipt\'s own cosigned checkpoint: 0 entries behind, at its time', async () => {
     const r = await verify('--witness', wkey);
     expect(r.code, r.out + r.err).toBe(0);
-    expect(r.out).toContain(`VALID (ML-DSA-65 + Ed25519; truncation: not checked; newest witness cosignature covers size 3 (0 entries behind the checkpoint) at ${iso(T1)})`);
+    expect(r.out).toContain(`VALID (ML-DSA-65 + Ed25519; post-quantum: ML-DSA-65 (ML-DSA-65 or ML-DSA-44 required); truncation: not checked; newest witness cosignature covers size 3 (0 entries behind the checkpoint) at ${iso(T1)})`);
     const j = JSON.parse((await verify('--witness', wkey, '--json')).out);
     expect(j.witnessed).toEqual({ size: 3, checkpointSize: 3, behind: 0, time: iso(T1) });
   });

@@ -3,7 +3,7 @@
 // attacker read from the data directory (keys/ed25519.key) and uses with vouch's own code.
 import Database from 'better-sqlite3';
 import { fromBase64 } from '../../src/canonical/index.js';
-import { createEd25519Signer, createMldsaSigner, MLDSA65_SIGNATURE_BYTES } from '../../src/crypto/index.js';
+import { createEd25519Signer, createMldsaSigner, MLDSA44_SIGNATURE_BYTES, MLDSA65_SIGNATURE_BYTES } from '../../src/crypto/index.js';
 import { readKeyFile } from '../../src/crypto/key-file.js';
 import {
   appendLeaf, committedHeads, compactRangeAt, decodeEntry, nextHeads, encodeEntry, hashLeaf, inclusionProof, noteSignerFor, parseNote, rangeRoot, signCheckpoint, type Batch, type LogStorage,
@@ -11,12 +11,13 @@ import {
 import { buildReceipt, type Receipt } from '../../src/receipt/index.js';
 import { keyPaths, readKeySeeds } from '../../src/store/node.js';
 
-/** The note without its ML-DSA-65 signature line(s): text, blank line, the Ed25519 line. */
+/** The note without its post-quantum lines (ML-DSA-65, and the timestamped ML-DSA-44 one): text, blank line, the Ed25519 line. */
 export function stripPostQuantum(note: string): string {
   const split = note.lastIndexOf('\n\n');
   const lines = note.slice(split + 2, -1).split('\n');
-  const kept = lines.filter((l) => fromBase64(l.slice(l.lastIndexOf(' ') + 1)).length !== 4 + MLDSA65_SIGNATURE_BYTES);
-  if (kept.length === lines.length || kept.length === 0) throw new Error('expected one ML-DSA-65 line beside an Ed25519 line');
+  const pq = [4 + MLDSA65_SIGNATURE_BYTES, 4 + 8 + MLDSA44_SIGNATURE_BYTES];
+  const kept = lines.filter((l) => !pq.includes(fromBase64(l.slice(l.lastIndexOf(' ') + 1)).length));
+  if (kept.length === lines.length || kept.length === 0) throw new Error('expected ML-DSA lines beside an Ed25519 line');
   return `${note.slice(0, split + 2)}${kept.join('\n')}\n`;
 }
 

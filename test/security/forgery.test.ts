@@ -110,7 +110,7 @@ describe('receipts: post-quantum is not optional', () => {
     for (const key of [jwksPath, vkeysPath, mlOnlyPath]) {
       const r = await vouch('verify', file('honest.json', honest), '--key', key);
       expect(r.code, r.out).toBe(0);
-      expect(r.out).toMatch(/\nVALID \(ML-DSA-65( \+ Ed25519)?; truncation: not checked\)$/);
+      expect(r.out).toMatch(/\nVALID \(ML-DSA-65( \+ Ed25519 \+ ML-DSA-44)?; post-quantum: ML-DSA-65 \(ML-DSA-65 or ML-DSA-44 required\); truncation: not checked\)$/);
     }
     const doc = JSON.parse((await vouch('verify', file('honest.json', honest), '--key', jwksPath, '--json')).out);
     const { keys } = loadKeys(dir, origin);

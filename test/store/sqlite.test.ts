@@ -43,6 +43,7 @@ describe('sqlite specifics', () => {
       { version: 4, name: 'pin_entries' },
       { version: 5, name: 'key_entries' },
       { version: 6, name: 'commit_tag' },
+      { version: 7, name: 'payload_retention' },
     ]);
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     db.close();

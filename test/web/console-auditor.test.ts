@@ -283,7 +283,7 @@ describe('the console an auditor opens, in Chromium', () => {
     expect(Number(await page.textContent('#cp-panel-size'))).toBeLessThanOrEqual(served.size);
     expect(await page.locator('#cp-lines tr[data-kind="log"]').count()).toBe(2);
     expect(await page.textContent('#cp-witness')).toContain("no witness configured: a cut of the log's end goes unseen");
-    expect(await page.textContent('#cp-tsa')).toMatch(/trusted timestamp \(TSA\): none: vouch requests no RFC 3161 timestamp/);
+    expect(await page.textContent('#cp-tsa')).toMatch(/trusted timestamp \(TSA\): not configured \(timestamping in the config file/);
     await page.locator('#checkpoint-panel').screenshot({ path: join(OUTPUT, 'console-checkpoint.png') });
   });
 
@@ -417,7 +417,7 @@ describe('the page opened from a file: key pinning', () => {
     await offline.click('#verify-receipt');
     await offline.waitForSelector('#verify-result .report');
     expect(await offline.getAttribute('#verify-result .report', 'data-ok')).toBe('true');
-    expect(await offline.textContent('#verify-result .verdict')).toMatch(/^✓ receipt VALID \(ML-DSA-65 \+ Ed25519; truncation: not checked\)$/);
+    expect(await offline.textContent('#verify-result .verdict')).toMatch(/^✓ receipt VALID \(ML-DSA-65 \+ Ed25519 \+ ML-DSA-44; post-quantum: ML-DSA-65 \(ML-DSA-65 or ML-DSA-44 required\); truncation: not checked\)$/);
     expect(await offline.textContent('#truncation')).toBe("truncation: not checked (no newer checkpoint: check it in its log's console to prove the log still holds this entry)");
     expect(await offline.textContent('#decoded-entry')).toContain('"type": "decision"');
     expect(await flagsNamed()).toEqual([]);

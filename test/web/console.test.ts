@@ -167,7 +167,7 @@ describe('the audit console in Chromium', () => {
     const checks = await page.$$eval('#verify-result li', (ls) => ls.map((l) => [l.getAttribute('data-check'), l.className]));
     expect(checks.map((c) => c[0])).toEqual(expect.arrayContaining(['format', 'entry', 'leaf-hash', 'checkpoint-signature', 'inclusion']));
     expect(checks.every((c) => c[1] === 'good')).toBe(true);
-    expect(await page.textContent('#verify-result .verdict')).toMatch(/VALID \(ML-DSA-65 \+ Ed25519; truncation: not checked\)/);
+    expect(await page.textContent('#verify-result .verdict')).toMatch(/VALID \(ML-DSA-65 \+ Ed25519 \+ ML-DSA-44; post-quantum: ML-DSA-65 \(ML-DSA-65 or ML-DSA-44 required\); truncation: not checked\)/);
     // Key name = the log's origin (issue 18; tlog-checkpoint: the key name SHOULD match the origin line).
     // Each key by the id on its checkpoint line and by its JWKS kid (issue 37: two ids of one key, each said).
     expect(await page.textContent('#verify-result .signed-by')).toMatch(/vouch\.local\/default \(ML-DSA-65 [0-9a-f]{8}, JWKS kid [0-9a-f]{8}\), vouch\.local\/default \(Ed25519 [0-9a-f]{8}, JWKS kid [0-9a-f]{8}\)/);

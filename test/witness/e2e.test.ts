@@ -8,6 +8,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseVkey, verifyNote } from '../../src/log/index.js';
 import { createCosigner, formatAddCheckpoint, formatCosignerVkey, parseCosignerVkeys, verifyWitnesses } from '../../src/witness/index.js';
 import { startServe, type ServeChild } from '../cli/_serve.js';
 import { checkpointOf, decide, startLog, startWitness, until, vouch, type WitnessChild } from './_procs.js';
@@ -55,7 +56,7 @@ afterAll(async () => {
 });
 
 describe('a log and two witnesses over loopback', () => {
-  it('serves checkpoints and receipts with both cosignatures and its own ML-DSA-44 line; --min-witnesses K holds', async () => {
+  it('serves checkpoints and receipts with both cosignatures and its own ML-DSA-44 log signature; --min-witnesses K holds', async () => {
     const { seq } = await decide(log.url);
     const both = [...keysOf(w1), ...keysOf(w2)];
     const cp = await until('two cosignatures', () => checkpointOf(log.url), (c) => c.size > seq && verifyWitnesses(c.checkpoint, both, 2).ok).catch((e) => {
@@ -64,9 +65,10 @@ describe('a log and two witnesses over loopback', () => {
     const verdict = verifyWitnesses(cp.checkpoint, both, 2);
     expect(verdict.witnesses.sort()).toEqual(['w1.example/witness', 'w2.example/witness']);
     expect(verdict.cosignatures.map((c) => c.alg).sort()).toEqual(['Ed25519', 'Ed25519', 'ML-DSA-44', 'ML-DSA-44']);
-    // The log's own ML-DSA-44 cosignature (type 0x06), under the vkey it publishes in its data dir.
-    const self = parseCosignerVkeys(readFileSync(join(logData, 'log-cosigner.vkeys'), 'utf8'));
-    expect(verifyWitnesses(cp.checkpoint, self, 1)).toMatchObject({ ok: true, cosignatures: [{ alg: 'ML-DSA-44', name: origin }] });
+    // The log's own ML-DSA-44 line (type 0x06) is a log signature now, under a key of its published vkeys.
+    const pq44 = readFileSync(vkeyFile, 'utf8').split('\n').filter((l) => l.startsWith(`${origin}+`)).map((l) => parseVkey(l)).filter((v) => v.alg === 'ML-DSA-44');
+    expect(pq44).toHaveLength(1);
+    expect(verifyNote(cp.checkpoint, pq44)).toMatchObject({ postQuantum: 'ML-DSA-44', signatures: [{ alg: 'ML-DSA-44', name: origin }] });
 
     const { receipt } = (await (await fetch(`${log.url}/v1/entries/${seq}`)).json()) as { receipt: { checkpoint: string } };
     expect(verifyWitnesses(receipt.checkpoint, both, 2).ok).toBe(true);

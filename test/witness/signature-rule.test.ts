@@ -107,7 +107,7 @@ describe('the witness signature rule: every configured key type signs, ML-DSA-65
     } catch (e) {
       err = e;
     }
-    expect(err).toMatchObject({ code: 'ERR_CONFIG', message: expect.stringMatching(/no ML-DSA-65 key .*--classical-ok vouch\.local\/acme/) });
+    expect(err).toMatchObject({ code: 'ERR_CONFIG', message: expect.stringMatching(/no ML-DSA-65 or ML-DSA-44 key .*--classical-ok vouch\.local\/acme/) });
     expect(() => verifiersOf(ORIGIN, `${vkeyOf(mlKey)}\n`)).not.toThrow();
     const logs = witnessedLogsOf([{ origin: ORIGIN, vkeys: edOnly, classicalOk: true }]);
     expect(logs.get(ORIGIN)).toMatchObject({ classicalOk: true });
@@ -132,7 +132,7 @@ describe('vouch witness with a log configured by its Ed25519 vkey alone', () => 
     writeFileSync(file, `${vkeyOf(edKey)}\n`);
     const c = captureIo();
     expect(await main(['witness', '--data', join(dir, 'w'), '--name', 'w.example/1', '--port', '0', '--log', `${ORIGIN}=${file}`], c.io)).toBe(3);
-    expect(c.errText()).toMatch(/error ERR_CONFIG: log vouch\.local\/acme: its vkeys hold no ML-DSA-65 key \(only Ed25519\).*curl <log>\/\.well-known\/vouch\/vkeys.*--classical-ok vouch\.local\/acme/);
+    expect(c.errText()).toMatch(/error ERR_CONFIG: log vouch\.local\/acme: its vkeys hold no ML-DSA-65 or ML-DSA-44 key \(only Ed25519\).*curl <log>\/\.well-known\/vouch\/vkeys.*--classical-ok vouch\.local\/acme/);
     const w = await startWitness(join(dir, 'w'), ['--name', 'w.example/1', '--log', `${ORIGIN}=${file}`, '--classical-ok', ORIGIN]);
     try {
       expect(w.classical).toEqual([ORIGIN]);

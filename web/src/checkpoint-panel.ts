@@ -1,7 +1,7 @@
 // The newest checkpoint (GET /v1/checkpoint): its size and root, its signature lines with the log's
 // own signatures verified here against the service's keys, what the witnesses have cosigned (the
 // cosignature lines in the note, and how far the newest cosignature is behind), and the trusted
-// timestamp status: vouch requests no RFC 3161 (TSA) timestamp, a witness's time stands for one.
+// timestamp status: the newest RFC 3161 (TSA) stamp the service holds, when time-stamping is configured.
 import { describeSignature, verifyNote } from '../../src/log/index.js';
 import { verifiersFor, type WitnessLag } from '../../src/receipt/index.js';
 import { getJson } from './api.js';
@@ -16,6 +16,8 @@ interface CheckpointAnswer {
   root: string | null;
   checkpoint: string | null;
   witnessed?: (WitnessLag & { witnesses: string[] }) | null;
+  /** The newest RFC 3161 stamp (absent: time-stamping off; null: none yet). Said by the service, not verified here. */
+  timestamped?: { size: number; checkpointSize: number; behind: number; tsa: string; genTime: string } | null;
 }
 
 function signedBy(note: string, trust: Parameters<typeof verifiersFor>[0]): HTMLElement {
@@ -49,6 +51,15 @@ export async function refreshCheckpointPanel(el: HTMLElement): Promise<void> {
     h('div', { id: 'cp-witness' }, h('b', {}, 'witnesses: '), witnessPart(cp.witnessed),
       cp.witnessed ? h('span', { class: 'muted' }, ` · cosigned by ${cp.witnessed.witnesses.join(', ')}`) : null,
       cp.witnessed !== undefined ? h('span', { class: 'muted' }, ` · ${cosigs.length} witness cosignature line(s) on this checkpoint, not verified here: give the witnesses' keys in a receipt or bundle check`) : null),
-    h('div', { id: 'cp-tsa', class: 'muted' }, h('b', {}, 'trusted timestamp (TSA): '), 'none: vouch requests no RFC 3161 timestamp; a witness cosignature\'s time is the trusted time by which a checkpoint existed'));
+    tsaLine(cp.timestamped));
   el.setAttribute('data-size', String(read.size));
+}
+
+/** The service's account of its RFC 3161 stamps; a receipt's token is verified by `vouch verify --tsa-cert`. */
+function tsaLine(t: CheckpointAnswer['timestamped']) {
+  const label = h('b', {}, 'trusted timestamp (TSA): ');
+  if (t === undefined) return h('div', { id: 'cp-tsa', class: 'muted', 'data-state': 'off' }, label, 'not configured (timestamping in the config file, docs/verifying-time.md); a witness cosignature\'s time is the trusted time by which a checkpoint existed');
+  if (t === null) return h('div', { id: 'cp-tsa', class: 'warn', 'data-state': 'none' }, label, 'configured, no token yet (the TSA is down or no checkpoint is due: /metrics vouch_tsa_failures_total)');
+  return h('div', { id: 'cp-tsa', class: t.behind ? 'muted' : '', 'data-state': 'stamped', 'data-behind': String(t.behind) }, label,
+    `size ${t.size} time-stamped by ${t.tsa} at ${t.genTime}${t.behind ? ` (${t.behind} ${t.behind === 1 ? 'entry' : 'entries'} since, stamped at the configured cadence)` : ''}; not verified here: vouch verify --tsa-cert checks the token offline`);
 }

@@ -10,8 +10,10 @@ import { createProgress, watchEntries, type ProgressStream } from '../progress.j
 import { withCosignatures } from '../../witness/index.js';
 import { readCosignatures } from '../../witness/node-log.js';
 import { openLogReadOnly, originOf, publicKeysOf, TENANT_OPTION } from './_audit-open.js';
+import { exportSep3004Command } from './_export-sep3004.js';
 
 export const help = `vouch export -o DIR|FILE.tar.gz [--from SEQ] [--to SEQ] [--payloads] [--data DIR] [--tenant T] [--json]
+vouch export --format sep3004 -o FILE.json [--from SEQ] [--to SEQ] [--data DIR] [--tenant T]
 
 Write an audit bundle of entries [from, to): manifest.json, the signed checkpoint for size
 \`to\` (with the cosignatures the service collected for it from its witnesses), entries.jsonl
@@ -23,7 +25,13 @@ the auditor. \`to\` defaults to the latest checkpoint; if no checkpoint was sign
 \`vouch verify BUNDLE --key KEY [--witness VKEY --min-witnesses K]\`.
 
   -o PATH      a new directory, or a file ending in .tar.gz
-  --payloads   include the decisions' input payloads (erased ones are marked as erased)`;
+  --payloads   include the decisions' input payloads (erased ones are marked as erased)
+  --format sep3004
+               instead of a bundle, the decisions of [from, to) as one segment of SEP-3004
+               audit records (Tamper-Evident Audit Record Contract, audit-record-contract/1),
+               each linked to its entry and receipt; written only after every entry was
+               re-hashed into the signed checkpoints. Check it with \`vouch verify FILE.json\`
+               (docs/verifying-sep3004.md).`;
 
 export async function run(argv: string[], io: Io, progressStream?: ProgressStream): Promise<number> {
   const { values } = parse(argv, {
@@ -32,9 +40,17 @@ export async function run(argv: string[], io: Io, progressStream?: ProgressStrea
     from: { type: 'string' },
     to: { type: 'string' },
     payloads: { type: 'boolean', default: false },
+    format: { type: 'string', default: 'bundle' },
   });
   if (values.help) return io.out(help), EXIT.ok;
   const out = values.out;
+  if (values.format !== 'bundle' && values.format !== 'sep3004') throw new UsageError(`--format ${values.format}: bundle (the default) or sep3004`);
+  if (values.format === 'sep3004') {
+    if (!out) throw new UsageError('-o FILE.json is required');
+    if (values.payloads) throw new UsageError('--payloads is for bundles: SEP-3004 records carry no payloads (each names its input digest, and whether it was erased)');
+    if (existsSync(out)) throw new UsageError(`${out} exists: refusing to overwrite it`);
+    return exportSep3004Command({ out, data: values.data!, tenant: values.tenant!, keyName: values['key-name']!, from: intOption(values.from, 'from'), to: intOption(values.to, 'to'), json: values.json! }, io);
+  }
   if (!out) throw new UsageError('-o DIR or -o FILE.tar.gz is required');
   if (existsSync(out) && (isTarGz(out) || !statSync(out).isDirectory() || readdirSync(out).length > 0)) throw new UsageError(`${out} exists: refusing to overwrite it`);
   const dir = values.data!;

@@ -12,7 +12,7 @@ import { activateHint, formatReady, readyReport } from './_serve-ready.js';
 import { serveReadOnly } from './_serve-read-only.js';
 import { writeExampleConfig } from './init.js';
 
-export const help = `vouch serve [--host H] [--port P] [--data DIR] [--config FILE] [--auth FILE] [--callers FILE [--require-caller-signature]] [--allow-origin URL]... [--otlp URL] [--witnesses FILE] [--archive DIR|off] [--log-level L]
+export const help = `vouch serve [--host H] [--port P] [--data DIR] [--config FILE] [--auth FILE] [--callers FILE [--require-caller-signature]] [--allow-origin URL]... [--otlp URL] [--witnesses FILE] [--retention FILE] [--archive DIR|off] [--log-level L]
 vouch serve --read-only [--host H] [--port P] [--data DIR] [--auth FILE] [--allow-origin URL]...
 
 Run the service: POST /mcp (SEP-2624 interceptor server over MCP Streamable HTTP), the REST API
@@ -66,11 +66,16 @@ edit while running) is a WARNING saying how to activate it (vouch policy activat
   --witnesses FILE  JSON {witnesses: [{url, vkeys: [cosigner vkeys]}], timeoutMs?, retries?, intervalMs?}
                  (default DIR/witnesses.json when present): each new checkpoint is sent to every
                  witness (c2sp.org/tlog-witness add-checkpoint, with a consistency proof), in the
-                 background; their cosignatures, and the log's own ML-DSA-44 cosignature (key
-                 DIR/log-cosigner-mldsa44.key, vkeys in DIR/log-cosigner.vkeys), are attached to the
-                 checkpoints served (GET /v1/checkpoint, receipts from /v1/entries/:seq, proofs,
-                 bundles). A witness that is down never delays a decision; /metrics says how far
-                 behind each one is (vouch_witness_behind_entries).
+                 background, as signed: with the log's Ed25519 and ML-DSA-44 lines, the keys a
+                 public witness is given (docs/witnesses.md). Their cosignatures are attached to
+                 the checkpoints served (GET /v1/checkpoint, receipts from /v1/entries/:seq, proofs,
+                 bundles); the newest cosigned checkpoint is at GET /tlog/<hex SHA-256 of the
+                 origin>/checkpoint (tlog-witness monitoring). A witness that is down never delays
+                 a decision; /metrics says how far behind each one is (vouch_witness_behind_entries).
+  --retention FILE  JSON {payloadDays?, tenants?: {TENANT: days | null}, everyMinutes?} (default
+                 DIR/retention.json when present): at start and every everyMinutes (60), payloads no
+                 entry has named for that many days are erased, each batch listed first in a signed
+                 erasure entry; entries, proofs and receipts stay valid (docs/retention.md).
   --archive DIR  where each tenant log's sealed history is written as static C2SP tlog-tiles
                  (DIR/<tenant>/checkpoint, tile/<L>/<N>, tile/entries/<N>), in the background after
                  commits; any static file server can serve it (default DATA/archive; off: none).
@@ -101,6 +106,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
     'tenant-idle': { type: 'string', default: '300' },
     otlp: { type: 'string' },
     witnesses: { type: 'string' },
+    retention: { type: 'string' },
     'read-only': { type: 'boolean', default: false },
     archive: { type: 'string' },
     ...LOG_LEVEL_OPTION,
@@ -136,6 +142,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
     otlp: values.otlp,
     witnesses: values.witnesses,
     archive: values.archive === 'off' ? false : values.archive,
+    retention: values.retention,
   });
   if (!auth) log.text('warn', 'WARNING: no --auth given: development mode, no tokens checked, serving loopback only. Do not expose this port.');
   // Production without a witness: nothing off this machine can show that the log's end was cut (docs/threat-model.md).

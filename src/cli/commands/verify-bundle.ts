@@ -5,15 +5,16 @@ import { existsSync, readFileSync } from 'node:fs';
 import { emptyBundleReport, verifyBundle, type BundleReader, type BundleReport } from '../../audit/index.js';
 import { nodeHashLeaf, openBundle } from '../../audit/node-bundle.js';
 import { codeOf, publicMessage } from '../../errors.js';
-import { parseNewerCheckpoint, type Trust } from '../../receipt/index.js';
+import { describePostQuantum, parseNewerCheckpoint, type Trust } from '../../receipt/index.js';
 import { readKeyFile } from './_input-kind.js';
 import { parse } from '../args.js';
 import { EXIT, UsageError, type Io } from '../io.js';
 import { counted, createProgress, type Progress, type ProgressStream } from '../progress.js';
 import { FILES } from '../../audit/bundle-format.js';
 import { WITNESS_OPTIONS, witnessPolicy, type WitnessPolicy } from './_witness-policy.js';
+import { requirePqOption } from './_require-pq.js';
 
-export const help = `vouch verify BUNDLE [--key FILE | --trust-bundle-keys] [--checkpoint NEWER] [--witness VKEY]... [--min-witnesses K] [--classical-ok] [--no-replay] [--json]
+export const help = `vouch verify BUNDLE [--key FILE | --trust-bundle-keys] [--checkpoint NEWER] [--witness VKEY]... [--min-witnesses K] [--require-pq any|mldsa65] [--classical-ok] [--no-replay] [--json]
 
 BUNDLE is an audit bundle from \`vouch export\` (a directory or a .tar.gz). Checks, in one
 streaming pass: the manifest and keys.json; the checkpoint's signature against the bundle's
@@ -36,6 +37,9 @@ devices, fifos or duplicate files (ERR_BUNDLE_FILE). Files the format lacks are 
                        type 0x04 Ed25519 or 0x06 ML-DSA-44, or a file of them); repeatable. The
                        verdict names each witness that cosigned and the latest cosignature time
   --min-witnesses K    at least K distinct trusted witnesses (default 1 when --witness is given)
+  --require-pq R       \`any\` (default): an ML-DSA-44 or ML-DSA-65 signature meets the post-quantum
+                       requirement; \`mldsa65\`: only ML-DSA-65. The summary line and --json
+                       ("postQuantum") name the one that counted.
   --classical-ok       accept a checkpoint whose only valid signatures are classical (Ed25519);
                        otherwise an ML-DSA-65 signature is required
   --no-replay          structure and signatures only
@@ -43,8 +47,9 @@ devices, fifos or duplicate files (ERR_BUNDLE_FILE). Files the format lacks are 
 The verdict names the algorithms and key ids that verified.`;
 
 export async function verifyBundleCommand(argv: string[], io: Io, progressStream?: ProgressStream): Promise<number> {
-  const { values, positionals } = parse(argv, { key: { type: 'string' }, 'no-replay': { type: 'boolean', default: false }, 'trust-bundle-keys': { type: 'boolean', default: false }, 'classical-ok': { type: 'boolean', default: false }, checkpoint: { type: 'string' }, ...WITNESS_OPTIONS }, true);
+  const { values, positionals } = parse(argv, { key: { type: 'string' }, 'no-replay': { type: 'boolean', default: false }, 'trust-bundle-keys': { type: 'boolean', default: false }, 'classical-ok': { type: 'boolean', default: false }, 'require-pq': { type: 'string' }, checkpoint: { type: 'string' }, ...WITNESS_OPTIONS }, true);
   if (values.help) return io.out(help), EXIT.ok;
+  const requirePq = requirePqOption(values['require-pq']);
   if (positionals.length !== 1) throw new UsageError('give one BUNDLE (a directory or a .tar.gz)');
   const path = positionals[0];
   if (!existsSync(path)) throw new UsageError(`no bundle at ${path}`);
@@ -68,7 +73,7 @@ export async function verifyBundleCommand(argv: string[], io: Io, progressStream
   const progress = createProgress('vouch verify', { json: values.json, stream: progressStream });
   try {
     bundle = await openBundle(path);
-    report = await verifyBundle(await withProgress(bundle.reader, progress), { trusted, trustBundleKeys: values['trust-bundle-keys'], classicalOk: values['classical-ok'], newer, witnesses: witnesses.check, replay: !values['no-replay'], hashLeaf: nodeHashLeaf });
+    report = await verifyBundle(await withProgress(bundle.reader, progress), { trusted, trustBundleKeys: values['trust-bundle-keys'], classicalOk: values['classical-ok'], requirePq, newer, witnesses: witnesses.check, replay: !values['no-replay'], hashLeaf: nodeHashLeaf });
   } catch (e) {
     // A bundle past its limits, or holding links or devices, is refused as input (exit 3), not verified.
     if (codeOf(e) === 'ERR_BUNDLE_LIMIT' || codeOf(e) === 'ERR_BUNDLE_FILE') return io.err(`vouch verify: error ${codeOf(e)}: ${publicMessage(e)}`), values.json && io.out(JSON.stringify({ ok: false, error: { code: codeOf(e), message: publicMessage(e) } })), EXIT.input;
@@ -108,7 +113,7 @@ function print(r: BundleReport, path: string, json: boolean, io: Io, witnesses: 
   if (json) return io.out(JSON.stringify({ ...r, ...witnesses.json() }));
   const where = r.range ? `${r.origin} [${r.range.from}, ${r.range.to})` : path;
   const by = r.signatures.map((x) => `${x.name} (${x.alg} ${x.keyId}, ${x.source})`).join(', ');
-  io.out(`${r.ok ? 'ok  ' : 'FAIL'} bundle ${where}: ${r.entries} entries; checkpoint signed by ${by || 'no key that verified'}${r.classicalOnly ? '; classical signatures only, accepted by --classical-ok' : ''}`);
+  io.out(`${r.ok ? 'ok  ' : 'FAIL'} bundle ${where}: ${r.entries} entries; checkpoint signed by ${by || 'no key that verified'}${r.signatures.length ? `; ${describePostQuantum({ classicalOnly: r.classicalOnly, postQuantum: r.postQuantum ?? undefined, requirePq: r.requirePq })}` : ''}`);
   if (r.witnessCheck?.ok) io.out(`     witnesses: ${r.witnessCheck.detail}`);
   if (r.replay) io.out(`     replay: ${r.replay.decisions} decisions, ${r.replay.match} match, ${r.replay.mismatch} mismatch, ${r.replay.unreplayable} unreplayable`);
   for (const f of r.findings) io.out(`  - ${f.seq !== undefined ? `seq ${f.seq} ` : ''}[${f.check}] ${f.message}`);

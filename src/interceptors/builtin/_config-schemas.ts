@@ -48,6 +48,8 @@ export const BUILTIN_CONFIG_SCHEMAS: Readonly<Record<string, Schema>> = Object.f
   'roots-guard': objectSchema({ allow: { ...nonEmptyStrings, description: 'allowed root URIs (absolute, no query or fragment, not a whole disk)' } }),
   'rate-limit': objectSchema({ limit: positiveInt(), windowMs: positiveInt(366 * 24 * 3600 * 1000), key: enumList(RATE_KEY_PARTS) }, ['limit']),
   'audit-observer': noOptions(),
+  'provenance-enricher': noOptions(),
+  'claims-enricher': objectSchema({ evidence: { type: 'object', description: 'the evidence document: {version: 1, facts: [...]} (docs/enrichers-claims.md)' } }, ['evidence']),
   'cedar-policy': noOptions(),
   'discovery-filter': noOptions(),
   'schema-guard': objectSchema({ unknownTool: { enum: [...UNKNOWN_HANDLING] }, closedTools: { ...nonEmptyStrings, description: 'tools that must be listed and whose arguments must all be declared in their inputSchema' } }),

@@ -91,8 +91,8 @@ return errors === 0;
 }
 validate1.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const v2_cross_boundary_guard = validate2;
-const schema2 = {"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false};
+export const v2_claims_enricher = validate2;
+const schema2 = {"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"evidence":{"type":"object","description":"the evidence document: {version: 1, facts: [...]} (docs/enrichers-claims.md)"}},"additionalProperties":false,"required":["evidence"]};
 
 function validate2(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -105,8 +105,8 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-for(const key0 in data){
-const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(data.evidence === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "evidence"},message:"must have required property '"+"evidence"+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -115,9 +115,9 @@ vErrors.push(err0);
 }
 errors++;
 }
-}
-else {
-const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+for(const key0 in data){
+if(!(key0 === "evidence")){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -126,12 +126,37 @@ vErrors.push(err1);
 }
 errors++;
 }
+}
+if(data.evidence !== undefined){
+let data0 = data.evidence;
+if(!(data0 && typeof data0 == "object" && !Array.isArray(data0))){
+const err2 = {instancePath:instancePath+"/evidence",schemaPath:"#/properties/evidence/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
 validate2.errors = vErrors;
 return errors === 0;
 }
 validate2.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const v3_discovery_filter = validate3;
+export const v3_cross_boundary_guard = validate3;
 const schema3 = {"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false};
 
 function validate3(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -171,14 +196,54 @@ return errors === 0;
 }
 validate3.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const v4_llm_guard = validate4;
-const schema4 = {"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"maxTokens":{"type":"integer","minimum":1,"maximum":9007199254740991},"models":{"type":"array","items":{"type":"string","minLength":1},"description":"allowed model names; `prefix*` allows a family"},"maxMessages":{"type":"integer","minimum":1,"maximum":9007199254740991},"denySensitive":{"type":"boolean"}},"additionalProperties":false};
-const func0 = ucs2length;
+export const v4_discovery_filter = validate4;
+const schema4 = {"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false};
 
 function validate4(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate4.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+for(const key0 in data){
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate4.errors = vErrors;
+return errors === 0;
+}
+validate4.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const v5_llm_guard = validate5;
+const schema5 = {"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"maxTokens":{"type":"integer","minimum":1,"maximum":9007199254740991},"models":{"type":"array","items":{"type":"string","minLength":1},"description":"allowed model names; `prefix*` allows a family"},"maxMessages":{"type":"integer","minimum":1,"maximum":9007199254740991},"denySensitive":{"type":"boolean"}},"additionalProperties":false};
+const func0 = ucs2length;
+
+function validate5(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate5.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -332,18 +397,18 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate4.errors = vErrors;
+validate5.errors = vErrors;
 return errors === 0;
 }
-validate4.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate5.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const v5_pii_redactor = validate5;
-const schema5 = {"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"kinds":{"type":"array","minItems":1,"items":{"enum":["iban","card","national_id","email","phone"]}}},"additionalProperties":false};
+export const v6_pii_redactor = validate6;
+const schema6 = {"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"kinds":{"type":"array","minItems":1,"items":{"enum":["iban","card","national_id","email","phone"]}}},"additionalProperties":false};
 
-function validate5(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate6(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate5.evaluated;
+const evaluated0 = validate6.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -380,7 +445,7 @@ const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
 if(!(((((data1 === "iban") || (data1 === "card")) || (data1 === "national_id")) || (data1 === "email")) || (data1 === "phone"))){
-const err2 = {instancePath:instancePath+"/kinds/" + i0,schemaPath:"#/properties/kinds/items/enum",keyword:"enum",params:{allowedValues: schema5.properties.kinds.items.enum},message:"must be equal to one of the allowed values"};
+const err2 = {instancePath:instancePath+"/kinds/" + i0,schemaPath:"#/properties/kinds/items/enum",keyword:"enum",params:{allowedValues: schema6.properties.kinds.items.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -413,18 +478,58 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate5.errors = vErrors;
+validate6.errors = vErrors;
 return errors === 0;
 }
-validate5.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate6.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const v6_rate_limit = validate6;
-const schema6 = {"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"limit":{"type":"integer","minimum":1,"maximum":9007199254740991},"windowMs":{"type":"integer","minimum":1,"maximum":31622400000},"key":{"type":"array","minItems":1,"items":{"enum":["principal","tool","server","session"]}}},"additionalProperties":false,"required":["limit"]};
+export const v7_provenance_enricher = validate7;
+const schema7 = {"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{},"additionalProperties":false};
 
-function validate6(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate7(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate6.evaluated;
+const evaluated0 = validate7.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+for(const key0 in data){
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate7.errors = vErrors;
+return errors === 0;
+}
+validate7.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const v8_rate_limit = validate8;
+const schema8 = {"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"limit":{"type":"integer","minimum":1,"maximum":9007199254740991},"windowMs":{"type":"integer","minimum":1,"maximum":31622400000},"key":{"type":"array","minItems":1,"items":{"enum":["principal","tool","server","session"]}}},"additionalProperties":false,"required":["limit"]};
+
+function validate8(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate8.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -541,7 +646,7 @@ const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 let data3 = data2[i0];
 if(!((((data3 === "principal") || (data3 === "tool")) || (data3 === "server")) || (data3 === "session"))){
-const err9 = {instancePath:instancePath+"/key/" + i0,schemaPath:"#/properties/key/items/enum",keyword:"enum",params:{allowedValues: schema6.properties.key.items.enum},message:"must be equal to one of the allowed values"};
+const err9 = {instancePath:instancePath+"/key/" + i0,schemaPath:"#/properties/key/items/enum",keyword:"enum",params:{allowedValues: schema8.properties.key.items.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -574,18 +679,18 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate6.errors = vErrors;
+validate8.errors = vErrors;
 return errors === 0;
 }
-validate6.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate8.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const v7_roots_guard = validate7;
-const schema7 = {"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"allow":{"type":"array","items":{"type":"string","minLength":1},"description":"allowed root URIs (absolute, no query or fragment, not a whole disk)"}},"additionalProperties":false};
+export const v9_roots_guard = validate9;
+const schema9 = {"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"allow":{"type":"array","items":{"type":"string","minLength":1},"description":"allowed root URIs (absolute, no query or fragment, not a whole disk)"}},"additionalProperties":false};
 
-function validate7(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate9(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate7.evaluated;
+const evaluated0 = validate9.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -657,18 +762,18 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate7.errors = vErrors;
+validate9.errors = vErrors;
 return errors === 0;
 }
-validate7.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate9.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const v8_sampling_guard = validate8;
-const schema8 = {"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"maxTokens":{"type":"integer","minimum":1,"maximum":9007199254740991},"models":{"type":"array","items":{"type":"string","minLength":1},"description":"allowed model names; `prefix*` allows a family"},"maxMessages":{"type":"integer","minimum":1,"maximum":9007199254740991},"includeContext":{"type":"array","minItems":1,"items":{"enum":["none","thisServer","allServers"]}}},"additionalProperties":false};
+export const v10_sampling_guard = validate10;
+const schema10 = {"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"maxTokens":{"type":"integer","minimum":1,"maximum":9007199254740991},"models":{"type":"array","items":{"type":"string","minLength":1},"description":"allowed model names; `prefix*` allows a family"},"maxMessages":{"type":"integer","minimum":1,"maximum":9007199254740991},"includeContext":{"type":"array","minItems":1,"items":{"enum":["none","thisServer","allServers"]}}},"additionalProperties":false};
 
-function validate8(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate8.evaluated;
+const evaluated0 = validate10.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -816,7 +921,7 @@ const len1 = data4.length;
 for(let i1=0; i1<len1; i1++){
 let data5 = data4[i1];
 if(!(((data5 === "none") || (data5 === "thisServer")) || (data5 === "allServers"))){
-const err11 = {instancePath:instancePath+"/includeContext/" + i1,schemaPath:"#/properties/includeContext/items/enum",keyword:"enum",params:{allowedValues: schema8.properties.includeContext.items.enum},message:"must be equal to one of the allowed values"};
+const err11 = {instancePath:instancePath+"/includeContext/" + i1,schemaPath:"#/properties/includeContext/items/enum",keyword:"enum",params:{allowedValues: schema10.properties.includeContext.items.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -849,18 +954,18 @@ vErrors.push(err13);
 }
 errors++;
 }
-validate8.errors = vErrors;
+validate10.errors = vErrors;
 return errors === 0;
 }
-validate8.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate10.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const v9_schema_guard = validate9;
-const schema9 = {"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"unknownTool":{"enum":["allow","warning","error"]},"closedTools":{"type":"array","items":{"type":"string","minLength":1},"description":"tools that must be listed and whose arguments must all be declared in their inputSchema"}},"additionalProperties":false};
+export const v11_schema_guard = validate11;
+const schema11 = {"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"unknownTool":{"enum":["allow","warning","error"]},"closedTools":{"type":"array","items":{"type":"string","minLength":1},"description":"tools that must be listed and whose arguments must all be declared in their inputSchema"}},"additionalProperties":false};
 
-function validate9(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate9.evaluated;
+const evaluated0 = validate11.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -883,7 +988,7 @@ errors++;
 if(data.unknownTool !== undefined){
 let data0 = data.unknownTool;
 if(!(((data0 === "allow") || (data0 === "warning")) || (data0 === "error"))){
-const err1 = {instancePath:instancePath+"/unknownTool",schemaPath:"#/properties/unknownTool/enum",keyword:"enum",params:{allowedValues: schema9.properties.unknownTool.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath:instancePath+"/unknownTool",schemaPath:"#/properties/unknownTool/enum",keyword:"enum",params:{allowedValues: schema11.properties.unknownTool.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -945,180 +1050,180 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate9.errors = vErrors;
-return errors === 0;
-}
-validate9.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const v10_secret_redactor = validate10;
-const schema10 = {"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"kinds":{"type":"array","minItems":1,"items":{"enum":["aws_access_key","aws_secret_key","github_pat","github_oauth","github_app","github_refresh","stripe_secret_live","stripe_restricted_live","slack_bot","slack_user","slack_app","slack_refresh","google_api_key","jwt","private_key","url_credentials"]}}},"additionalProperties":false};
-
-function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate10.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-for(const key0 in data){
-if(!(key0 === "kinds")){
-const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-if(data.kinds !== undefined){
-let data0 = data.kinds;
-if(Array.isArray(data0)){
-if(data0.length < 1){
-const err1 = {instancePath:instancePath+"/kinds",schemaPath:"#/properties/kinds/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-const len0 = data0.length;
-for(let i0=0; i0<len0; i0++){
-let data1 = data0[i0];
-if(!((((((((((((((((data1 === "aws_access_key") || (data1 === "aws_secret_key")) || (data1 === "github_pat")) || (data1 === "github_oauth")) || (data1 === "github_app")) || (data1 === "github_refresh")) || (data1 === "stripe_secret_live")) || (data1 === "stripe_restricted_live")) || (data1 === "slack_bot")) || (data1 === "slack_user")) || (data1 === "slack_app")) || (data1 === "slack_refresh")) || (data1 === "google_api_key")) || (data1 === "jwt")) || (data1 === "private_key")) || (data1 === "url_credentials"))){
-const err2 = {instancePath:instancePath+"/kinds/" + i0,schemaPath:"#/properties/kinds/items/enum",keyword:"enum",params:{allowedValues: schema10.properties.kinds.items.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-}
-else {
-const err3 = {instancePath:instancePath+"/kinds",schemaPath:"#/properties/kinds/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-}
-else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-validate10.errors = vErrors;
-return errors === 0;
-}
-validate10.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const v11_secretless_redactor = validate11;
-const schema11 = {"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"kinds":{"type":"array","minItems":1,"items":{"enum":["aws_access_key","aws_secret_key","github_pat","github_oauth","github_app","github_refresh","stripe_secret_live","stripe_restricted_live","slack_bot","slack_user","slack_app","slack_refresh","google_api_key","jwt","private_key","url_credentials"]}}},"additionalProperties":false};
-
-function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate11.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-for(const key0 in data){
-if(!(key0 === "kinds")){
-const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-if(data.kinds !== undefined){
-let data0 = data.kinds;
-if(Array.isArray(data0)){
-if(data0.length < 1){
-const err1 = {instancePath:instancePath+"/kinds",schemaPath:"#/properties/kinds/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-const len0 = data0.length;
-for(let i0=0; i0<len0; i0++){
-let data1 = data0[i0];
-if(!((((((((((((((((data1 === "aws_access_key") || (data1 === "aws_secret_key")) || (data1 === "github_pat")) || (data1 === "github_oauth")) || (data1 === "github_app")) || (data1 === "github_refresh")) || (data1 === "stripe_secret_live")) || (data1 === "stripe_restricted_live")) || (data1 === "slack_bot")) || (data1 === "slack_user")) || (data1 === "slack_app")) || (data1 === "slack_refresh")) || (data1 === "google_api_key")) || (data1 === "jwt")) || (data1 === "private_key")) || (data1 === "url_credentials"))){
-const err2 = {instancePath:instancePath+"/kinds/" + i0,schemaPath:"#/properties/kinds/items/enum",keyword:"enum",params:{allowedValues: schema11.properties.kinds.items.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-}
-else {
-const err3 = {instancePath:instancePath+"/kinds",schemaPath:"#/properties/kinds/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-}
-else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
 validate11.errors = vErrors;
 return errors === 0;
 }
 validate11.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const v12_sensitive_field_guard = validate12;
-const schema12 = {"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"categories":{"type":"array","minItems":1,"items":{"enum":["bank","card","password","national_id"]}},"allow":{"type":"array","items":{"type":"string","minLength":1}}},"additionalProperties":false};
+export const v12_secret_redactor = validate12;
+const schema12 = {"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"kinds":{"type":"array","minItems":1,"items":{"enum":["aws_access_key","aws_secret_key","github_pat","github_oauth","github_app","github_refresh","stripe_secret_live","stripe_restricted_live","slack_bot","slack_user","slack_app","slack_refresh","google_api_key","jwt","private_key","url_credentials"]}}},"additionalProperties":false};
 
 function validate12(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate12.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+for(const key0 in data){
+if(!(key0 === "kinds")){
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.kinds !== undefined){
+let data0 = data.kinds;
+if(Array.isArray(data0)){
+if(data0.length < 1){
+const err1 = {instancePath:instancePath+"/kinds",schemaPath:"#/properties/kinds/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+const len0 = data0.length;
+for(let i0=0; i0<len0; i0++){
+let data1 = data0[i0];
+if(!((((((((((((((((data1 === "aws_access_key") || (data1 === "aws_secret_key")) || (data1 === "github_pat")) || (data1 === "github_oauth")) || (data1 === "github_app")) || (data1 === "github_refresh")) || (data1 === "stripe_secret_live")) || (data1 === "stripe_restricted_live")) || (data1 === "slack_bot")) || (data1 === "slack_user")) || (data1 === "slack_app")) || (data1 === "slack_refresh")) || (data1 === "google_api_key")) || (data1 === "jwt")) || (data1 === "private_key")) || (data1 === "url_credentials"))){
+const err2 = {instancePath:instancePath+"/kinds/" + i0,schemaPath:"#/properties/kinds/items/enum",keyword:"enum",params:{allowedValues: schema12.properties.kinds.items.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/kinds",schemaPath:"#/properties/kinds/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+validate12.errors = vErrors;
+return errors === 0;
+}
+validate12.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const v13_secretless_redactor = validate13;
+const schema13 = {"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"kinds":{"type":"array","minItems":1,"items":{"enum":["aws_access_key","aws_secret_key","github_pat","github_oauth","github_app","github_refresh","stripe_secret_live","stripe_restricted_live","slack_bot","slack_user","slack_app","slack_refresh","google_api_key","jwt","private_key","url_credentials"]}}},"additionalProperties":false};
+
+function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate13.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+for(const key0 in data){
+if(!(key0 === "kinds")){
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.kinds !== undefined){
+let data0 = data.kinds;
+if(Array.isArray(data0)){
+if(data0.length < 1){
+const err1 = {instancePath:instancePath+"/kinds",schemaPath:"#/properties/kinds/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+const len0 = data0.length;
+for(let i0=0; i0<len0; i0++){
+let data1 = data0[i0];
+if(!((((((((((((((((data1 === "aws_access_key") || (data1 === "aws_secret_key")) || (data1 === "github_pat")) || (data1 === "github_oauth")) || (data1 === "github_app")) || (data1 === "github_refresh")) || (data1 === "stripe_secret_live")) || (data1 === "stripe_restricted_live")) || (data1 === "slack_bot")) || (data1 === "slack_user")) || (data1 === "slack_app")) || (data1 === "slack_refresh")) || (data1 === "google_api_key")) || (data1 === "jwt")) || (data1 === "private_key")) || (data1 === "url_credentials"))){
+const err2 = {instancePath:instancePath+"/kinds/" + i0,schemaPath:"#/properties/kinds/items/enum",keyword:"enum",params:{allowedValues: schema13.properties.kinds.items.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/kinds",schemaPath:"#/properties/kinds/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+validate13.errors = vErrors;
+return errors === 0;
+}
+validate13.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const v14_sensitive_field_guard = validate14;
+const schema14 = {"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"categories":{"type":"array","minItems":1,"items":{"enum":["bank","card","password","national_id"]}},"allow":{"type":"array","items":{"type":"string","minLength":1}}},"additionalProperties":false};
+
+function validate14(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate14.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1155,7 +1260,7 @@ const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
 if(!((((data1 === "bank") || (data1 === "card")) || (data1 === "password")) || (data1 === "national_id"))){
-const err2 = {instancePath:instancePath+"/categories/" + i0,schemaPath:"#/properties/categories/items/enum",keyword:"enum",params:{allowedValues: schema12.properties.categories.items.enum},message:"must be equal to one of the allowed values"};
+const err2 = {instancePath:instancePath+"/categories/" + i0,schemaPath:"#/properties/categories/items/enum",keyword:"enum",params:{allowedValues: schema14.properties.categories.items.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -1229,23 +1334,25 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate12.errors = vErrors;
+validate14.errors = vErrors;
 return errors === 0;
 }
-validate12.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate14.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 /** The validate function of each built-in's config schema, by `use`. */
 export const CONFIG_VALIDATORS = {
   "audit-observer": v0_audit_observer,
   "cedar-policy": v1_cedar_policy,
-  "cross-boundary-guard": v2_cross_boundary_guard,
-  "discovery-filter": v3_discovery_filter,
-  "llm-guard": v4_llm_guard,
-  "pii-redactor": v5_pii_redactor,
-  "rate-limit": v6_rate_limit,
-  "roots-guard": v7_roots_guard,
-  "sampling-guard": v8_sampling_guard,
-  "schema-guard": v9_schema_guard,
-  "secret-redactor": v10_secret_redactor,
-  "secretless-redactor": v11_secretless_redactor,
-  "sensitive-field-guard": v12_sensitive_field_guard,
+  "claims-enricher": v2_claims_enricher,
+  "cross-boundary-guard": v3_cross_boundary_guard,
+  "discovery-filter": v4_discovery_filter,
+  "llm-guard": v5_llm_guard,
+  "pii-redactor": v6_pii_redactor,
+  "provenance-enricher": v7_provenance_enricher,
+  "rate-limit": v8_rate_limit,
+  "roots-guard": v9_roots_guard,
+  "sampling-guard": v10_sampling_guard,
+  "schema-guard": v11_schema_guard,
+  "secret-redactor": v12_secret_redactor,
+  "secretless-redactor": v13_secretless_redactor,
+  "sensitive-field-guard": v14_sensitive_field_guard,
 };

@@ -5,6 +5,8 @@ import { createAuditObserver } from './audit-observer.js';
 import { createCrossBoundaryGuard } from './cross-boundary-guard.js';
 import { createLlmGuard } from './llm-guard.js';
 import { createPiiRedactor } from './pii-redactor.js';
+import { createClaimsEnricher } from './claims-enricher.js';
+import { createProvenanceEnricher } from './provenance-enricher.js';
 import { createRateLimit } from './rate-limit.js';
 import { createRootsGuard } from './roots-guard.js';
 import { createSamplingGuard } from './sampling-guard.js';
@@ -23,4 +25,6 @@ export const contentBuiltins: Record<string, BuiltinFactory> = {
   'roots-guard': createRootsGuard,
   'rate-limit': createRateLimit,
   'audit-observer': createAuditObserver,
+  'provenance-enricher': createProvenanceEnricher,
+  'claims-enricher': createClaimsEnricher,
 };

@@ -27,3 +27,4 @@ export { BUILTIN_COMPAT, BUILTIN_CONFIG_SCHEMAS, BUILTIN_VERSION } from './_conf
 export { createMemoryStateStores } from './state-memory.js';
 export { conversationScopeOf, principalScopeOf } from './state-scope.js';
 export type { BuiltinDeps, BuiltinFactory, StateStores, CounterStore, TaintStore, ToolSchemaCache } from './types.js';
+export { outputSchemaVerdict, PROVENANCE_FACTS } from './provenance-enricher.js';

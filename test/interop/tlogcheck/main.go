@@ -46,6 +46,7 @@ type report struct {
 	Failures      []string `json:"failures"`
 	TreeSize      int64    `json:"treeSize"`
 	TilesFetched  []string `json:"tilesFetched"`
+	Mldsa44       []mldsa44Message `json:"mldsa44"`
 }
 
 var rep = report{Ok: true}
@@ -153,6 +154,7 @@ func run(j job) {
 		}
 	}
 	pass("%d older checkpoints opened and their roots recomputed from the tiles", len(j.Checkpoints))
+	rep.Mldsa44 = checkMldsa44(j.Vkeys, j.Checkpoints)
 
 	for _, p := range j.Inclusion {
 		tree, ok := openTree(p.Checkpoint, fmt.Sprintf("inclusion %d@%d checkpoint", p.Seq, p.Size))
@@ -199,6 +201,6 @@ func run(j job) {
 		"checkpoint body: tlog.ParseTree accepts only the sumdb header line \"go.sum database tree\"; a C2SP checkpoint starts with its origin, so the origin line is replaced by that header before tlog.ParseTree (size and root lines are the same format), and the result is cross-checked with a direct C2SP parse",
 		"tile paths: Go's Tile.Path is the sumdb form tile/8/<L>/<N>[.p/<W>] (data tiles tile/8/data/<N>); C2SP tlog-tiles drops the height element and names data tiles entries, so the client fetches Tile.Path with \"8/\" removed and \"data\" as \"entries\" (the <N> and .p/<W> encoding is Go's own)",
 		"entry bundles: Go's sumdb data tiles are newline-framed records (tlog.ParseRecord); C2SP entry bundles are uint16 length-prefixed, so they are split here and each entry hashed with tlog.RecordHash",
-		"ML-DSA signatures: Go's note package knows Ed25519 only, so note.NewVerifier refuses the ML-DSA-65 vkey and note.Open lists its signature line in UnverifiedSigs",
+		"ML-DSA signatures: Go's note package knows Ed25519 only, so note.NewVerifier refuses the ML-DSA-65 and ML-DSA-44 vkeys and note.Open lists their signature lines in UnverifiedSigs; for ML-DSA-44 (0x06) Go checks the key hashes and rebuilds each signed message, and OpenSSL 3.5 (Node 24) verifies the signatures over those bytes",
 	}
 }

@@ -191,6 +191,7 @@ describe('key rotation on the Worker, with the secrets (docs/workers-keys.md)', 
       expect(d.status).toBe(503);
       expect(d.json.error.code).toBe('ERR_KEY_MISMATCH');
       expect(d.json.error.message).toContain('VOUCH_SIGNING_KEY_PREVIOUS');
+      expect(d.json.error.message).toContain('.dev.vars'); // the local fix too: an operator under wrangler dev has no secrets to put
       expect(d.json.error.message).toContain('docs/workers-keys.md');
       expect(d.json.error.message).not.toMatch(/altered/);
       const h = await wrong.get('/healthz');
@@ -237,7 +238,7 @@ describe('key rotation on the Worker, with the secrets (docs/workers-keys.md)', 
       const edLine = sigs.split('\n').filter((l: string) => l && fromBase64(l.split(' ')[2]).length === 68);
       const stripped = { ...genuine, checkpoint: `${body}\n\n${edLine.join('\n')}\n` };
       expect(verifyReceipt(stripped, { verifiers: verifiersFor(trust, stripped.checkpoint) }).ok).toBe(false);
-      const forgedSigners = noteSignersOf({ secrets: { mldsa: 'VOUCH_SIGNING_KEY', ed25519: 'VOUCH_ED25519_KEY' }, mldsaSeed: seed(71), ed25519Seed: seed(42), keys: [{ alg: 'ML-DSA-65', publicKey: mldsaKeyFromSeed(seed(71)).publicKey }, { alg: 'Ed25519', publicKey: ed25519PublicKeyFromSeed(seed(42)) }] }, origin);
+      const forgedSigners = noteSignersOf({ secrets: { mldsa: 'VOUCH_SIGNING_KEY', ed25519: 'VOUCH_ED25519_KEY', mldsa44: 'VOUCH_MLDSA44_KEY' }, mldsaSeed: seed(71), ed25519Seed: seed(42), keys: [{ alg: 'ML-DSA-65', publicKey: mldsaKeyFromSeed(seed(71)).publicKey }, { alg: 'Ed25519', publicKey: ed25519PublicKeyFromSeed(seed(42)) }] }, origin);
       const { signCheckpoint } = await import('../../../src/log/checkpoint.js');
       const forgedNote = await signCheckpoint({ origin, size: 1, root: new Uint8Array(32).fill(9), extensions: [] }, forgedSigners);
       expect(() => openSignedCheckpoint(forgedNote, verifiersFor(trust, forgedNote))).toThrow();

@@ -1,0 +1,182 @@
+// RFC 3161 time-stamping in a running service (issue 41 part 2), against a TSA run here by openssl:
+// checkpoints are stamped in the background at the configured cadence, the tokens kept verify with
+// `openssl ts -verify` over the exact note bytes, receipts carry them and `vouch verify --tsa-cert`
+// says "time-stamped by <TSA> at <genTime>". The attacker is a TSA that is down, failing or lying:
+// decisions never wait for it, and every failure is counted in /metrics.
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fromBase64, utf8 } from '../../src/canonical/index.js';
+import { startServer, type RunningServer } from '../../src/http/node-server.js';
+import { openTimestampStore } from '../../src/timestamp/store.js';
+import { runVouch } from '../helpers/cli.js';
+import { get, post, writeConfig } from '../http/_server.js';
+import { makeTestPki, opensslVerifyToken, startTestTsa, type TestTsa } from './_tsa.js';
+
+const decide = (url: string, text: string) => post(`${url}/v1/authorize`, { event: 'tools/call', phase: 'request', payload: { name: 'echo', arguments: { text } } });
+const until = async (f: () => Promise<boolean> | boolean, ms = 20_000) => {
+  const end = Date.now() + ms;
+  while (!(await f())) {
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+};
+
+function configWith(dir: string, timestamping: Record<string, unknown>): string {
+  return writeConfig(dir, { version: 1, uncovered: [{ events: ['tools/call'], phase: 'both' }], interceptors: [{ name: 'pii', use: 'pii-redactor' }], timestamping });
+}
+
+async function serve(timestamping: Record<string, unknown>) {
+  const dir = mkdtempSync(join(tmpdir(), 'vouch-tsa-svc-'));
+  const data = join(dir, 'data');
+  const s = await startServer({ data, port: 0, config: configWith(dir, timestamping), idleCheckpointMs: 50, timestampTiming: { tickMs: 50, backoffMs: 50 } });
+  return { s, dir, data };
+}
+
+describe('a service with a TSA configured', () => {
+  let tsa: TestTsa;
+  let svc: { s: RunningServer; dir: string; data: string };
+  beforeAll(async () => {
+    tsa = await startTestTsa(makeTestPki('Test TSA'));
+    svc = await serve({ url: tsa.url, certificates: tsa.pki.caCert, everyEntries: 3 });
+  }, 60_000);
+  afterAll(async () => {
+    await svc?.s.close();
+    await tsa?.close();
+  });
+
+  it('stamps checkpoints every N entries, not every decision; the stored tokens verify with openssl ts -verify over the exact note bytes', async () => {
+    for (let i = 0; i < 7; i++) expect((await decide(svc.s.url, `call ${i}`)).status).toBe(200);
+    await until(async () => (await get(`${svc.s.url}/v1/checkpoint`)).json.timestamped?.size >= 7);
+    const cp = (await get(`${svc.s.url}/v1/checkpoint`)).json;
+    expect(cp.timestamped).toMatchObject({ tsa: 'CN=Test TSA, O=vouch tests', genTime: expect.stringMatching(/^20\d\d-/) });
+    // 7 decisions (plus the start-up policy entry): a few stamps, far fewer than the decisions.
+    expect(tsa.requests).toBeGreaterThanOrEqual(2);
+    expect(tsa.requests).toBeLessThanOrEqual(4);
+    const store = openTimestampStore(join(svc.data, 'timestamps.db'), { readonly: true });
+    try {
+      const all = store.within(cp.origin, 0, 1e9);
+      expect(all.length).toBe(tsa.requests);
+      for (const r of all) {
+        expect(opensslVerifyToken(tsa.pki, r.token, utf8.encode(r.note)).ok).toBe(true);
+        expect(opensslVerifyToken(tsa.pki, r.token, utf8.encode(r.note.replace(/\n(\d+)\n/, (_m, n) => `\n${Number(n) + 1}\n`))).ok).toBe(false);
+      }
+      for (let i = 1; i < all.length; i++) expect(all[i].size - all[i - 1].size).toBeGreaterThanOrEqual(3);
+    } finally {
+      store.close();
+    }
+  }, 60_000);
+
+  it('a receipt carries the stamp; vouch verify --tsa-cert says time-stamped by the TSA at genTime (text and JSON); without a pinned certificate: not checked, VALID', async () => {
+    const { json } = await get(`${svc.s.url}/v1/entries/1`);
+    expect(json.receipt.timestamp).toMatchObject({ checkpoint: expect.any(String), token: expect.any(String) });
+    const file = join(svc.dir, 'receipt.json');
+    writeFileSync(file, JSON.stringify(json.receipt));
+    const keys = await runVouch('keys', 'export', '--data', svc.data);
+    const keyFile = join(svc.dir, 'keys.vkeys');
+    writeFileSync(keyFile, keys.out);
+    const text = await runVouch('verify', file, '--key', keyFile, '--tsa-cert', tsa.pki.caCert);
+    expect(text.code, text.out).toBe(0);
+    expect(text.out).toMatch(/✓ timestamp\s+time-stamped by CN=Test TSA, O=vouch tests at 20\d\d-.*: entry 1 existed by then/);
+    expect(text.out).toMatch(/^VALID \(.*time-stamped by CN=Test TSA, O=vouch tests at 20/m);
+    const js = await runVouch('verify', file, '--key', keyFile, '--tsa-cert', tsa.pki.tsaCert, '--json');
+    expect(js.code).toBe(0);
+    expect(js.json.timestamped).toMatchObject({ status: 'verified', tsa: 'CN=Test TSA, O=vouch tests', genTime: expect.any(String) });
+    expect(js.json.checks.find((c: { name: string }) => c.name === 'timestamp')).toMatchObject({ ok: true, status: 'verified' });
+    // vouch receipt (read-only beside the running service) carries the same stamp.
+    const cli = await runVouch('receipt', '1', '--data', svc.data);
+    expect(cli.code, cli.out).toBe(0);
+    expect(cli.json.timestamp).toEqual(json.receipt.timestamp);
+    const none = await runVouch('verify', file, '--key', keyFile, '--json');
+    expect(none.code).toBe(0);
+    expect(none.json.timestamped).toMatchObject({ status: 'not checked' });
+    expect(none.json.verdict).toMatch(/TSA time-stamp: not checked/);
+  }, 60_000);
+
+  it('INVALID with the reason: another TSA pinned, a token over other bytes, an altered token', async () => {
+    const { json } = await get(`${svc.s.url}/v1/entries/1`);
+    const keyFile = join(svc.dir, 'keys.vkeys');
+    const other = makeTestPki('Other TSA');
+    const check = async (receipt: unknown, cert = tsa.pki.caCert) => {
+      const f = join(svc.dir, `r-${Math.random().toString(36).slice(2)}.json`);
+      writeFileSync(f, JSON.stringify(receipt));
+      return runVouch('verify', f, '--key', keyFile, '--tsa-cert', cert, '--json');
+    };
+    const wrongCert = await check(json.receipt, other.caCert);
+    expect(wrongCert.code).toBe(1);
+    expect(wrongCert.json.checks.find((c: { name: string }) => c.name === 'timestamp').detail).toMatch(/pinned TSA certificate/);
+    // The token of another stamp (another checkpoint's bytes) moved onto this one.
+    const later = (await get(`${svc.s.url}/v1/entries/6`)).json.receipt.timestamp;
+    expect(later.checkpoint).not.toBe(json.receipt.timestamp.checkpoint);
+    const swapped = await check({ ...json.receipt, timestamp: { ...json.receipt.timestamp, token: later.token } });
+    expect(swapped.code).toBe(1);
+    expect(swapped.json.checks.find((c: { name: string }) => c.name === 'timestamp').detail).toMatch(/other bytes/);
+    const tok = fromBase64(json.receipt.timestamp.token);
+    tok[tok.length - 10] ^= 0x40;
+    const altered = await check({ ...json.receipt, timestamp: { ...json.receipt.timestamp, token: Buffer.from(tok).toString('base64') } });
+    expect(altered.code).toBe(1);
+    expect(altered.json.verdict).toMatch(/^INVALID/);
+  }, 60_000);
+});
+
+async function closedPort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const port = (srv.address() as { port: number }).port;
+  await new Promise<void>((r) => srv.close(() => r()));
+  return port;
+}
+
+describe('a TSA that is down never delays or fails a decision, and is counted', () => {
+  const cases: [string, () => Promise<{ url: string; ca: string; close(): Promise<void> }>][] = [
+    ['connection refused', async () => ({ url: `http://127.0.0.1:${await closedPort()}/tsa`, ca: makeTestPki().caCert, close: async () => undefined })],
+    ['HTTP 500', async () => { const t = await startTestTsa(undefined, '500'); return { url: t.url, ca: t.pki.caCert, close: () => t.close() }; }],
+    ['garbage', async () => { const t = await startTestTsa(undefined, 'garbage'); return { url: t.url, ca: t.pki.caCert, close: () => t.close() }; }],
+    ['no answer (timeout)', async () => { const t = await startTestTsa(undefined, 'hang'); return { url: t.url, ca: t.pki.caCert, close: () => t.close() }; }],
+    ['a valid token from a TSA other than the pinned one', async () => { const t = await startTestTsa(); return { url: t.url, ca: makeTestPki('Pinned TSA').caCert, close: () => t.close() }; }],
+  ];
+  for (const [name, make] of cases) {
+    it(name, async () => {
+      const down = await make();
+      // A TSA request takes up to 5 s here: a decision that waited on one would show it.
+      const { s } = await serve({ url: down.url, certificates: down.ca, everyEntries: 1, timeoutMs: 5000 });
+      try {
+        const times: number[] = [];
+        for (let i = 0; i < 10; i++) {
+          const t0 = performance.now();
+          const r = await decide(s.url, `call ${i}`);
+          times.push(performance.now() - t0);
+          expect(r.status).toBe(200);
+          expect(r.json.effect).toBe('allow');
+        }
+        // Half the TSA timeout, with room for a loaded 2-core machine: no decision waited on a TSA request.
+        expect(Math.max(...times)).toBeLessThan(2500);
+        let metrics = '';
+        await until(async () => /vouch_tsa_failures_total\{tenant="default"\} [1-9]/.test((metrics = await (await fetch(`${s.url}/metrics`)).text())));
+        expect(metrics).toMatch(/vouch_tsa_stamped_size\{tenant="default"\} 0/);
+        expect(metrics).not.toMatch(/^vouch_tsa_last_success_age_seconds/m);
+        expect((await get(`${s.url}/v1/checkpoint`)).json.timestamped).toBeNull();
+      } finally {
+        await s.close();
+        await down.close();
+      }
+    }, 60_000);
+  }
+
+  it('a TSA that comes back is used again: the stamp is late, never lost', async () => {
+    const t = await startTestTsa(undefined, '500');
+    const { s } = await serve({ url: t.url, certificates: t.pki.caCert, everyEntries: 1 });
+    try {
+      for (let i = 0; i < 3; i++) expect((await decide(s.url, `call ${i}`)).status).toBe(200);
+      await until(async () => /vouch_tsa_failures_total\{tenant="default"\} [1-9]/.test(await (await fetch(`${s.url}/metrics`)).text()));
+      t.mode = 'ok';
+      await until(async () => (await get(`${s.url}/v1/checkpoint`)).json.timestamped?.size >= 4);
+      expect(await (await fetch(`${s.url}/metrics`)).text()).toMatch(/vouch_tsa_last_success_age_seconds\{tenant="default"\} \d/);
+    } finally {
+      await s.close();
+      await t.close();
+    }
+  }, 60_000);
+});
