@@ -53,6 +53,8 @@ export type ErrorCode =
   | 'ERR_NOT_FOUND'
   // a log entry longer than a tlog-tiles entry bundle can frame (uint16 length prefix)
   | 'ERR_TILE_ENTRY_TOO_LARGE'
+  // a tile archive file differs from what the log says it must hold (store/archive-*.ts): never overwritten
+  | 'ERR_ARCHIVE_MISMATCH'
   // policy and chain
   | 'ERR_POLICY'
   | 'ERR_CHAIN_TIMEOUT'

@@ -43,6 +43,7 @@ const EXIT_BY_CODE: Partial<Record<ErrorCode, number>> = {
   ERR_KEY_RETIRED: EXIT.findings,
   ERR_VERIFY_ENTRY: EXIT.findings,
   ERR_VERIFY_RECEIPT: EXIT.findings,
+  ERR_ARCHIVE_MISMATCH: EXIT.findings,
   ERR_LOG_FORK: EXIT.findings,
 };
 

@@ -10,7 +10,8 @@ import { createMemoryStateStores } from '../interceptors/builtin/index.js';
 import { defaultConfigPath, loadConfigFile } from '../policy/load-config.js';
 import { logPortOf, type LogPort } from '../store/log-port.js';
 import { signedPrefix } from '../store/signed-prefix.js';
-import { initDataDir, listTenants, logPath, openDataDir, openSqliteStore, readKeySeeds, type DataDir, type TenantLog } from '../store/node.js';
+import { defaultArchiveRoot, initDataDir, listTenants, logPath, openDataDir, openSqliteStore, readKeySeeds, type DataDir, type TenantLog } from '../store/node.js';
+import { createLogArchiver, type LogArchiver } from './log-archiver.js';
 import { bytesEqual, utf8 } from '../canonical/index.js';
 import { noteKeyId } from '../crypto/index.js';
 import { scheduleEngineRefresh } from '../policy/engine-refresh.js';
@@ -121,6 +122,10 @@ export interface ServeOptions {
   maxOpenTenants?: number;
   /** Close a tenant log unused this long, ms (`--tenant-idle`, default 300 s; 0: only the cap closes logs). */
   tenantIdleMs?: number;
+  /** Tile archive root (`--archive DIR`, default <data>/archive; false: none): sealed tiles written after commits (docs/archive.md). */
+  archive?: string | false;
+  /** Milliseconds after a commit before the archive syncs (default 1000). */
+  archiveDelayMs?: number;
 }
 
 /** At most this many tenant logs are opened at start (all of them, when there are no more): above it, each opens at its first use. */
@@ -187,6 +192,9 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
           entryOf: async (tenant, seq) => (openedLogs ? (await openedLogs(tenant)).entry(seq) : undefined),
         });
   let openedLogs: ((tenant: string) => Promise<LogPort>) | undefined;
+  // The tile archive (issue 40): written after commits, read by the background audit for sealed history.
+  const archiveRoot = opts.archive === false ? undefined : (opts.archive ?? defaultArchiveRoot(opts.data));
+  let archiver: LogArchiver | undefined;
   // The log thread starts, and opens and checks each tenant's log, while this thread loads and
   // activates the policy (Cedar, schemas): the two largest parts of start-up run side by side.
   const opening = openDataDir(opts.data, {
@@ -194,7 +202,8 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     logThread: true,
     keyName: opts.keyName,
     monotonic: systemClock.monotonic,
-    onBatch: (t, s) => metrics.batch(t, s.entries, s.size, s.coverMs),
+    onBatch: (t, s) => (metrics.batch(t, s.entries, s.size, s.coverMs), archiver?.schedule(t)),
+    archiveRoot,
     auditPage: opts.auditPage,
     auditDelayMs: opts.auditDelayMs,
     onAudit: (t, p) => {
@@ -223,6 +232,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     throw e;
   }
   const dataDir = await opening;
+  archiver = archiveRoot === undefined ? undefined : createLogArchiver({ root: archiveRoot, delayMs: opts.archiveDelayMs, logLine: opts.logLine, storeOf: (t) => (dataDir.openTenants().includes(t) ? dataDir.log(t).store : undefined) });
   // The interceptor servers a tenant's policy may name (posted, or pinned in its log): the start-up
   // file's allow-list and its own remotes. The start-up file itself is the operator's (issue 35).
   const remoteAllow = remoteAllowListOf(policy.resolved.config);
@@ -258,6 +268,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
           if (pinned) tenantPolicy.set(tenant, pinned);
         }
         await recordActivation(port, t.store, tenantPolicy.get(tenant) ?? policy, systemClock.isoNow(), { by: 'start-up' });
+        archiver?.schedule(tenant); // what a crash or a closed log left unarchived
         return { port, log: t };
       })();
       lifecycle.track(tenant, opened.then((o) => o.log));
@@ -267,6 +278,10 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     },
     close: async (tenant) => {
       await lifecycle.release(tenant); // a checkpoint over what it holds, published, before it closes
+      // Not archived here: a close waiting for the archive's one lane would keep this log's file
+      // handles open behind every other tenant's sync (many tenants). Its tiles were synced after its
+      // last commit; the closing checkpoint's are written at its next open.
+      archiver?.forget(tenant);
       await witnessing?.untrack(tenant);
       await timestamping?.untrack(tenant);
       await dataDir.closeLog(tenant);
@@ -455,6 +470,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
         await retention?.stop(); // a pass under way finishes its batch
         await pool.stop(); // idle closes under way finish (each signs and publishes its checkpoint)
         await lifecycle.shutdown(); // after the batches in flight: a checkpoint over everything committed
+        await archiver?.close(dataDir.openTenants()); // that checkpoint and its tiles archived
         await witnessing?.close(); // stops submitting; a witness that is down is not waited for beyond its timeout
         await timestamping?.close(); // a request in flight ends within its timeout
         await otel?.shutdown(); // exports what is queued (bounded by the exporter's timeout)

@@ -23,3 +23,5 @@ export { committedHeads, committedNewest, committedRows } from './committed-stat
 export { checkStateRows, HeadsRebuild, EMPTY_HEADS, headsOf, nextHeads, sameHeads, STATE_INDEX, STATE_TYPES, type Heads, type StateType } from './state-heads.js';
 export { ActivationTracker, HeadsCheck, IndexCheck, ruleChecks } from './activation-check.js';
 export { keyTypesOf, openCompleteCheckpoint } from './open-complete.js';
+export { decodeEntryBundle, encodeEntryBundle, formatTilePath, parseTilePath, readHashTile, TILE_HEIGHT, TILE_WIDTH, type TileRef } from './tiles.js';
+export { fullTiles, partialTile, tileLevels, tilesBetween } from './tile-plan.js';

@@ -29,6 +29,8 @@ export interface LeafAuditOptions {
   hashLeaf?: (bytes: Uint8Array) => Hash;
   /** Stop early (the log is closing); the promise then resolves incomplete. */
   stopped?: () => boolean;
+  /** The error a mismatch is reported (progress) and halted with, from the audit's own (e.g. naming a tile archive it read). */
+  explain?: (e: StoreError) => StoreError;
 }
 
 const immediate = (): Promise<void> => new Promise((r) => setImmediate(r));
@@ -47,7 +49,8 @@ export async function auditLeaves(storage: LogStorage, signed: { size: number; r
   const text = new TextDecoder();
   const progress: AuditProgress = { checked: 0, total: signed.size, complete: false };
   const fail = (message: string): AuditProgress => {
-    progress.error = new StoreError('ERR_STORE_INCONSISTENT', `refusing to sign: background audit: ${message}`);
+    const error = new StoreError('ERR_STORE_INCONSISTENT', `refusing to sign: background audit: ${message}`);
+    progress.error = opts.explain ? opts.explain(error) : error;
     opts.onProgress?.(progress);
     opts.onMismatch(progress.error);
     return progress;

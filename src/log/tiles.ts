@@ -79,8 +79,9 @@ export function parseTilePath(rest: string): TileRef {
   return t;
 }
 
+
 /** Complete nodes of tree level 8*L in a tree of `size` leaves: floor(size / 256^L). Exact (division by a power of two). */
-function nodesAtTileLevel(size: number, level: number): number {
+export function nodesAtTileLevel(size: number, level: number): number {
   return Math.floor(size / 2 ** (TILE_HEIGHT * level));
 }
 

@@ -18,7 +18,7 @@ import type { LogStorage, StoredCheckpoint, StoredEntry } from './storage.js';
 /** Entries read per page. */
 const PAGE = 4096;
 
-export type FindingKind = 'entry' | 'leaf' | 'link' | 'node' | 'checkpoint' | 'signature' | 'size' | 'activation' | 'payload' | 'key' | 'heads' | 'index';
+export type FindingKind = 'entry' | 'leaf' | 'link' | 'node' | 'checkpoint' | 'signature' | 'size' | 'activation' | 'payload' | 'key' | 'heads' | 'index' | 'archive';
 
 export interface Finding {
   kind: FindingKind;

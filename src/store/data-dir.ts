@@ -157,6 +157,8 @@ export interface OpenOptions {
   auditPage?: number;
   /** With a log thread: milliseconds after a log opens before its audit starts. */
   auditDelayMs?: number;
+  /** With a log thread: the tile archive root its audit reads sealed history from (archive-read.ts). */
+  archiveRoot?: string;
   monotonic?: () => number;
   maxBatch?: number;
 }
@@ -167,7 +169,7 @@ export async function openDataDir(dir: string, opts: OpenOptions = {}): Promise<
   // With a log thread, the thread derives the ML-DSA-65 public key (it signs with it) and hands it
   // back: until then this thread goes on with what the caller does next (start-up loads the policy).
   let thread: LogThread | undefined;
-  if (opts.logThread) thread = await startLogThread({ keyName, mldsaSeed: seeds.mldsaSeed, ed25519Seed: seeds.ed25519Seed, mldsa44Seed: seeds.mldsa44Seed, maxBatch: opts.maxBatch, onBatch: opts.onBatch, onAudit: opts.onAudit, auditPage: opts.auditPage, auditDelayMs: opts.auditDelayMs });
+  if (opts.logThread) thread = await startLogThread({ keyName, mldsaSeed: seeds.mldsaSeed, ed25519Seed: seeds.ed25519Seed, mldsa44Seed: seeds.mldsa44Seed, maxBatch: opts.maxBatch, onBatch: opts.onBatch, onAudit: opts.onAudit, auditPage: opts.auditPage, auditDelayMs: opts.auditDelayMs, archiveRoot: opts.archiveRoot });
   let loaded: LoadedKeys;
   // Key history (issue 18, data-dir-keys.ts): each log signs with the keys its history says, checked at open.
   let keeper: DataDirKeys;

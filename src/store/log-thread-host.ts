@@ -7,9 +7,12 @@ import { performance } from 'node:perf_hooks';
 import { createMldsa44Signer, createMldsa44Verifier, createMldsaVerifier, cryptoSelfTest, mldsaKeyFromSeed, type SignatureAlg, type Signer, type Verifier } from '../crypto/index.js';
 import { createNodeEd25519Signer, createNodeEd25519Verifier, createSignerFromSeed, mldsaBackend, nodeVerifyEd25519, prestartSignWorker } from '../crypto/node.js';
 import { Appender, auditLeaves, commitKeyOf, DEFAULT_AUDIT_DELAY_MS, noteSignerFor, noteVerifierFor, type Appended, type Durable, type NoteSigner, type NoteVerifier } from '../log/index.js';
+import { StoreError } from '../errors.js';
 import { toWireError, type Answers, type HostMessage, type LogThreadData, type MainMessage, type WireError } from './log-thread-protocol.js';
 import type { LogStore } from './port.js';
 import { openSqliteStore } from './sqlite.js';
+import { openArchiveView } from './archive-read.js';
+import { tenantArchiveDir } from './archive-write.js';
 
 /** Ed25519 through node:crypto here (see the self-test below); ML-DSA through noble. */
 function verifierOf(alg: SignatureAlg, publicKey: Uint8Array): Verifier {
@@ -163,7 +166,7 @@ function open(tenant: string, path: string, origin: string, keys: ReturnType<typ
     });
     logs.set(tenant, { appender, store });
     send({ t: 'opened', tenant });
-    audit(tenant, appender, store);
+    audit(tenant, appender, store, origin);
   } catch (e) {
     store?.close();
     const error = toWireError(e);
@@ -178,22 +181,44 @@ function open(tenant: string, path: string, origin: string, keys: ReturnType<typ
  * from the first millisecond took CPU from start-up and delayed the first decision by about half
  * a second (bench/startup.bench.ts). Its progress shows 0 of the signed size meanwhile.
  */
-function audit(tenant: string, appender: Appender, store: LogStore): void {
+function audit(tenant: string, appender: Appender, store: LogStore, origin: string): void {
   send({ t: 'audit', tenant, checked: 0, total: appender.opened.size, complete: false });
-  const timer = setTimeout(() => runAudit(tenant, appender, store), data.auditDelayMs ?? DEFAULT_AUDIT_DELAY_MS);
+  const timer = setTimeout(() => runAudit(tenant, appender, store, origin), data.auditDelayMs ?? DEFAULT_AUDIT_DELAY_MS);
   timer.unref?.();
 }
 
-function runAudit(tenant: string, appender: Appender, store: LogStore): void {
+function runAudit(tenant: string, appender: Appender, store: LogStore, origin: string): void {
   // A log closed (closeLog) before, or while, its audit runs: that audit stops; a reopen audits anew.
   const stopped = () => closing || (logs.get(tenant) as { appender?: Appender } | undefined)?.appender !== appender;
   if (stopped()) return;
-  void auditLeaves(store, appender.opened, {
+  // Sealed history is read from the tile archive where it has it (the copy clients fetch), so a
+  // changed or missing archived tile stops signing like a changed row; an archive whose checkpoint
+  // is not this log's is that mismatch too (a crash never leaves one: checkpoint renamed last).
+  let source: LogStore | ReturnType<typeof openArchiveView>['storage'] = store;
+  let archiveFindings: { message: string }[] = [];
+  let readFrom = '';
+  if (data.archiveRoot) {
+    // Its checkpoint must be a note this log stored (keys are not re-checked: the open check did).
+    const dir = tenantArchiveDir(data.archiveRoot, tenant);
+    const view = openArchiveView(dir, store, { origin });
+    source = view.storage;
+    archiveFindings = view.findings;
+    if (view.sealed > 0) readFrom = ` (entries 0..${view.sealed - 1} and their hash tiles were read from the archive ${dir}: \`vouch log verify\` names which copy differs)`;
+  }
+  const archiveError = (why: string) => new StoreError('ERR_ARCHIVE_MISMATCH', `${why} (archive: ${archiveFindings.map((f) => f.message).join('; ')})`);
+  void auditLeaves(source, appender.opened, {
     page: data.auditPage,
     hashLeaf: nativeLeafHash,
     stopped,
+    // One error for the progress report (/healthz) and the halt: which copy was read, said in both.
+    explain: (e) => (archiveFindings.length ? archiveError(e.message) : new StoreError(e.code, `${e.message}${readFrom}`)),
     onMismatch: (e) => appender.halt(e),
     onProgress: (p) => send({ t: 'audit', tenant, checked: p.checked, total: p.total, complete: p.complete, error: p.error && toWireError(p.error) }),
+  }).then((p) => {
+    if (!p.complete || archiveFindings.length === 0) return;
+    const error = archiveError('refusing to sign: background audit: the archive is not this log\'s');
+    appender.halt(error);
+    send({ t: 'audit', tenant, checked: p.checked, total: p.total, complete: true, error: toWireError(error) });
   });
 }
 

@@ -25,6 +25,8 @@ export interface LogThreadData {
   pacing?: Partial<Pacing>;
   auditPage?: number;
   auditDelayMs?: number;
+  /** Tile archive root (archive-read.ts): the audit reads each log's sealed part from `<root>/<tenant>/`. */
+  archiveRoot?: string;
 }
 
 export interface DurableItem {

@@ -27,6 +27,8 @@ export interface LogThreadOptions {
   auditPage?: number;
   /** Milliseconds after a log opens before its audit starts (default DEFAULT_AUDIT_DELAY_MS). */
   auditDelayMs?: number;
+  /** Tile archive root: the audit reads sealed entries and tiles from it (archive-read.ts). */
+  archiveRoot?: string;
   /** Progress of each log's background audit of its stored leaves (leaf-audit.ts). */
   onAudit?: (tenant: string, progress: Omit<AuditProgress, 'error'> & { error?: VouchError }) => void;
   /** The host script; defaults to log-thread-worker.mjs next to this file. */
@@ -89,7 +91,7 @@ function owe(log: { size: number }, unfollowed: boolean): Owed {
 }
 
 export async function startLogThread(opts: LogThreadOptions): Promise<LogThread> {
-  const data: LogThreadData = { keyName: opts.keyName, mldsaSeed: opts.mldsaSeed.slice(), mldsaPublicKey: opts.mldsaPublicKey?.slice(), ed25519Seed: opts.ed25519Seed?.slice(), mldsa44Seed: opts.mldsa44Seed?.slice(), maxBatch: opts.maxBatch, pacing: opts.pacing, auditPage: opts.auditPage, auditDelayMs: opts.auditDelayMs };
+  const data: LogThreadData = { keyName: opts.keyName, mldsaSeed: opts.mldsaSeed.slice(), mldsaPublicKey: opts.mldsaPublicKey?.slice(), ed25519Seed: opts.ed25519Seed?.slice(), mldsa44Seed: opts.mldsa44Seed?.slice(), maxBatch: opts.maxBatch, pacing: opts.pacing, auditPage: opts.auditPage, auditDelayMs: opts.auditDelayMs, archiveRoot: opts.archiveRoot };
   const early = opts.workerUrl ? undefined : takePrestarted();
   const worker = early ?? new Worker(opts.workerUrl ?? hostUrl(), { workerData: data });
   if (early) worker.postMessage({ t: 'init', data } satisfies MainMessage);

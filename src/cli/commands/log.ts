@@ -5,13 +5,14 @@ import { commitKeyOf, decodeEntry, keyHistoryCheck, verifyLog, type KeyWindow, t
 import { tenantKeysForVerify } from '../../store/tenant-keys.js';
 import { pendingMldsaSeed } from '../../store/key-rotation.js';
 import { nodeHashLeaf } from '../../audit/node-bundle.js';
-import { listTenants, loadKeys, logPath, openSqliteStore, DEFAULT_KEY_NAME } from '../../store/node.js';
+import { checkArchiveEdge, defaultArchiveRoot, listTenants, loadKeys, logPath, openArchiveView, openSqliteStore, syncArchive, tenantArchiveDir, DEFAULT_KEY_NAME } from '../../store/node.js';
 import { intOption, parse, unknownCommand } from '../args.js';
 import { EXIT, UsageError, type Io } from '../io.js';
 import { followLogs } from './_log-follow.js';
 import { formatTailLine } from './_tail-line.js';
 
-export const help = `vouch log verify [--data DIR] [--tenant T] [--json]
+export const help = `vouch log verify [--data DIR] [--archive DIR] [--tenant T] [--json]
+vouch log archive [--data DIR] [--archive DIR] [--tenant T] [--json]
 vouch log tail [--data DIR] [--tenant T] [-n N] [--json] [--follow [--interval MS]]
 
 verify  checks every entry (bytes, leaf hash, seq, prev link), every stored tree node, and every
@@ -21,7 +22,14 @@ verify  checks every entry (bytes, leaf hash, seq, prev link), every stored tree
         lists every finding with its seq. Entries after the newest checkpoint (signed by no one
         yet) are listed as unsigned, with whether their commit tag matches the signing seed: the
         check start-up makes before it signs them; a missing or wrong tag is a finding.
+        Sealed entries and tree nodes are read from the tile archive (--archive, default
+        DIR/archive; docs/archive.md) where it has them, the rest from the database, so every
+        archived byte is checked against the signed checkpoints too [archive].
         Exit 0 clean, 1 findings, 2 usage.
+archive brings each tenant's tile archive (ARCHIVE/<tenant>/: checkpoint, tile/<L>/<N>,
+        tile/entries/<N>, C2SP tlog-tiles) up to its newest stored checkpoint, reading the
+        database read-only; \`vouch serve\` does the same in the background after commits. A tile
+        already there with other bytes is never overwritten: exit 1, ERR_ARCHIVE_MISMATCH.
 tail    prints the newest N entries (default 10), one line each: tenant, seq, time, type, event,
         tool (or prompt, resource), effect, principal, and for a deny the interceptor that denied
         and its reason (control characters shown escaped). --json prints each entry as it is signed, one
@@ -33,8 +41,9 @@ export async function run(argv: string[], io: Io): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === 'verify') return verify(rest, io);
   if (sub === 'tail') return tail(rest, io);
+  if (sub === 'archive') return archive(rest, io);
   if (sub === undefined || sub === '--help' || sub === '-h') return io.out(help), sub ? EXIT.ok : EXIT.usage;
-  throw unknownCommand('log command', sub, ['verify', 'tail']);
+  throw unknownCommand('log command', sub, ['verify', 'archive', 'tail']);
 }
 
 function tenantsOf(dir: string, tenant: string | undefined): string[] {
@@ -44,16 +53,17 @@ function tenantsOf(dir: string, tenant: string | undefined): string[] {
 }
 
 function verify(argv: string[], io: Io): number {
-  const { values } = parse(argv, { tenant: { type: 'string' }, 'key-name': { type: 'string', default: DEFAULT_KEY_NAME } });
+  const { values } = parse(argv, { tenant: { type: 'string' }, archive: { type: 'string' }, 'key-name': { type: 'string', default: DEFAULT_KEY_NAME } });
   if (values.help) return io.out(help), EXIT.ok;
   const dir = values.data!;
+  const archiveRoot = values.archive ?? defaultArchiveRoot(dir);
   const loaded = loadKeys(dir, values['key-name']);
   const files = loaded.keys;
   // The seed is read anyway: with it, entries a crash left unsigned are checked as start-up checks them.
   // ...and the incoming seed of a rotation that stopped half way: start-up (`vouch keys rotate`) accepts both.
   const incoming = pendingMldsaSeed(dir);
   const commitKeys = [commitKeyOf(loaded.mldsaSeed), ...(incoming ? [commitKeyOf(incoming)] : [])];
-  const reports: (LogReport & { keys: UsedKey[] })[] = [];
+  const reports: (LogReport & { keys: UsedKey[]; archive: { dir: string; size: number; sealed: number } })[] = [];
   for (const t of tenantsOf(dir, values.tenant)) {
     const store = openSqliteStore(logPath(dir, t), { readonly: true });
     try {
@@ -62,9 +72,13 @@ function verify(argv: string[], io: Io): number {
       const { keys, problems } = tenantKeysForVerify(store, origin, files, values['key-name']!, { commitKeys });
       const used = new Map<string, UsedKey>();
       const checks = [...ruleChecks(store), keyHistoryCheck({ name: keys.history.keys[0]?.name ?? keys.name, keys: keys.history.keys.filter((k) => k.window.from === 0) }, keys.history)];
-      const report = verifyLog(store, { origin, verifiers: keys.verifiers, checks, hashLeaf: nodeHashLeaf, commitKeys, onSigned: (sigs) => countKeys(used, sigs) });
+      // Sealed history from the archive (where it has it), the tail from SQLite: one rebuild checks both.
+      const archiveDir = tenantArchiveDir(archiveRoot, t);
+      const view = openArchiveView(archiveDir, store, { origin, verifiers: keys.verifiers });
+      const report = verifyLog(view.storage, { origin, verifiers: keys.verifiers, checks, hashLeaf: nodeHashLeaf, commitKeys, onSigned: (sigs) => countKeys(used, sigs) });
       for (const p of problems) report.findings.push({ kind: 'key', seq: p.seq, code: 'ERR_VERIFY_ENTRY', message: p.message });
-      reports.push({ ...report, keys: [...used.values()] });
+      for (const f of [...view.findings, ...checkArchiveEdge(archiveDir, view)]) report.findings.push({ kind: 'archive', code: 'ERR_ARCHIVE_MISMATCH', message: `archive ${f.message}` });
+      reports.push({ ...report, keys: [...used.values()], archive: { dir: archiveDir, size: view.size, sealed: view.sealed } });
     } finally {
       store.close();
     }
@@ -75,6 +89,7 @@ function verify(argv: string[], io: Io): number {
     if (reports.length === 0) io.out(`no logs in ${dir}`);
     for (const r of reports) {
       io.out(`${r.findings.length === 0 ? 'ok  ' : 'FAIL'} ${r.origin}: ${r.entries} entries, ${r.nodes} tree nodes, ${r.checkpoints} checkpoints, root ${r.root.slice(0, 16)}…`);
+      io.out(`  archive ${r.archive.dir}: ${r.archive.size === 0 ? 'none (every entry read from the database)' : `checkpoint at ${r.archive.size}, ${r.archive.sealed} entries read from sealed tiles`}`);
       if (r.unsigned) io.out(`  unsigned: ${r.unsigned.entries} entries after the newest checkpoint are covered by no signature yet; their commit tag: ${r.unsigned.tag}`);
       for (const k of r.keys) io.out(`  key ${k.name}+${k.keyId} ${k.alg}: verified ${k.checkpoints} checkpoint(s)${k.window ? `, signs sizes ${k.window.from}..${k.window.to ?? ''}${k.window.revokedAfter !== undefined ? `, revoked after ${k.window.revokedAfter}` : ''}` : ''}`);
       for (const f of r.findings) io.out(`  - ${f.seq !== undefined ? `seq ${f.seq}` : `checkpoint ${f.checkpoint ?? '-'}`} [${f.kind}] ${f.message}`);
@@ -82,6 +97,25 @@ function verify(argv: string[], io: Io): number {
     io.out(findings === 0 ? 'log verify: clean' : `log verify: ${findings} finding(s)`);
   }
   return findings === 0 ? EXIT.ok : EXIT.findings;
+}
+
+async function archive(argv: string[], io: Io): Promise<number> {
+  const { values } = parse(argv, { tenant: { type: 'string' }, archive: { type: 'string' } });
+  if (values.help) return io.out(help), EXIT.ok;
+  const root = values.archive ?? defaultArchiveRoot(values.data!);
+  const done: { tenant: string; dir: string; size: number; written: number; kept: number }[] = [];
+  for (const t of tenantsOf(values.data!, values.tenant)) {
+    const store = openSqliteStore(logPath(values.data!, t), { readonly: true });
+    try {
+      const dir = tenantArchiveDir(root, t);
+      done.push({ tenant: t, dir, ...(await syncArchive(dir, store)) });
+    } finally {
+      store.close();
+    }
+  }
+  if (values.json) io.out(JSON.stringify({ ok: true, logs: done }));
+  else for (const d of done) io.out(`archive ${d.dir}: checkpoint at ${d.size}, ${d.written} file(s) written, ${d.kept} already there`);
+  return EXIT.ok;
 }
 
 /** A key `log verify` verified checkpoints with (issue 15: which key ids and algorithms). */

@@ -12,7 +12,7 @@ import { activateHint, formatReady, readyReport } from './_serve-ready.js';
 import { serveReadOnly } from './_serve-read-only.js';
 import { writeExampleConfig } from './init.js';
 
-export const help = `vouch serve [--host H] [--port P] [--data DIR] [--config FILE] [--auth FILE] [--callers FILE [--require-caller-signature]] [--allow-origin URL]... [--otlp URL] [--witnesses FILE] [--retention FILE] [--log-level L]
+export const help = `vouch serve [--host H] [--port P] [--data DIR] [--config FILE] [--auth FILE] [--callers FILE [--require-caller-signature]] [--allow-origin URL]... [--otlp URL] [--witnesses FILE] [--retention FILE] [--archive DIR|off] [--log-level L]
 vouch serve --read-only [--host H] [--port P] [--data DIR] [--auth FILE] [--allow-origin URL]...
 
 Run the service: POST /mcp (SEP-2624 interceptor server over MCP Streamable HTTP), the REST API
@@ -76,6 +76,10 @@ edit while running) is a WARNING saying how to activate it (vouch policy activat
                  DIR/retention.json when present): at start and every everyMinutes (60), payloads no
                  entry has named for that many days are erased, each batch listed first in a signed
                  erasure entry; entries, proofs and receipts stay valid (docs/retention.md).
+  --archive DIR  where each tenant log's sealed history is written as static C2SP tlog-tiles
+                 (DIR/<tenant>/checkpoint, tile/<L>/<N>, tile/entries/<N>), in the background after
+                 commits; any static file server can serve it (default DATA/archive; off: none).
+                 The background audit reads sealed history from it. docs/archive.md.
 ${LOG_LEVEL_HELP}
                  Log lines are JSON on stderr ({t, level, msg, ...}).`;
 
@@ -104,6 +108,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
     witnesses: { type: 'string' },
     retention: { type: 'string' },
     'read-only': { type: 'boolean', default: false },
+    archive: { type: 'string' },
     ...LOG_LEVEL_OPTION,
   });
   if (values.help) return io.out(help), EXIT.ok;
@@ -136,6 +141,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
     logLine: log.line,
     otlp: values.otlp,
     witnesses: values.witnesses,
+    archive: values.archive === 'off' ? false : values.archive,
     retention: values.retention,
   });
   if (!auth) log.text('warn', 'WARNING: no --auth given: development mode, no tokens checked, serving loopback only. Do not expose this port.');

@@ -1,0 +1,81 @@
+// The tile archive (issue 40): writing a log's sealed history as static tlog-tiles (per entry,
+// from scratch, fsync per file as vouch serve does), its size on disk, and `vouch log verify`
+// reading sealed history from the archive vs from SQLite, on a log from the audit bench's own
+// generator: 100,000 entries (10,000 with --quick). Generation is not timed.
+import { mkdirSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { run as logCommand } from '../src/cli/commands/log.js';
+import { logPath, openSqliteStore, syncArchive, tenantArchiveDir } from '../src/store/node.js';
+import { generateBenchLog } from './_audit-gen.js';
+import type { BenchContext, Result } from './_types.js';
+
+/** CI's smoke (test/bench/archive.test.ts): every line, at a size with full tiles and a partial one. */
+export const TOY = { entries: 600 };
+
+function bytesUnder(dir: string): { bytes: number; files: number } {
+  let bytes = 0;
+  let files = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(e.parentPath ?? dir, e.name);
+    if (e.isDirectory()) {
+      const sub = bytesUnder(p);
+      bytes += sub.bytes;
+      files += sub.files;
+    } else (bytes += statSync(p).size), files++;
+  }
+  return { bytes, files };
+}
+
+/** `vouch log verify --json` in this process; its wall time and the archive part of its report. */
+async function verify(data: string, archive: string): Promise<{ ms: number; entries: number; sealed: number }> {
+  const out: string[] = [];
+  const t0 = performance.now();
+  const code = await logCommand(['verify', '--data', data, '--archive', archive, '--json'], { out: (l) => out.push(l), err: () => undefined });
+  const ms = performance.now() - t0;
+  const report = JSON.parse(out.join('\n')) as { ok: boolean; logs: { entries: number; archive: { sealed: number }; findings: unknown[] }[] };
+  if (code !== 0 || !report.ok) throw new Error(`log verify did not come out clean: ${JSON.stringify(report.logs[0]?.findings.slice(0, 3))}`);
+  return { ms, entries: report.logs[0].entries, sealed: report.logs[0].archive.sealed };
+}
+
+export async function run(ctx: BenchContext, override?: typeof TOY): Promise<Result[]> {
+  const n = override?.entries ?? (ctx.quick ? 10_000 : 100_000);
+  const label = n >= 1000 ? `${n / 1000}k` : String(n);
+  const data = ctx.tempDir(`archive-${label}`);
+  const t0 = performance.now();
+  await generateBenchLog(data, n);
+  ctx.log(`  archive: generated ${n} entries in ${Math.round(performance.now() - t0)} ms (not timed)`);
+  const archive = join(data, 'archive');
+  const store = openSqliteStore(logPath(data, 'default'), { readonly: true });
+  let size: number;
+  let written: number;
+  const w0 = performance.now();
+  const c0 = process.cpuUsage();
+  try {
+    ({ size, written } = await syncArchive(tenantArchiveDir(archive, 'default'), store));
+  } finally {
+    store.close();
+  }
+  const writeMs = performance.now() - w0;
+  const cpu = process.cpuUsage(c0);
+  const writeCpuMs = (cpu.user + cpu.system) / 1000;
+  const disk = bytesUnder(tenantArchiveDir(archive, 'default'));
+  const dbBytes = statSync(logPath(data, 'default')).size;
+  const empty = join(data, 'no-archive');
+  mkdirSync(empty);
+  const runs = Math.max(1, ctx.repeat);
+  const median = async (dir: string) => {
+    const all = [];
+    for (let i = 0; i < runs; i++) all.push(await verify(data, dir));
+    return all.sort((a, b) => a.ms - b.ms)[Math.floor(all.length / 2)];
+  };
+  const fromDb = await median(empty);
+  const fromArchive = await median(archive);
+  if (fromArchive.sealed === 0 || fromDb.sealed !== 0) throw new Error(`verify read ${fromArchive.sealed} entries from the archive, ${fromDb.sealed} without one`);
+  const rate = (v: { ms: number; entries: number }) => Math.round(v.entries / (v.ms / 1000));
+  return [
+    { name: `write.${label}.usPerEntry`, unit: 'us/entry', value: +((writeMs * 1000) / size).toFixed(2), note: `${written} files (fsync each, then the checkpoint) for ${size} entries in ${(writeMs / 1000).toFixed(2)} s wall, ${(writeCpuMs / 1000).toFixed(2)} s CPU (the rest: fsync), from scratch` },
+    { name: `write.${label}.bytesPerEntry`, unit: 'B/entry', value: Math.round(disk.bytes / size), note: `${disk.files} files, ${(disk.bytes / 2 ** 20).toFixed(1)} MiB on disk (uncompressed bundles and tiles); the SQLite file ${(dbBytes / 2 ** 20).toFixed(1)} MiB` },
+    { name: `verify.${label}.fromSqlite.rate`, unit: 'entries/s', value: rate(fromDb), note: `vouch log verify, no archive: ${(fromDb.ms / 1000).toFixed(2)} s` },
+    { name: `verify.${label}.fromArchive.rate`, unit: 'entries/s', value: rate(fromArchive), baseline: rate(fromDb), ratio: +(rate(fromArchive) / rate(fromDb)).toFixed(2), note: `${fromArchive.sealed} entries from sealed tiles, the rest from SQLite: ${(fromArchive.ms / 1000).toFixed(2)} s` },
+  ];
+}

@@ -1,0 +1,146 @@
+// The tile archive's writer: a tenant log as static C2SP tlog-tiles files (<dir>/checkpoint,
+// tile/<L>/<N>, tile/entries/<N>, and the partial tiles its checkpoint needs), the same bytes the
+// tiles routes serve. Every tile file is written once (temp, fsync, link): one already there with
+// other bytes is an integrity alarm, never overwritten. Only `checkpoint` is replaced (rename).
+import { createHash, randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
+import { link, mkdir, open, readFile, rename, rm, unlink } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { bytesEqual } from '../canonical/index.js';
+import { StoreError } from '../errors.js';
+import { encodeEntryBundle, formatTilePath, readHashTile, tilesBetween, TILE_WIDTH, type Hash, type LogStorage, type TileRef } from '../log/index.js';
+
+/** Where the archive lives unless configured (`--archive DIR`): inside the data directory, so one copy of DIR backs up both. */
+export const defaultArchiveRoot = (data: string): string => join(data, 'archive');
+
+/** A tenant's archive under the archive root: `<root>/<tenant>/` is one static tlog-tiles log. */
+export const tenantArchiveDir = (root: string, tenant: string): string => join(root, tenant);
+
+export interface ArchiveSync {
+  /** Tree size of the checkpoint the archive now holds (0: none yet). */
+  size: number;
+  /** Files written by this sync (tiles, bundles, the checkpoint). */
+  written: number;
+  /** Tile files already present with the same bytes (a sync after a crash). */
+  kept: number;
+}
+
+export function archiveMismatch(message: string): StoreError {
+  return new StoreError('ERR_ARCHIVE_MISMATCH', `${message}: the archive was changed by someone else (never overwritten; compare it with a backup, then move the file away and the next sync writes it again)`);
+}
+
+/**
+ * Brings the archive at `dir` up to the log's newest stored checkpoint. `from`: the size the
+ * archive is known to hold (this process wrote it); without, the archive's own checkpoint says,
+ * once it is the exact note the log stored for that size. Idempotent: a rerun after a crash
+ * finds the tiles it wrote, compares them and goes on.
+ */
+export async function syncArchive(dir: string, storage: LogStorage, from?: number): Promise<ArchiveSync> {
+  const latest = storage.latestCheckpoint();
+  const done = from ?? (await archivedSize(dir, storage));
+  const result: ArchiveSync = { size: done, written: 0, kept: 0 };
+  if (!latest || latest.size <= done) return result;
+  await rm(join(dir, '.tmp'), { recursive: true, force: true }); // a crash's leftovers: never linked, never served
+  await mkdir(join(dir, '.tmp'), { recursive: true });
+  const dirs = new Set<string>();
+  const full: TileRef[] = [];
+  for (const t of tilesBetween(done, latest.size)) {
+    const path = join(dir, formatTilePath(t));
+    const wrote = await writeOnce(dir, path, await tileBytes(t, latest.size, storage));
+    if (wrote) (result.written++, dirs.add(dirname(path)));
+    else result.kept++;
+    if (t.width === TILE_WIDTH) full.push(t);
+  }
+  // The tiles are durable (their files and directory entries) before the checkpoint names them.
+  for (const d of dirs) await fsyncDir(d);
+  await replaceFile(dir, join(dir, 'checkpoint'), new TextEncoder().encode(latest.note));
+  result.written++;
+  result.size = latest.size;
+  // A full tile's partial versions may go (tlog-tiles: clients fall back to the full tile).
+  for (const t of full) await rm(`${join(dir, formatTilePath({ ...t, width: 1 })).slice(0, -2)}`, { recursive: true, force: true });
+  return result;
+}
+
+/** The size of the archive's checkpoint, once it is byte for byte a checkpoint the log stored. */
+async function archivedSize(dir: string, storage: LogStorage): Promise<number> {
+  let note: string;
+  try {
+    note = await readFile(join(dir, 'checkpoint'), 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return 0; // a new archive (or a lost checkpoint: every tile is compared)
+    throw e;
+  }
+  const size = Number(note.split('\n')[1]);
+  const stored = Number.isSafeInteger(size) ? storage.checkpointAt(size) : undefined;
+  if (!stored || stored.note !== note) throw archiveMismatch(`${join(dir, 'checkpoint')} is not a checkpoint this log stored`);
+  return size;
+}
+
+/** The tile's bytes from the store, as routes-tiles.ts serves them (uncompressed). */
+async function tileBytes(t: TileRef, size: number, storage: LogStorage): Promise<Uint8Array> {
+  const nodes = async (level: number, lo: number, hi: number): Promise<Hash[]> =>
+    storage.nodeRange ? [...storage.nodeRange(level, lo, hi)].map((n) => n.hash) : Array.from({ length: hi - lo + 1 }, (_, i) => storage.node(level, lo + i));
+  if (t.level !== 'entries') return readHashTile(t, size, { nodes });
+  const from = t.index * TILE_WIDTH;
+  const entries = [...storage.entries(from, from + t.width)];
+  // What the bundle holds must hash to the level-0 hashes beside it: a row changed in SQLite is
+  // refused here rather than published (the background audit names it).
+  const leaves = await nodes(0, from, from + t.width - 1);
+  entries.forEach((e, i) => {
+    if (!leaves[i] || !bytesEqual(leafHash(e.bytes), leaves[i])) throw new StoreError('ERR_STORE_INCONSISTENT', `refusing to archive entry ${e.seq}: its bytes do not hash to the stored leaf`);
+  });
+  return encodeEntryBundle(entries, from, t.width);
+}
+
+function leafHash(bytes: Uint8Array): Uint8Array {
+  return createHash('sha256').update(Uint8Array.of(0)).update(bytes).digest();
+}
+
+/** Writes a new file, or finds it already there with the same bytes (false); other bytes: the alarm. */
+async function writeOnce(root: string, path: string, bytes: Uint8Array): Promise<boolean> {
+  const present = await readFile(path).catch((e: NodeJS.ErrnoException) => {
+    if (e.code === 'ENOENT') return undefined;
+    throw e;
+  });
+  if (present) {
+    if (!bytesEqual(present, bytes)) throw archiveMismatch(`${path} holds other bytes than the log's ${path.slice(root.length + 1)}`);
+    return false;
+  }
+  await mkdir(dirname(path), { recursive: true });
+  const tmp = await writeTemp(root, bytes);
+  try {
+    await link(tmp, path); // EEXIST if it appeared meanwhile: a file is never replaced
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    await unlink(tmp);
+    return writeOnce(root, path, bytes);
+  }
+  await unlink(tmp);
+  return true;
+}
+
+async function replaceFile(root: string, path: string, bytes: Uint8Array): Promise<void> {
+  await rename(await writeTemp(root, bytes), path);
+  await fsyncDir(dirname(path));
+}
+
+async function writeTemp(root: string, bytes: Uint8Array): Promise<string> {
+  const tmp = join(root, '.tmp', randomBytes(8).toString('hex'));
+  const f = await open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
+  try {
+    await f.writeFile(bytes);
+    await f.sync();
+  } finally {
+    await f.close();
+  }
+  return tmp;
+}
+
+async function fsyncDir(path: string): Promise<void> {
+  const d = await open(path, constants.O_RDONLY);
+  try {
+    await d.sync();
+  } finally {
+    await d.close();
+  }
+}
