@@ -6,6 +6,7 @@ import type { Jwks } from '../crypto/index.js';
 import { erasedDigests } from '../entries/index.js';
 import { InputError, VouchError } from '../errors.js';
 import { extendRange, GENESIS_PREV, hashLeaf, parseVkey, type Hash, type StoredCheckpoint } from '../log/index.js';
+import { recordedEnrichers } from './_enrichments.js';
 import { bundleReadme } from './_readme.js';
 import {
   BUNDLE_FORMAT, BUNDLE_VERSION, documentPath, entryLineLength, FILES, formatEntryLine, formatPayloadLine, formatRangeFile, payloadLineLength,
@@ -90,17 +91,18 @@ async function survey(source: ExportSource, plan: ExportPlan, withPayloads: bool
     const p = e.type === 'policy' ? e : e.policy;
     for (const d of [p?.chain, p?.policySet]) if (isDigest(d)) s.docs.add(d);
     if (e.type === 'erasure') for (const d of erasedDigests(e)) s.erasedBy.set(d, seq);
-    const digest = e.type === 'decision' ? e.input?.digest : undefined;
-    if (!withPayloads || !isDigest(digest)) continue;
-    const bytesOf = await source.payload(digest);
-    if (bytesOf) {
-      s.payloads++;
-      s.payloadsSize += payloadLineLength({ seq, digest, byteLength: bytesOf.length });
-    } else {
-      const m = s.missing.get(digest) ?? { count: 0, digits: 0 };
-      m.count++;
-      m.digits += String(seq).length;
-      s.missing.set(digest, m);
+    if (!withPayloads) continue;
+    for (const digest of bundledPayloadsOf(e)) {
+      const bytesOf = await source.payload(digest);
+      if (bytesOf) {
+        s.payloads++;
+        s.payloadsSize += payloadLineLength({ seq, digest, byteLength: bytesOf.length });
+      } else {
+        const m = s.missing.get(digest) ?? { count: 0, digits: 0 };
+        m.count++;
+        m.digits += String(seq).length;
+        s.missing.set(digest, m);
+      }
     }
   }
   if (s.missing.size > 0) {
@@ -191,13 +193,24 @@ async function* entryLines(source: ExportSource, plan: ExportPlan): AsyncGenerat
 
 async function* payloadLines(source: ExportSource, plan: ExportPlan, erasedBy: Map<Digest, number>): AsyncGenerator<string> {
   for await (const { seq, bytes } of source.entries(plan.from, plan.to)) {
-    const e = parse(bytes);
-    const digest = e.type === 'decision' ? e.input?.digest : undefined;
-    if (!isDigest(digest)) continue;
-    const payload = await source.payload(digest);
-    if (payload) yield formatPayloadLine({ seq, digest, bytes: payload });
-    else if (erasedBy.has(digest)) yield formatPayloadLine({ seq, digest, erased: erasedBy.get(digest)! });
+    for (const digest of bundledPayloadsOf(parse(bytes))) {
+      const payload = await source.payload(digest);
+      if (payload) yield formatPayloadLine({ seq, digest, bytes: payload });
+      else if (erasedBy.has(digest)) yield formatPayloadLine({ seq, digest, erased: erasedBy.get(digest)! });
+    }
   }
+}
+
+/**
+ * The payloads a decision's replay reads, in the order its lines go in payloads.jsonl (one seq may
+ * have several): its input, then what each enricher added (issue 39), by the digests its entry records.
+ */
+function bundledPayloadsOf(e: Record<string, any>): Digest[] {
+  if (e.type !== 'decision' || !isDigest(e.input?.digest)) return [];
+  const out: Digest[] = [e.input.digest];
+  const state = typeof e.state === 'object' && e.state !== null && !Array.isArray(e.state) ? e.state : {};
+  for (const r of recordedEnrichers(state)) if (r.enrichment && !out.includes(r.enrichment)) out.push(r.enrichment);
+  return out;
 }
 
 /** Lines gathered into chunks of about 64 KiB: one write per chunk, not per line. */
