@@ -396,7 +396,7 @@ describe('the page opened from a file: key pinning', () => {
     expect(await offline.getAttribute('#pin-status [data-pinned]', 'data-pinned')).toBe('true');
     const v = await check();
     expect([v.ok, v.verdict]).toEqual(['true', 'clean']);
-    expect(await offline.textContent('#bundle-result .verdict')).toMatch(/^✓ bundle verified: .*; keys pinned: vouch\.local\/default \(ML-DSA-65 [0-9a-f]{8}, JWKS kid [0-9a-f]{8}\), vouch\.local\/default \(Ed25519 [0-9a-f]{8}, JWKS kid [0-9a-f]{8}\)$/);
+    expect(await offline.textContent('#bundle-result .verdict')).toMatch(/^✓ bundle verified: .*; keys pinned: vouch\.local\/default \(ML-DSA-65 [0-9a-f]{8}, JWKS kid [0-9a-f]{8}\), vouch\.local\/default \(Ed25519 [0-9a-f]{8}, JWKS kid [0-9a-f]{8}\), vouch\.local\/default \(ML-DSA-44 [0-9a-f]{8}, JWKS kid [0-9a-f]{8}\)$/);
     const jf = join(dir, 'offline-jwks.json');
     writeFileSync(jf, jwks);
     const cli = await vouch('verify', bundle, '--key', jf, '--no-replay', '--json');

@@ -149,7 +149,7 @@ describe('the audit console in Chromium', () => {
     await page.waitForSelector('body[data-ready="true"]');
     await expect.poll(() => page.textContent('#key-id')).toMatch(/key id in the JWKS \(kid\) [0-9a-f]{8}/);
     // The same keys as the checkpoint lines name them, each with its kid (issue 37).
-    expect(await page.textContent('#key-names')).toMatch(/^signed as vouch\.local\/default\+[0-9a-f]{8} \(ML-DSA-65, kid [0-9a-f]{8}\), vouch\.local\/default\+[0-9a-f]{8} \(Ed25519, kid [0-9a-f]{8}\)$/);
+    expect(await page.textContent('#key-names')).toMatch(/^signed as vouch\.local\/default\+[0-9a-f]{8} \(ML-DSA-65, kid [0-9a-f]{8}\), vouch\.local\/default\+[0-9a-f]{8} \(Ed25519, kid [0-9a-f]{8}\), vouch\.local\/default\+[0-9a-f]{8} \(ML-DSA-44, kid [0-9a-f]{8}\)$/);
     expect(await page.textContent('#cp-size')).toMatch(/^\d+$/);
     // No witness configured: the status bar says what that leaves open (issue 35).
     expect(await page.textContent('#witnessed')).toBe("no witness configured: a cut of the log's end goes unseen");

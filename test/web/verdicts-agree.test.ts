@@ -4,9 +4,9 @@
 // attacker's cases: untouched, an entry rewritten and relinked, the ML-DSA-65 lines stripped from
 // every stored checkpoint, the newest entries cut with their checkpoints. A cut is invisible to all
 // three on their own, and each says so (the bundle and the page: truncation not checked).
-import { cpSync, createWriteStream, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTarGzSink } from '../../src/audit/node-bundle.js';
@@ -53,6 +53,9 @@ const CASES: Record<string, (db: string) => void> = {
     // Nodes of the cut leaves and every subtree that covered them.
     for (let level = 0; level < 64; level++) h.prepare('DELETE FROM nodes WHERE level = ? AND (idx + 1) * (1 << ?) > ?').run(level, level, keep);
     h.close();
+    // The tile archive beside it (DATA/archive) holds the newer checkpoint, and `log verify` would
+    // name the cut by it: this attacker edits every data file, so the archive goes too.
+    rmSync(join(dirname(dirname(db)), 'archive'), { recursive: true, force: true });
   },
 };
 
