@@ -190,7 +190,8 @@ describe('receipts verify offline, in another process, with the service stopped'
       vouch(cwd, 'globex.json', '--key', 'jwks.json', '--origin', origin),
       vouch(cwd, 'receipt.json', '--key', 'jwks.json', '--checkpoint', 'forged.note'),
     ]);
-    expect(runs.map((r) => r.code)).toEqual([0, 0, 0, 1, 1, 1, 1, 1, 1, 1]);
+    // wrong.json is an empty JWKS: refused as a key file that trusts nothing (ERR_KEY_FORMAT, exit 3).
+    expect(runs.map((r) => r.code), runs[7].out + runs[7].err).toEqual([0, 0, 0, 1, 1, 1, 1, 3, 1, 1]);
     expect(runs[0].out).toMatch(/VALID/);
     expect(runs[2].out).toMatch(/\u2713 consistency/);
     expect(runs[8].out).toMatch(/\u2717 origin .*expected log vouch\.local\/acme, receipt is from vouch\.local\/globex/);

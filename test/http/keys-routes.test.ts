@@ -88,7 +88,7 @@ describe('POST /v1/keys/rotate (operator)', () => {
       { tenant: 'acme', seq: before.seq + 1, size: before.seq + 2 },
       { tenant: 'globex', seq: otherBefore.seq + 1, size: otherBefore.seq + 2 },
     ]);
-    expect(rotated.json.keys.map((k: { alg: string }) => k.alg).sort()).toEqual(['Ed25519', 'ML-DSA-65']);
+    expect(rotated.json.keys.map((k: { alg: string }) => k.alg).sort()).toEqual(['Ed25519', 'ML-DSA-44', 'ML-DSA-65']);
     // The entry is a `key` entry of the log, naming who rotated.
     const e = await get(`${s.url}/v1/entries/${before.seq + 1}`, admin);
     expect(e.json.entry).toMatchObject({ type: 'key', action: 'rotate', by: 'ops' });
@@ -109,11 +109,11 @@ describe('POST /v1/keys/rotate (operator)', () => {
     const r = await get(`${s.url}/v1/keys`, admin);
     expect(r.status).toBe(200);
     const keys = r.json.keys as { name: string; keyId: string; alg: string; from: number; to?: number }[];
-    expect(keys).toHaveLength(4);
+    expect(keys).toHaveLength(6);
     for (const k of keys) expect(k.name).toBe(ORIGIN);
     const cut = before.seq + 2;
-    expect(keys.filter((k) => k.from === 0 && k.to === cut).map((k) => k.alg).sort()).toEqual(['Ed25519', 'ML-DSA-65']);
-    expect(keys.filter((k) => k.from === cut && k.to === undefined).map((k) => k.alg).sort()).toEqual(['Ed25519', 'ML-DSA-65']);
+    expect(keys.filter((k) => k.from === 0 && k.to === cut).map((k) => k.alg).sort()).toEqual(['Ed25519', 'ML-DSA-44', 'ML-DSA-65']);
+    expect(keys.filter((k) => k.from === cut && k.to === undefined).map((k) => k.alg).sort()).toEqual(['Ed25519', 'ML-DSA-44', 'ML-DSA-65']);
   });
 
   it('receipts from before and after verify with the served JWKS and with the served vkeys', async () => {
@@ -140,7 +140,7 @@ describe('POST /v1/keys/rotate (operator)', () => {
       expect(res.status).toBe(200);
       const tar = gunzipSync(Buffer.from(await res.arrayBuffer())).toString('latin1');
       const keys = JSON.parse(/\{\n "vkeys"[\s\S]*?\n\}\n/.exec(tar)![0]) as { vkeys: string[]; jwks: { keys: { vouch_logs?: Record<string, { from: number; to?: number }> }[] } };
-      expect(keys.jwks.keys.filter((k) => k.vouch_logs?.[mine]).length).toBe(4); // two rotated out, two signing now
+      expect(keys.jwks.keys.filter((k) => k.vouch_logs?.[mine]).length).toBe(6); // three rotated out, three signing now
       expect(tar).not.toContain(theirs);
       expect(keys.vkeys.some((v) => v.startsWith(`${mine}+`))).toBe(true);
     }
@@ -151,7 +151,7 @@ describe('POST /v1/keys/rotate (operator)', () => {
     expect(v.code, v.out + v.err).toBe(0);
     const log = JSON.parse(v.out).logs[0];
     expect(log.findings).toEqual([]);
-    expect(log.keys.map((k: { alg: string }) => k.alg).sort()).toEqual(['Ed25519', 'Ed25519', 'ML-DSA-65', 'ML-DSA-65']);
+    expect(log.keys.map((k: { alg: string }) => k.alg).sort()).toEqual(['Ed25519', 'Ed25519', 'ML-DSA-44', 'ML-DSA-44', 'ML-DSA-65', 'ML-DSA-65']);
   }, 60_000);
 });
 
@@ -211,7 +211,7 @@ describe('the key routes refuse', () => {
     expect(byAdmin.status).toBe(403);
     expect(byAdmin.json.error.code).toBe('ERR_FORBIDDEN');
     // Nothing was rotated by the refused calls: the log still has the one rotation.
-    expect((await get(`${s.url}/v1/keys`, admin)).json.keys).toHaveLength(4);
+    expect((await get(`${s.url}/v1/keys`, admin)).json.keys).toHaveLength(6);
   });
 
   it('bad bodies with 400 ERR_INPUT, changing nothing', async () => {

@@ -3,7 +3,7 @@
 // attacker read from the data directory (keys/ed25519.key) and uses with vouch's own code.
 import Database from 'better-sqlite3';
 import { fromBase64 } from '../../src/canonical/index.js';
-import { createEd25519Signer, createMldsaSigner, MLDSA44_SIGNATURE_BYTES, MLDSA65_SIGNATURE_BYTES } from '../../src/crypto/index.js';
+import { createEd25519Signer, createMldsa44Signer, createMldsaSigner, MLDSA44_SIGNATURE_BYTES, MLDSA65_SIGNATURE_BYTES } from '../../src/crypto/index.js';
 import { readKeyFile } from '../../src/crypto/key-file.js';
 import {
   appendLeaf, committedHeads, compactRangeAt, decodeEntry, nextHeads, encodeEntry, hashLeaf, inclusionProof, noteSignerFor, parseNote, rangeRoot, signCheckpoint, type Batch, type LogStorage,
@@ -88,7 +88,11 @@ export async function signNextWithKeys(dataDir: string, store: LogStorage & { pu
   const leaf = hashLeaf(bytes);
   const step = appendLeaf(compactRangeAt(size, store), leaf);
   const root = rangeRoot(step.range);
-  const signers = [noteSignerFor(name, createMldsaSigner(seeds.mldsaSeed)), ...(seeds.ed25519Seed ? [noteSignerFor(name, createEd25519Signer(seeds.ed25519Seed))] : [])];
+  const signers = [
+    noteSignerFor(name, createMldsaSigner(seeds.mldsaSeed)),
+    ...(seeds.ed25519Seed ? [noteSignerFor(name, createEd25519Signer(seeds.ed25519Seed))] : []),
+    ...(seeds.mldsa44Seed ? [noteSignerFor(name, createMldsa44Signer(seeds.mldsa44Seed))] : []),
+  ];
   const note = await signCheckpoint({ origin, size: size + 1, root, extensions: [] }, signers);
   store.appendBatch({ entries: [{ seq: size, bytes, leaf }], nodes: step.created, checkpoint: { size: size + 1, root, note } });
   for (const a of attachments) store.putPayload(a.digest, a.bytes);
