@@ -194,8 +194,15 @@ export function vouch(args: string[]): { status: number | null; stdout: string; 
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-/** The text of a tool result's content blocks, joined. */
+/**
+ * The text of a tool result's own content blocks, joined: an enricher's note addressed to the model
+ * (`annotations.audience: ["assistant"]`, the example config's provenance enricher) is vouch's, not
+ * the tool's, and is left out (test/mcp/gateway-enrich.test.ts checks those notes).
+ */
 export function textOf(result: unknown): string {
-  const content = (result as { content?: { type: string; text?: string }[] }).content ?? [];
-  return content.map((c) => c.text ?? '').join('\n');
+  const content = (result as { content?: { type: string; text?: string; annotations?: { audience?: string[] } }[] }).content ?? [];
+  return content
+    .filter((c) => !(c.annotations?.audience?.length === 1 && c.annotations.audience[0] === 'assistant'))
+    .map((c) => c.text ?? '')
+    .join('\n');
 }
