@@ -7,9 +7,9 @@ import { canonicalBytes } from '../../canonical/index.js';
 import { checkClaims, parseEvidence, renderClaims } from '../../enrich/claims.js';
 import { resultText } from '../../enrich/result-text.js';
 import { ConfigError } from '../../errors.js';
-import { ROLE_META } from '../../protocol/index.js';
 import type { Interceptor, MutationOutcome } from '../types.js';
-import { buildDescriptor, ConfigReader } from './_content-config.js';
+import { ConfigReader } from './_content-config.js';
+import { enricherDescriptor } from './provenance-enricher.js';
 import type { BuiltinFactory } from './types.js';
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -19,7 +19,7 @@ export const createClaimsEnricher: BuiltinFactory = ({ name, config, declaration
   const raw = isRecord(config) ? config.evidence : undefined;
   if (!isRecord(raw)) throw new ConfigError('ERR_CONFIG', `${name}: config.evidence must be the evidence document (docs/enrichers-claims.md: {"version": 1, "facts": [...]})`, [{ path: '/evidence', message: 'required: an object' }]);
   const evidence = parseEvidence(canonicalBytes(raw), `${name} config.evidence`);
-  const descriptor = buildDescriptor(
+  const descriptor = enricherDescriptor(
     name,
     {
       type: 'mutation',
@@ -28,10 +28,6 @@ export const createClaimsEnricher: BuiltinFactory = ({ name, config, declaration
     },
     declaration,
   );
-  if (descriptor.hooks.some((h) => h.phase !== 'response')) {
-    throw new ConfigError('ERR_CONFIG', `${name}: an enricher hooks response phases only`, [{ path: '/hooks', message: 'an enricher annotates a result: use phase response' }]);
-  }
-  descriptor._meta = { [ROLE_META]: 'enricher' };
   return {
     descriptor,
     run(payload): MutationOutcome {

@@ -79,9 +79,22 @@ export function renderProvenance(p: ReturnType<typeof provenanceOf>): string {
   return `[vouch provenance] ${parts.join('; ')}.`;
 }
 
+/**
+ * An enricher's descriptor (issue 39): the built-in's defaults with the config's overrides, refused
+ * unless every hook is a response phase, marked with vouch's enricher role.
+ */
+export function enricherDescriptor(name: string, defaults: Parameters<typeof buildDescriptor>[1], declaration: Parameters<typeof buildDescriptor>[2]): ReturnType<typeof buildDescriptor> {
+  const descriptor = buildDescriptor(name, defaults, declaration);
+  if (descriptor.hooks.some((h) => h.phase !== 'response')) {
+    throw new ConfigError('ERR_CONFIG', `${name}: an enricher hooks response phases only`, [{ path: '/hooks', message: 'an enricher annotates a result: use phase response' }]);
+  }
+  descriptor._meta = { [ROLE_META]: 'enricher' };
+  return descriptor;
+}
+
 export const createProvenanceEnricher: BuiltinFactory = ({ name, config, declaration }): Interceptor => {
   new ConfigReader(name, config, []).done();
-  const descriptor = buildDescriptor(
+  const descriptor = enricherDescriptor(
     name,
     {
       type: 'mutation',
@@ -90,10 +103,6 @@ export const createProvenanceEnricher: BuiltinFactory = ({ name, config, declara
     },
     declaration,
   );
-  if (descriptor.hooks.some((h) => h.phase !== 'response')) {
-    throw new ConfigError('ERR_CONFIG', `${name}: an enricher hooks response phases only`, [{ path: '/hooks', message: 'an enricher annotates a result: use phase response' }]);
-  }
-  descriptor._meta = { [ROLE_META]: 'enricher' };
   return {
     descriptor,
     run(payload, ctx): MutationOutcome {
