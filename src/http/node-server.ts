@@ -270,10 +270,14 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
         await recordActivation(port, t.store, tenantPolicy.get(tenant) ?? policy, systemClock.isoNow(), { by: 'start-up' });
         archiver?.schedule(tenant); // what a crash or a closed log left unarchived
         return { port, log: t };
-      })();
+      })().catch(async (e: unknown) => {
+        // A log refused at open is closed again (its lock released), so that a later use retries it;
+        // the refusal is answered only once that close is done, so that no retry is handed the
+        // closing log (a 503 ERR_STORE_CLOSED in place of the refusal's own code).
+        await dataDir.closeLog(tenant).catch(() => undefined);
+        throw e;
+      });
       lifecycle.track(tenant, opened.then((o) => o.log));
-      // A log refused at open is closed again (its lock released), so that a later use retries it.
-      opened.catch(() => dataDir.closeLog(tenant).catch(() => undefined));
       return opened;
     },
     close: async (tenant) => {

@@ -217,6 +217,31 @@ describe('remote interceptor URLs on POST /v1/policy come from the operator allo
 });
 
 describe('a pinned policy naming a remote off the list, at start', () => {
+  it('every one of many calls at once is the same 403, never a 503 from a log still closing after the refusal', async () => {
+    // A refused open closes the log again; a call that opened it meanwhile must wait for that close,
+    // not be handed the closing log (ERR_STORE_CLOSED / a closed database, 503).
+    const target = await countingServer();
+    const data = join(root, 'pinned-burst');
+    try {
+      const pinned = configFile('pinned-burst.json', { interceptors: [{ name: 'authz', use: 'cedar-policy' }, { name: 'guard', remote: { url: `${target.url}/mcp` } }] });
+      const c = captureIo();
+      expect(await main(['init', '--data', data], c.io)).toBe(0);
+      expect(await main(['policy', 'activate', pinned, '--data', data, '--tenant', A], c.io), c.errText()).toBe(0);
+      for (let round = 0; round < 3; round++) {
+        const t = await startServer({ data, port: 0, config: configFile('plain.json'), auth: issuer.auth, idleCheckpointMs: 0 });
+        try {
+          const answers = await Promise.all(Array.from({ length: 24 }, () => post(`${t.url}/v1/authorize`, { event: 'tools/call', phase: 'request', payload: { name: 'echo', arguments: {} } }, who.aUser)));
+          for (const r of answers) expect([r.status, r.json.error?.code]).toEqual([403, 'ERR_REMOTE_NOT_ALLOWED']);
+        } finally {
+          await t.close();
+        }
+      }
+      expect(target.connections()).toBe(0);
+    } finally {
+      await target.close();
+    }
+  }, 60_000);
+
   it("refuses the tenant's log with ERR_REMOTE_NOT_ALLOWED and connects to nothing", async () => {
     const target = await countingServer();
     const data = join(root, 'pinned-data');
@@ -228,7 +253,7 @@ describe('a pinned policy naming a remote off the list, at start', () => {
       const t = await startServer({ data, port: 0, config: configFile('plain.json'), auth: issuer.auth, idleCheckpointMs: 0 });
       try {
         const r = await post(`${t.url}/v1/authorize`, { event: 'tools/call', phase: 'request', payload: { name: 'echo', arguments: {} } }, who.aUser);
-        expect(r.status).toBe(403);
+        expect(r.status, JSON.stringify(r.json)).toBe(403);
         expect(r.json.error.code).toBe('ERR_REMOTE_NOT_ALLOWED');
         // /healthz is public: not ready, saying why, naming no tenant.
         const h = await get(`${t.url}/healthz`);

@@ -5,7 +5,7 @@
 import { appendFileSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENRICH_STATE_KEY, ENRICHMENT_META } from '../../src/interceptors/chain.js';
-import { everythingCmd, makeWorkspace, payloadOf, startKit, textOf, verifyWithJwks, type Kit } from './_gateway.js';
+import { everythingCmd, makeWorkspace, payloadOf, startKit, verifyWithJwks, type Kit } from './_gateway.js';
 
 // The claims enricher's evidence, inline in the config (digested with the chain): the example's.
 const EVIDENCE = readFileSync(new URL('../../examples/claims-enricher/evidence.json', import.meta.url), 'utf8');
@@ -92,7 +92,8 @@ describe('gateway: the provenance enricher in front of server-everything', () =>
   it('a result checked against the tool output schema says so, attested', async () => {
     const r = (await kit.client.callTool({ name: 'get-structured-content', arguments: { location: 'New York' } })) as { content: Block[]; _meta: Record<string, any> };
     expect(r._meta[ENRICHMENT_META].provenance.facts.outputSchema).toEqual({ value: 'conforms', trust: 'attested' });
-    expect(textOf(r)).toContain('output schema conforms (attested)');
+    // The note is the enricher's, addressed to the model (textOf would leave it out: it is not the tool's).
+    expect(r.content.filter((b) => b.annotations?.audience?.[0] === 'assistant').map((b) => b.text).join('\n')).toContain('output schema conforms (attested)');
   });
 
   it('a denied call is not enriched, and a request is never enriched', async () => {
