@@ -215,7 +215,7 @@ describe('tampering with a bundle is found and named', () => {
       }
     }
     expect(missed).toEqual([]);
-  });
+  }, 120_000); // 54 whole-bundle verifies
 
   it('one changed byte of the line text itself', async () => {
     const missed: string[] = [];
@@ -228,7 +228,7 @@ describe('tampering with a bundle is found and named', () => {
       }
     }
     expect(missed).toEqual([]);
-  });
+  }, 120_000); // about 75 whole-bundle verifies: 34 s on a loaded 2-core machine
 
   it('a checkpoint from another log', async () => {
     const r = await verify(tampered(bundle, { texts: { checkpoint: otherCheckpoint } }));
