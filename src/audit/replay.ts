@@ -159,6 +159,8 @@ export class Replayer {
     }
     // What enrichers added is applied from the record, never fetched again (live evidence changes).
     const enriched = await loadEnrichments(this.source, f);
+    // What the model was given, gone with no erasure entry: a finding, as for the input.
+    if ('reason' in enriched && enriched.reason === 'payload missing') this.findings.push({ seq: f.seq, kind: 'payload', detail: `${enriched.detail}, and no erasure entry removed it` });
     if ('reason' in enriched) return no(enriched.reason, enriched.detail);
     const rerun = await rerunDecision(f, input.payload, rebuilt.policy, rebuilt.hasRemote, enriched.additions);
     const paths: string[] = [];

@@ -4,6 +4,7 @@
 // recorded. What each added is recorded by digest (its bytes go to the payload store, erasable),
 // and replay applies the recorded additions without running any enricher (live evidence changes).
 import { digestJson, isPlainObject, setMember, type Digest, type Json } from '../canonical/index.js';
+import { ENRICH_STATE_KEY } from '../log/index.js';
 import { ROLE_META } from '../protocol/index.js';
 import { attemptInterceptor, type Attempt } from './_attempt.js';
 import type { BaseContext } from './_context.js';
@@ -11,8 +12,8 @@ import { ENRICHMENT_META, enforceContract, type Addition } from './_enrich-contr
 import { recordedLabel } from './builtin/recorded-text.js';
 import type { Interceptor, InterceptorDescriptor, InterceptorResult, MutationResult } from './types.js';
 
-/** The entry's state key of the band's record (a name no interceptor can have). */
-export const ENRICH_STATE_KEY = '(enrichment)';
+/** The entry's state key of the band's record (a name no interceptor can have); the log checks the digests under it. */
+export { ENRICH_STATE_KEY };
 /** The band's own deadline: separate from the chain's, and bounded whatever a config asks. */
 export const DEFAULT_ENRICHER_TIMEOUT_MS = 2_000;
 export const MAX_ENRICHER_TIMEOUT_MS = 10_000;

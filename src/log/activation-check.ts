@@ -80,16 +80,26 @@ export class ActivationTracker implements EntryCheck {
   }
 }
 
-/** The payload digests an entry names and expects stored: a decision's input and intent, an execution's parameters. */
+/**
+ * The key of a decision's state under which the enrichment band records, per enricher, the digest
+ * of what it added (interceptors/_enrich-band.ts writes it; defined here, where the log checks it).
+ */
+export const ENRICH_STATE_KEY = '(enrichment)';
+
+/**
+ * The payload digests an entry names and expects stored: a decision's input and intent, what its
+ * enrichers added (the model was given those bytes), an execution's parameters.
+ */
 export function payloadDigestsOf(e: Entry): Digest[] {
   const out: Digest[] = [];
-  const add = (v: unknown) => {
-    if (isRecord(v) && isDigest(v.digest) && !out.includes(v.digest)) out.push(v.digest);
+  const push = (d: unknown) => {
+    if (isDigest(d) && !out.includes(d)) out.push(d);
   };
   if (e.type === 'decision') {
-    add(e.input);
-    add(e.intent);
-  } else if (e.type === 'execution') add(e.executed);
+    for (const v of [e.input, e.intent]) if (isRecord(v)) push(v.digest);
+    const band = isRecord(e.state) ? e.state[ENRICH_STATE_KEY] : undefined;
+    if (Array.isArray(band)) for (const r of band) if (isRecord(r)) push(r.enrichment);
+  } else if (e.type === 'execution' && isRecord(e.executed)) push(e.executed.digest);
   return out;
 }
 

@@ -282,7 +282,11 @@ export function verifyNote(noteText: string, verifiers: NoteVerifier[], opts: Op
     const trusted = [...known.keys()].join(', ') || 'none';
     throw new VerificationError('ERR_VERIFY_NOTE', `no signature from a trusted key (signed by: ${seen}; trusted: ${trusted})`);
   }
-  const accepted = pqAlgsFor(opts.requirePq);
+  // ML-DSA-44 (tlog-cosignature 0x06) signs a checkpoint's origin, size and root, never its
+  // extension lines: over a text with more, it vouches for less than the note says, so it counts
+  // as post-quantum only for a text of exactly those three lines (vouch's checkpoints have no others).
+  const uncovered = text.split('\n').length !== 4;
+  const accepted = pqAlgsFor(opts.requirePq).filter((alg) => alg !== 'ML-DSA-44' || !uncovered);
   const postQuantum = accepted.find((alg) => verified.some((s) => s.alg === alg));
   const classicalOnly = postQuantum === undefined;
   if (classicalOnly && !opts.classicalOk) {
@@ -292,10 +296,13 @@ export function verifyNote(noteText: string, verifiers: NoteVerifier[], opts: Op
     };
     const want = opts.requirePq === 'ML-DSA-65' ? `ML-DSA-65 signature${byAlg('ML-DSA-65')}` : `ML-DSA-65 signature${byAlg('ML-DSA-65')} or ML-DSA-44 signature${byAlg('ML-DSA-44')}`;
     const weaker = verified.some((s) => isPostQuantumAlg(s.alg));
+    const partial = uncovered && opts.requirePq !== 'ML-DSA-65' && verified.some((s) => s.alg === 'ML-DSA-44');
     throw new VerificationError(
       'ERR_VERIFY_NOTE',
       `no valid ${want}: the note verifies only under key(s) ${verified.map(describeSignature).join(', ')}, ` +
-        (weaker ? 'and --require-pq mldsa65 demands ML-DSA-65' : 'classical signatures, which are not accepted without --classical-ok'),
+        (partial
+          ? "and ML-DSA-44 signs only a checkpoint's origin, size and root: this note's extension lines rest on classical signatures alone (not accepted without --classical-ok)"
+          : weaker ? 'and --require-pq mldsa65 demands ML-DSA-65' : 'classical signatures, which are not accepted without --classical-ok'),
     );
   }
   return { text, verifiedBy, signatures: verified, classicalOnly, ...(postQuantum && { postQuantum }) };

@@ -2,11 +2,11 @@
 // full hash tiles below the archive's checkpoint) comes from the archive files, the rest from
 // SQLite. `log verify` and the background audit rebuild the tree over it, so every archived
 // byte is checked against the signed checkpoints; what cannot be read is an `archive` finding.
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { bytesEqual } from '../canonical/index.js';
 import { decodeEntryBundle, encodeEntryBundle, formatTilePath, fullTiles, openStrict, parseCheckpoint, parseNote, partialTile, tileLevels, TILE_HEIGHT, TILE_WIDTH, type Hash, type LogStorage, type NoteVerifier, type StoredEntry, type TileRef, type TreeNode } from '../log/index.js';
 import { StoreError } from '../errors.js';
+import { ArchiveFileError, MAX_ARCHIVE_CHECKPOINT_BYTES, MAX_ARCHIVE_TILE_BYTES, readArchiveFileSync } from './archive-file.js';
 
 export interface ArchiveFinding {
   /** The archive file (relative to the tenant's archive), or `checkpoint`. */
@@ -50,9 +50,9 @@ export function openArchiveView(dir: string, storage: LogStorage, opts: ArchiveV
     if (cache.has(rel)) return cache.get(rel);
     let bytes: Uint8Array | undefined;
     try {
-      bytes = readFileSync(join(dir, rel));
+      bytes = readArchiveFileSync(join(dir, rel), MAX_ARCHIVE_TILE_BYTES);
     } catch (e) {
-      reportOnce(findings, rel, `${rel}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing' : (e as Error).message} (the archive's checkpoint at ${size} covers it)`);
+      reportOnce(findings, rel, `${rel}: ${(e as Error).message} (the archive's checkpoint at ${size} covers it)`);
     }
     if (cache.size >= 16) cache.delete(cache.keys().next().value!);
     cache.set(rel, bytes);
@@ -139,9 +139,9 @@ function reportOnce(findings: ArchiveFinding[], path: string, message: string): 
 function archiveSize(dir: string, storage: LogStorage, opts: ArchiveViewOptions, findings: ArchiveFinding[]): number {
   let note: string;
   try {
-    note = readFileSync(join(dir, 'checkpoint'), 'utf8');
+    note = new TextDecoder().decode(readArchiveFileSync(join(dir, 'checkpoint'), MAX_ARCHIVE_CHECKPOINT_BYTES));
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return 0; // no archive yet: everything is read from SQLite
+    if (e instanceof ArchiveFileError && e.code === 'ENOENT') return 0; // no archive yet: everything is read from SQLite
     findings.push({ path: 'checkpoint', message: `checkpoint: ${(e as Error).message}` });
     return 0;
   }
@@ -176,9 +176,9 @@ export function checkArchiveEdge(dir: string, view: ArchiveView): ArchiveFinding
     }
     let got: Uint8Array;
     try {
-      got = readFileSync(join(dir, rel));
+      got = readArchiveFileSync(join(dir, rel), MAX_ARCHIVE_TILE_BYTES);
     } catch (e) {
-      out.push({ path: rel, message: `${rel}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing' : (e as Error).message} (the archive's checkpoint at ${view.size} needs it)` });
+      out.push({ path: rel, message: `${rel}: ${(e as Error).message} (the archive's checkpoint at ${view.size} needs it)` });
       continue;
     }
     if (!bytesEqual(got, want)) out.push({ path: rel, message: `${rel}: differs from the log's` });

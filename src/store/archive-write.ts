@@ -4,10 +4,11 @@
 // other bytes is an integrity alarm, never overwritten. Only `checkpoint` is replaced (rename).
 import { createHash, randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { link, mkdir, open, readFile, rename, rm, unlink } from 'node:fs/promises';
+import { link, mkdir, open, rename, rm, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { bytesEqual } from '../canonical/index.js';
 import { StoreError } from '../errors.js';
+import { ArchiveFileError, MAX_ARCHIVE_CHECKPOINT_BYTES, MAX_ARCHIVE_TILE_BYTES, readArchiveFile } from './archive-file.js';
 import { encodeEntryBundle, formatTilePath, readHashTile, tilesBetween, TILE_WIDTH, type Hash, type LogStorage, type TileRef } from '../log/index.js';
 
 /** Where the archive lives unless configured (`--archive DIR`): inside the data directory, so one copy of DIR backs up both. */
@@ -63,13 +64,9 @@ export async function syncArchive(dir: string, storage: LogStorage, from?: numbe
 
 /** The size of the archive's checkpoint, once it is byte for byte a checkpoint the log stored. */
 async function archivedSize(dir: string, storage: LogStorage): Promise<number> {
-  let note: string;
-  try {
-    note = await readFile(join(dir, 'checkpoint'), 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return 0; // a new archive (or a lost checkpoint: every tile is compared)
-    throw e;
-  }
+  const bytes = await present(join(dir, 'checkpoint'), MAX_ARCHIVE_CHECKPOINT_BYTES);
+  if (!bytes) return 0; // a new archive (or a lost checkpoint: every tile is compared)
+  const note = new TextDecoder().decode(bytes);
   const size = Number(note.split('\n')[1]);
   const stored = Number.isSafeInteger(size) ? storage.checkpointAt(size) : undefined;
   if (!stored || stored.note !== note) throw archiveMismatch(`${join(dir, 'checkpoint')} is not a checkpoint this log stored`);
@@ -98,12 +95,9 @@ function leafHash(bytes: Uint8Array): Uint8Array {
 
 /** Writes a new file, or finds it already there with the same bytes (false); other bytes: the alarm. */
 async function writeOnce(root: string, path: string, bytes: Uint8Array): Promise<boolean> {
-  const present = await readFile(path).catch((e: NodeJS.ErrnoException) => {
-    if (e.code === 'ENOENT') return undefined;
-    throw e;
-  });
-  if (present) {
-    if (!bytesEqual(present, bytes)) throw archiveMismatch(`${path} holds other bytes than the log's ${path.slice(root.length + 1)}`);
+  const there = await present(path, MAX_ARCHIVE_TILE_BYTES);
+  if (there) {
+    if (!bytesEqual(there, bytes)) throw archiveMismatch(`${path} holds other bytes than the log's ${path.slice(root.length + 1)}`);
     return false;
   }
   await mkdir(dirname(path), { recursive: true });
@@ -117,6 +111,16 @@ async function writeOnce(root: string, path: string, bytes: Uint8Array): Promise
   }
   await unlink(tmp);
   return true;
+}
+
+/** What an archive path holds, undefined when nothing; anything but a regular file of a sane size is the alarm (never read, waited on or followed). */
+async function present(path: string, max: number): Promise<Uint8Array | undefined> {
+  try {
+    return await readArchiveFile(path, max);
+  } catch (e) {
+    if (e instanceof ArchiveFileError) throw archiveMismatch(`${path}: ${e.message}`);
+    throw e;
+  }
 }
 
 async function replaceFile(root: string, path: string, bytes: Uint8Array): Promise<void> {

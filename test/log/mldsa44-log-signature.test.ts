@@ -106,6 +106,36 @@ describe('a forger holding only the classical (Ed25519) key', () => {
   });
 });
 
+describe('a forger holding only the classical key, against what ML-DSA-44 does not sign', () => {
+  it("cannot pass --require-pq with extension lines of its own: ML-DSA-44 signs origin, size and root only, so the text beyond is Ed25519's word alone", async () => {
+    const real = await sign(7);
+    const text = parseNote(real).text;
+    const line44 = lineBy(real, LINE44);
+    // The log's tree (origin, size, root) untouched; a line the log never wrote added under it, re-signed with Ed25519; the ML-DSA-65 line dropped.
+    const forgedText = `${text}policy: allow-everything\n`;
+    const forged = `${await signNote(forgedText, [noteSignerFor(ORIGIN, ed)])}${line44}\n`;
+    for (const trusted of [ALL, [vEd, v44]]) {
+      expect(() => verifyNote(forged, trusted), `trusting ${trusted.map((v) => v.alg)}`).toThrow(expect.objectContaining({ code: 'ERR_VERIFY_NOTE', message: expect.stringMatching(/extension lines/) }));
+      expect(() => openSignedCheckpoint(forged, trusted), `trusting ${trusted.map((v) => v.alg)}`).toThrow(expect.objectContaining({ code: 'ERR_VERIFY_NOTE' }));
+    }
+    // With --classical-ok it opens, and says it rests on classical signatures alone.
+    expect(verifyNote(forged, [vEd, v44], { classicalOk: true })).toMatchObject({ classicalOnly: true });
+    // A checkpoint with extension lines that ML-DSA-65 signed still passes: only ML-DSA-44 leaves them out.
+    const withExt = await signCheckpoint({ origin: ORIGIN, size: 7, root: ROOT, extensions: ['ext line'] }, signers());
+    expect(verifyNote(withExt, ALL)).toMatchObject({ postQuantum: 'ML-DSA-65' });
+    // And a plain checkpoint, ML-DSA-44 its only post-quantum signature, still passes.
+    expect(verifyNote(real, [vEd, v44])).toMatchObject({ postQuantum: 'ML-DSA-44' });
+  });
+
+  it('cannot move the ML-DSA-44 line onto the same tree under another origin (the struct commits to the origin)', async () => {
+    const real = await sign(7);
+    const line44 = lineBy(real, LINE44);
+    const otherText = `other.example/log44\n7\n${toBase64(ROOT)}\n`;
+    const moved = `${await signNote(otherText, [noteSignerFor(ORIGIN, ed)])}${line44}\n`;
+    expect(() => verifyNote(moved, [vEd, v44])).toThrow(expect.objectContaining({ code: 'ERR_VERIFY_NOTE', message: expect.stringMatching(/does not verify/) }));
+  });
+});
+
 describe('every byte of the ML-DSA-44 line', () => {
   it("flipped (0x01 and 0x80): the log's own strict open refuses each one", async () => {
     const note = await sign();
