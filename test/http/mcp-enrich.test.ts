@@ -53,8 +53,9 @@ describe('/mcp interceptor/executeChain with enrichers in the chain', () => {
 
     // The results: each enricher's, naming its addition by the digest of {content, record}.
     const byName = Object.fromEntries((result.results as { interceptor: string; info?: Record<string, any> }[]).map((x) => [x.interceptor, x]));
+    const provenanceNote = notes.find((b) => b.text.startsWith('[vouch provenance]'))!;
     for (const name of ['provenance', 'claims']) {
-      const note = notes.find((b) => b === (name === 'claims' ? claimsNote : notes.find((n) => n.text.startsWith('[vouch provenance]'))))!;
+      const note = name === 'claims' ? claimsNote : provenanceNote;
       expect(byName[name].info).toMatchObject({ role: 'enricher', kind: name, enrichment: digestJson({ content: [note], record: records[name] }) });
     }
     expect(byName.claims.info).toMatchObject({ score: 0.5, counts: { claims: 2, supported: 1, contradicted: 1, unverified: 0 } });
@@ -65,7 +66,7 @@ describe('/mcp interceptor/executeChain with enrichers in the chain', () => {
     const entry = JSON.parse(utf8.decode(fromBase64(served.receipt.entry)));
     expect(entry).toEqual(served.entry);
     const entryResults = Object.fromEntries((entry.decision.results as { interceptor: string; info: Record<string, any> }[]).map((x) => [x.interceptor, x.info]));
-    for (const name of ['provenance', 'claims']) expect(entryResults[name].enrichment).toBe(byName[name].info.enrichment);
+    for (const name of ['provenance', 'claims']) expect(entryResults[name].enrichment).toBe(byName[name].info?.enrichment);
     expect(entry.state[ENRICH_STATE_KEY].map((x: { name: string }) => x.name).sort()).toEqual(['claims', 'provenance']);
     const text = JSON.stringify(entry);
     expect(text).not.toContain('vouch provenance');

@@ -8,6 +8,7 @@ import { ApiError, getJson } from './api.js';
 import { h, pretty } from './dom.js';
 
 type Rec = Record<string, any>;
+const COUNT_ORDER = ['claims', 'supported', 'contradicted', 'unverified'];
 
 export const isEnricherResult = (r: Rec): boolean => r?.info?.role === 'enricher';
 
@@ -16,7 +17,12 @@ function factsLine(info: Rec): string {
   const parts: string[] = [];
   if (typeof info.kind === 'string') parts.push(`kind ${info.kind}`);
   if ('score' in info) parts.push(`score ${info.score === null ? 'none (no checkable claim)' : String(info.score)}`);
-  if (info.counts && typeof info.counts === 'object') parts.push(`claims: ${Object.entries(info.counts as Rec).map(([k, n]) => `${String(n)} ${k}`).join(', ')}`);
+  if (info.counts && typeof info.counts === 'object') {
+    // The entry's keys are in canonical (sorted) order; read them as a sentence: the total, then each verdict.
+    const order = (k: string) => (COUNT_ORDER.includes(k) ? COUNT_ORDER.indexOf(k) : COUNT_ORDER.length);
+    const counts = Object.entries(info.counts as Rec).sort(([a], [b]) => order(a) - order(b) || (a < b ? -1 : 1));
+    parts.push(`claims: ${counts.map(([k, n]) => `${String(n)} ${k}`).join(', ')}`);
+  }
   if (info.mode === 'audit') parts.push('audit mode (not shown to the model)');
   return parts.join(' · ');
 }
