@@ -1,15 +1,16 @@
 // The audit console: GET /v1/entries (audit role), a filtered page of decoded entries, oldest or
 // newest first, with the allow/deny totals, the timeline and the per-tool and per-principal
 // breakdowns; GET /v1/tools/pins (audit role), the tool pins with the definitions the log holds;
-// and the page itself at /audit (the Vite bundle in web/dist, Node only; see docs/console.md).
+// GET /v1/payloads/:digest/erasure (audit role), the erasure entry that removed a payload; and the page itself at /audit (the Vite bundle in web/dist, Node only; see docs/console.md).
 // Each tenant reads only its own log.
 import type { Hono } from 'hono';
-import { parseJson, utf8, type Digest } from '../canonical/index.js';
-import { InputError, StoreError } from '../errors.js';
+import { parseDigest, parseJson, utf8, type Digest } from '../canonical/index.js';
+import { InputError, StoreError, VouchError } from '../errors.js';
 import { toolDigest } from '../entries/index.js';
 import type { LogPort } from '../store/log-port.js';
 import { consoleHeaders } from './console-headers.js';
 import { breakdownOf, chartOf } from './_console-chart.js';
+import { ErasureFold } from './_console-erasures.js';
 import { PinFold } from './_console-pins.js';
 import { answersAuthorization, matchesFilter, parseRowFilter, rowOf, withExecutions, type ConsoleRow } from './_console-rows.js';
 import type { Env } from './app.js';
@@ -34,6 +35,8 @@ interface RowCache {
   executions: Map<number, ConsoleRow[]>;
   /** The tool pins, folded from the `pin` entries read so far. */
   pins: PinFold;
+  /** The erasure entries read so far, by the digests they name. */
+  erasures: ErasureFold;
   reading?: Promise<void>;
 }
 
@@ -46,6 +49,7 @@ async function catchUp(port: LogPort, cache: RowCache): Promise<void> {
     const row = rowOf(seq, raw);
     cache.rows.push(row);
     cache.pins.add(seq, raw);
+    cache.erasures.add(seq, raw);
     if (answersAuthorization(row)) {
       const list = cache.executions.get(row.link!);
       if (list) list.push(row);
@@ -120,13 +124,13 @@ export function registerConsoleRoutes(app: Hono<Env>, rc: RestContext): void {
   const caches = new Map<string, RowCache>();
   // CSP, no framing, no sniffing: on every answer of these routes, errors and redirects included.
   const headers = consoleHeaders();
-  for (const path of ['/v1/entries', '/v1/tools/pins', '/audit', '/audit/*']) app.use(path, headers);
+  for (const path of ['/v1/entries', '/v1/tools/pins', '/v1/payloads/:digest/erasure', '/audit', '/audit/*']) app.use(path, headers);
 
   /** The tenant's rows, read up to the log's size at the call; that size. */
   async function rowsOf(port: LogPort): Promise<{ cache: RowCache; size: number }> {
     const size = await port.size();
     let cache = caches.get(port.origin);
-    if (!cache) caches.set(port.origin, (cache = { rows: [], executions: new Map(), pins: new PinFold() }));
+    if (!cache) caches.set(port.origin, (cache = { rows: [], executions: new Map(), pins: new PinFold(), erasures: new ErasureFold() }));
     // One reader per log at a time: two requests must not append the same rows twice.
     while (cache.reading) await cache.reading;
     if (cache.rows.length < size) {
@@ -189,6 +193,18 @@ export function registerConsoleRoutes(app: Hono<Env>, rc: RestContext): void {
       pins.push({ ...p, definitions: { pinned, pending } });
     }
     return c.json({ pins });
+  });
+
+  // Which erasure entry removed a payload the console could not fetch: `after` is the seq of the
+  // entry that names it (the first erasure after it counts). 404 when no erasure entry names it
+  // after that entry: then the payload was never stored, or is missing (a finding for the audit).
+  app.get('/v1/payloads/:digest/erasure', withRole('audit'), async (c) => {
+    const digest = parseDigest(c.req.param('digest'), '/digest');
+    const after = countParam(c.req.query('after'), 'after', Number.MAX_SAFE_INTEGER) ?? -1;
+    const { cache, size } = await rowsOf(await deps.logs(c.get('caller').tenant));
+    const erasure = cache.erasures.after(digest, after, size);
+    if (!erasure) throw new VouchError('ERR_NOT_FOUND', `no erasure entry names ${digest}${after >= 0 ? ` after entry ${after}` : ''}`);
+    return c.json({ digest, erasure });
   });
 
   app.get('/audit', (c) => c.redirect('/audit/', 302));

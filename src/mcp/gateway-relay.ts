@@ -159,7 +159,7 @@ export async function relayRequest(s: RelaySession, flow: Flow, method: string, 
   // An elicitation's answer may carry only the fields its authorized request asked for.
   const answered = method === 'elicitation/create' ? [elicitationAnswerGuard(intent, result)] : [];
   // Recorded only where an enricher may read it: other entries stay as they were.
-  const provenance = !toUpstream && method === 'tools/call' && policy.interceptors.some(isEnricher) ? [provenanceGuard(s, intent, result)] : [];
+  const provenance = !toUpstream && method === 'tools/call' && policy.interceptors.some(isEnricher) ? [provenanceGuard(s, intent, result, more)] : [];
   const guards = [...(driftGuard(s, request, intent, wire) ?? []), ...(listed?.guards ?? []), ...answered, ...provenance];
   // The execution entry is appended right behind the response decision (the answer's own
   // evidence): queued as soon as that entry is, so both usually commit in one transaction, one
@@ -201,12 +201,15 @@ function keptAnswer(intent: Rec, answer: Rec): Rec {
 /**
  * What the gateway checked of a tool result, for the provenance enricher (recorded as a guard that
  * never denies): the tool the authorized call named, whether it ran under a matched pin (a call
- * whose definition did not match was denied before it was sent), and the output-schema verdict.
+ * whose definition did not match was denied before it was sent), the output-schema verdict, and
+ * the protocol version of the client's side (a 2026 client's; the session's is the upstream's): the
+ * model reads the result in the client's session, whatever era the upstream spoke.
  */
-function provenanceGuard(s: RelaySession, intent: Rec, result: Rec): Guard {
+function provenanceGuard(s: RelaySession, intent: Rec, result: Rec, more: Rec | undefined): Guard {
   const tool = typeof intent.name === 'string' ? intent.name : undefined;
   const record: Record<string, Json> = { pin: s.pins ? 'matched' : 'not pinned', outputSchema: outputSchemaVerdict(tool === undefined ? undefined : s.pins?.outputSchemaOf(tool), result) };
   if (tool !== undefined) record.tool = recordedLabel(tool);
+  if (typeof more?.clientProtocolVersion === 'string') record.clientProtocolVersion = more.clientProtocolVersion;
   return { name: PROVENANCE_FACTS, record };
 }
 

@@ -1,8 +1,9 @@
 // One decision opened: what was decided, the receipt's verification as the CLI's checklist (run
 // as the view opens, in the browser) with the receipt decoded, the chain's steps in order with
-// their messages, the input and the authorized intent side by side with the changed paths marked,
-// the execution that reports it ran (every one, with its drift paths and both values, and its
-// flags with their reasons), and a replay of it alone.
+// their messages (each enricher's addition beside its step: enrichment-panel.ts), the input and the
+// authorized intent side by side with the changed paths marked, the execution that reports it ran
+// (every one, with its drift paths and both values, and its flags with their reasons), and a replay
+// of it alone.
 import { diffJson } from '../../src/audit/diff.js';
 import { driftValues, type DriftValue } from '../../src/execution/drift-values.js';
 import type { DriftItem } from '../../src/execution/drift.js';
@@ -11,6 +12,7 @@ import type { Entry } from '../../src/log/index.js';
 import { summarizeEntry } from '../../src/receipt/entry-summary.js';
 import { getJson } from './api.js';
 import { h, pretty, type Child } from './dom.js';
+import { isEnricherResult, renderEnrichment } from './enrichment-panel.js';
 import { renderReceiptPanel } from './receipt-panel.js';
 import { renderReplayResult, replayRange } from './replay-panel.js';
 
@@ -69,7 +71,11 @@ export async function renderDecision(seq: number): Promise<HTMLElement> {
   if (receipt) await receiptPanel.verify();
   parts.push(receiptPanel.element);
   if (decision) {
-    parts.push(h('section', { class: 'panel' }, h('h3', {}, 'Chain'), h('ol', { class: 'steps', id: 'steps' }, ...(d.results ?? []).map((r: Rec, i: number) => stepOf(r, i, abortedBy)))));
+    const results: Rec[] = Array.isArray(d.results) ? d.results : [];
+    const steps = results.map((r, i) => stepOf(r, i, abortedBy));
+    // Each enricher's step carries what it added (fetched by digest from the payload store).
+    await Promise.all(results.map(async (r, i) => isEnricherResult(r) && steps[i].append(await renderEnrichment(r, entry.seq))));
+    parts.push(h('section', { class: 'panel' }, h('h3', {}, 'Chain'), h('ol', { class: 'steps', id: 'steps' }, ...steps)));
     const [input, intent] = await Promise.all([payloadOf(decision.input), payloadOf(decision.intent)]);
     const changed = input.ok && intent.ok ? diffJson(input.value, intent.value) : [];
     parts.push(h('section', { class: 'panel' }, h('h3', {}, 'Input and authorized intent'), h('div', { class: 'sides' }, side('input', input, []), side('authorized intent', intent, changed))));

@@ -48,7 +48,15 @@ export function provenanceOf(ctx: Pick<InterceptorContext, 'server' | 'protocolV
   facts.redactions = { value: redactionsOf(ctx.enrichment?.results ?? []), trust: 'attested' };
   const schema = g.outputSchema;
   facts.outputSchema = schema === 'conforms' || schema === 'violates' ? { value: schema, trust: 'attested' } : { value: schema === 'none' ? 'none' : 'unknown', trust: 'claimed' };
-  facts.era = eraOf(ctx.protocolVersion);
+  // The era of the session the result reaches the model in: the client's where the adapter recorded
+  // it (a gateway bridging a 2026 client to a 2025 upstream), else the negotiated one; a different
+  // upstream era is named beside it.
+  const client = typeof g.clientProtocolVersion === 'string' ? g.clientProtocolVersion : undefined;
+  facts.era = eraOf(client ?? ctx.protocolVersion);
+  if (client !== undefined && ctx.protocolVersion !== undefined) {
+    const upstream = eraOf(ctx.protocolVersion);
+    if (upstream.value !== facts.era.value) facts.upstreamEra = upstream;
+  }
   return { kind: 'provenance', facts };
 }
 
@@ -75,7 +83,7 @@ export function renderProvenance(p: ReturnType<typeof provenanceOf>): string {
   const red = Object.entries(f.redactions.value as Record<string, number>);
   parts.push(`redacted before you saw it: ${red.length ? red.map(([k, n]) => `${n} ${k}`).join(', ') : 'nothing'} (${f.redactions.trust})`);
   parts.push(`output schema ${f.outputSchema.value === 'none' ? 'not declared' : String(f.outputSchema.value)} (${f.outputSchema.trust})`);
-  parts.push(`MCP ${String(f.era.value)} session (${f.era.trust})`);
+  parts.push(`MCP ${String(f.era.value)} session (${f.era.trust})${f.upstreamEra ? `, upstream MCP ${String(f.upstreamEra.value)} (${f.upstreamEra.trust})` : ''}`);
   return `[vouch provenance] ${parts.join('; ')}.`;
 }
 
