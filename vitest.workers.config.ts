@@ -31,6 +31,9 @@ export default defineConfig({
           VOUCH_ED25519_KEY: key('Ed25519', 8),
           VOUCH_KEY_NAME: 'test.vouch',
         },
+        // An R2 bucket for the tile archive specs (archive-r2.spec.ts), which hand it to their log
+        // objects as VOUCH_ARCHIVE. Not bound under that name: the other specs run without an archive.
+        r2Buckets: ['ARCHIVE_TEST'],
       },
     }),
   ],

@@ -62,6 +62,7 @@ export class Metrics {
   private retention?: { runs: number; erased: number; failures: number };
   private witnesses = new Map<string, { tenant: string; name: string; logSize: number; cosignedSize: number; failures: number }>();
   private tsa = new Map<string, { failures: number; stampedSize: number; lastSuccessMs?: number; logSize: number }>();
+  private archives = new Map<string, { size: number; mismatches: number; failures: number }>();
   private tenantLogs?: () => { open: number; opens: number; closes: number };
 
   /** Open tenant logs and their opens and closes (node-server's tenant pool), read at each render. */
@@ -71,7 +72,7 @@ export class Metrics {
 
   /** The tenants the operator's view lists by name: every one when few; else failed audits first, then the largest logs. */
   private listed(): Set<string> {
-    const all = new Set([...this.logSize.keys(), ...this.audits.keys(), ...this.published.keys(), ...[...this.witnesses.values()].map((w) => w.tenant), ...this.tsa.keys()]);
+    const all = new Set([...this.logSize.keys(), ...this.audits.keys(), ...this.published.keys(), ...[...this.witnesses.values()].map((w) => w.tenant), ...this.tsa.keys(), ...this.archives.keys()]);
     if (all.size <= TOP_TENANTS) return all;
     const rank = [...all].sort((a, b) => Number(this.audits.get(b)?.failed ?? false) - Number(this.audits.get(a)?.failed ?? false) || (this.logSize.get(b) ?? 0) - (this.logSize.get(a) ?? 0) || (a < b ? -1 : 1));
     return new Set(rank.slice(0, TOP_TENANTS));
@@ -140,6 +141,11 @@ export class Metrics {
     this.tsa.set(tenant, { failures: (was?.failures ?? 0) + (st.ok ? 0 : 1), stampedSize: st.stamped?.size ?? was?.stampedSize ?? 0, lastSuccessMs: st.stamped?.received ?? was?.lastSuccessMs, logSize: Math.max(st.size, was?.logSize ?? 0) });
   }
 
+  /** A tenant log's tile archive as its writer keeps it (the Worker's log objects, R2): replaces what was set. */
+  archiveProgress(tenant: string, p: { size: number; mismatches: number; failures: number }): void {
+    this.archives.set(tenant, { ...p });
+  }
+
   /** An error answered; `tenant` when the caller was known. */
   error(code: string, tenant?: string): void {
     for (const c of this.scopes(tenant)) c.errors.set(code, (c.errors.get(code) ?? 0) + 1);
@@ -204,6 +210,15 @@ export class Metrics {
       for (const x of w) l.push(`vouch_witness_behind_entries{${lbl(x)}} ${Math.max(0, x.logSize - x.cosignedSize)}`);
       l.push('# HELP vouch_witness_failures_total Submissions a witness did not cosign (down, timed out or refused).', '# TYPE vouch_witness_failures_total counter');
       for (const x of w) l.push(`vouch_witness_failures_total{${lbl(x)}} ${x.failures}`);
+    }
+    const a = [...this.archives.entries()].filter(([tenant]) => mine(tenant));
+    if (a.length) {
+      l.push('# HELP vouch_archive_size Tree size of the checkpoint the tile archive holds.', '# TYPE vouch_archive_size gauge');
+      for (const [tenant, x] of a) l.push(`vouch_archive_size{tenant="${tenant}"} ${x.size}`);
+      l.push('# HELP vouch_archive_mismatches_total Archive passes refused because an archived file held other bytes than the log\'s (ERR_ARCHIVE_MISMATCH; never overwritten).', '# TYPE vouch_archive_mismatches_total counter');
+      for (const [tenant, x] of a) l.push(`vouch_archive_mismatches_total{tenant="${tenant}"} ${x.mismatches}`);
+      l.push('# HELP vouch_archive_failures_total Archive passes that failed otherwise (storage errors; retried).', '# TYPE vouch_archive_failures_total counter');
+      for (const [tenant, x] of a) l.push(`vouch_archive_failures_total{tenant="${tenant}"} ${x.failures}`);
     }
     const t = [...this.tsa.entries()].filter(([tenant]) => mine(tenant));
     if (t.length) {

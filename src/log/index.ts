@@ -25,3 +25,4 @@ export { ActivationTracker, ENRICH_STATE_KEY, HeadsCheck, IndexCheck, ruleChecks
 export { keyTypesOf, openCompleteCheckpoint } from './open-complete.js';
 export { decodeEntryBundle, encodeEntryBundle, formatTilePath, parseTilePath, readHashTile, TILE_HEIGHT, TILE_WIDTH, type TileRef } from './tiles.js';
 export { fullTiles, partialTile, tileLevels, tilesBetween } from './tile-plan.js';
+export { tileBytesOf, type TileBytesOptions } from './tile-bytes.js';

@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { bytesEqual } from '../canonical/index.js';
 import { StoreError } from '../errors.js';
 import { ArchiveFileError, MAX_ARCHIVE_CHECKPOINT_BYTES, MAX_ARCHIVE_TILE_BYTES, readArchiveFile } from './archive-file.js';
-import { encodeEntryBundle, formatTilePath, readHashTile, tilesBetween, TILE_WIDTH, type Hash, type LogStorage, type TileRef } from '../log/index.js';
+import { formatTilePath, tileBytesOf, tilesBetween, TILE_WIDTH, type LogStorage, type TileRef } from '../log/index.js';
 
 /** Where the archive lives unless configured (`--archive DIR`): inside the data directory, so one copy of DIR backs up both. */
 export const defaultArchiveRoot = (data: string): string => join(data, 'archive');
@@ -47,7 +47,8 @@ export async function syncArchive(dir: string, storage: LogStorage, from?: numbe
   const full: TileRef[] = [];
   for (const t of tilesBetween(done, latest.size)) {
     const path = join(dir, formatTilePath(t));
-    const wrote = await writeOnce(dir, path, await tileBytes(t, latest.size, storage));
+    // The bytes the tiles routes serve; a stored row whose bytes do not hash to its leaf is refused, never published.
+    const wrote = await writeOnce(dir, path, tileBytesOf(t, storage, { hashLeaf: leafHash }));
     if (wrote) (result.written++, dirs.add(dirname(path)));
     else result.kept++;
     if (t.width === TILE_WIDTH) full.push(t);
@@ -71,22 +72,6 @@ async function archivedSize(dir: string, storage: LogStorage): Promise<number> {
   const stored = Number.isSafeInteger(size) ? storage.checkpointAt(size) : undefined;
   if (!stored || stored.note !== note) throw archiveMismatch(`${join(dir, 'checkpoint')} is not a checkpoint this log stored`);
   return size;
-}
-
-/** The tile's bytes from the store, as routes-tiles.ts serves them (uncompressed). */
-async function tileBytes(t: TileRef, size: number, storage: LogStorage): Promise<Uint8Array> {
-  const nodes = async (level: number, lo: number, hi: number): Promise<Hash[]> =>
-    storage.nodeRange ? [...storage.nodeRange(level, lo, hi)].map((n) => n.hash) : Array.from({ length: hi - lo + 1 }, (_, i) => storage.node(level, lo + i));
-  if (t.level !== 'entries') return readHashTile(t, size, { nodes });
-  const from = t.index * TILE_WIDTH;
-  const entries = [...storage.entries(from, from + t.width)];
-  // What the bundle holds must hash to the level-0 hashes beside it: a row changed in SQLite is
-  // refused here rather than published (the background audit names it).
-  const leaves = await nodes(0, from, from + t.width - 1);
-  entries.forEach((e, i) => {
-    if (!leaves[i] || !bytesEqual(leafHash(e.bytes), leaves[i])) throw new StoreError('ERR_STORE_INCONSISTENT', `refusing to archive entry ${e.seq}: its bytes do not hash to the stored leaf`);
-  });
-  return encodeEntryBundle(entries, from, t.width);
 }
 
 function leafHash(bytes: Uint8Array): Uint8Array {

@@ -1,10 +1,10 @@
-// The tenant log object's one alarm, shared by witnessing and payload retention: each records in
-// the object's SQLite when it next wants to run, the alarm is set to the earliest of them, and
-// when it fires each runs whose time has come. The tenant is kept beside them: an alarm arrives
-// with no request to name it.
+// The tenant log object's one alarm, shared by witnessing, payload retention and the R2 tile
+// archive: each records in the object's SQLite when it next wants to run, the alarm is set to the
+// earliest of them, and when it fires each runs whose time has come. The tenant is kept beside
+// them: an alarm arrives with no request to name it.
 import type { DurableSqlStorage } from '../store/durable-object.js';
 
-export type AlarmJob = 'witness' | 'retention';
+export type AlarmJob = 'witness' | 'retention' | 'archive';
 
 const SCHEMA = [
   'CREATE TABLE IF NOT EXISTS worker_alarm_due (job TEXT PRIMARY KEY, at INTEGER NOT NULL)',

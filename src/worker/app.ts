@@ -157,13 +157,18 @@ export async function buildWorkerApp(env: WorkerEnv, configDocument: Json, opts:
     clock: systemClock,
     logLine: (line) => console.log(JSON.stringify(line)),
     ...(callers && { callerKeys: callers.callerKeys, requireCallerSignature: callers.requireCallerSignature }),
-    // Witness progress lives in each log object (its alarm submits): read for the logs this isolate opened.
-    ...(witnessing && {
+    // Witness progress and the R2 archive's record live in each log object (its alarm submits and
+    // writes): read for the logs this isolate opened.
+    ...((witnessing || env.VOUCH_ARCHIVE) && {
       beforeMetrics: async (metrics) => {
         await Promise.all(
           [...activated].map(async (tenant) => {
-            const progress = unwrapResult(await stubOf(tenant).witnessProgress(tenant));
-            for (const p of progress) metrics.witnessProgress(tenant, p.witness, p.logSize, p.cosignedSize, p.failures);
+            if (witnessing) {
+              const progress = unwrapResult(await stubOf(tenant).witnessProgress(tenant));
+              for (const p of progress) metrics.witnessProgress(tenant, p.witness, p.logSize, p.cosignedSize, p.failures);
+            }
+            const archive = env.VOUCH_ARCHIVE && unwrapResult(await stubOf(tenant).archiveStatus(tenant));
+            if (archive) metrics.archiveProgress(tenant, archive);
           }),
         );
       },

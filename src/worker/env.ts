@@ -1,6 +1,6 @@
 // The Worker's bindings (wrangler.toml): the log object namespace, the signing key secrets and
 // the plain vars. Read once per isolate; a missing or malformed secret is a ConfigError.
-import type { DurableObjectNamespace } from '@cloudflare/workers-types/index.ts';
+import type { DurableObjectNamespace, R2Bucket } from '@cloudflare/workers-types/index.ts';
 import { logOriginOf } from '../log/index.js';
 
 export interface WorkerEnv {
@@ -42,6 +42,12 @@ export interface WorkerEnv {
    * is exported as a span and a log record (JSON, to <URL>/v1/traces and /v1/logs) after the answer.
    */
   VOUCH_OTLP?: string;
+  /**
+   * R2 binding, optional: the tile archive (docs/workers-archive.md). Each tenant log object's alarm
+   * writes its log's tiles, entry bundles and checkpoint under `<tenant>/` in the C2SP tlog-tiles
+   * layout of Node's archive directory, each tile once. Absent: no archive.
+   */
+  VOUCH_ARCHIVE?: R2Bucket;
   /** Var, optional: caller co-signing keys, the JSON of Node's `--callers FILE` ({"<tenant>": JWKS}). */
   VOUCH_CALLERS?: string;
   /** Var, optional: "true" = every request must carry a caller signature by a VOUCH_CALLERS key (Node's --require-caller-signature). */

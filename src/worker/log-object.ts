@@ -4,7 +4,8 @@
 // Node's), and answers the LogPort operations over RPC. Every method returns an RpcResult. With
 // witnesses configured (VOUCH_WITNESSES), its alarm submits new checkpoints to them (witnessing.ts)
 // and the checkpoints it serves carry the cosignatures kept in its storage; with VOUCH_RETENTION,
-// the same alarm runs a payload retention pass every `everyMinutes` (retention.ts, alarm-schedule.ts).
+// the same alarm runs a payload retention pass every `everyMinutes` (retention.ts, alarm-schedule.ts);
+// with an R2 bucket bound (VOUCH_ARCHIVE), it writes the log's new tiles there (archiving.ts).
 import { DurableObject } from 'cloudflare:workers';
 import type { Digest } from '../canonical/index.js';
 import { toHex } from '../canonical/index.js';
@@ -29,6 +30,8 @@ import { openWitnessRecord, witnessingOf, witnessRound, workerWitnessLines, type
 import type { RetentionPolicy } from '../audit/index.js';
 import { openAlarmSchedule, type AlarmSchedule } from './alarm-schedule.js';
 import { retentionOf, retentionPass } from './retention.js';
+import { archiveBucketOf, archivePass, checkR2Archive, openArchiveRecord, type ArchiveCheck, type ArchiveRecord, type ArchiveStatus } from './archiving.js';
+import type { R2Bucket } from '@cloudflare/workers-types/index.ts';
 
 /** Least time between checkpoint signatures under load on a Worker (noble, unmeasurable there). */
 const NOBLE_INTERVAL_MS = 25;
@@ -79,6 +82,10 @@ export interface LogObjectRpc {
   witnessed(tenant: string): Promise<RpcResult<NewestCosigned | undefined>>;
   /** Each configured witness's progress and failures on this log (empty without witnessing). */
   witnessProgress(tenant: string): Promise<RpcResult<WitnessProgress[]>>;
+  /** The R2 tile archive's record (undefined without the VOUCH_ARCHIVE binding). */
+  archiveStatus(tenant: string): Promise<RpcResult<ArchiveStatus | undefined>>;
+  /** The R2 tile archive read back and verified against the log's signed checkpoints (ERR_CONFIG without the binding). */
+  checkArchive(tenant: string): Promise<RpcResult<ArchiveCheck>>;
 }
 
 /**
@@ -109,10 +116,20 @@ interface OpenLog {
   witness?: { served: LogPort; cosigs: CosignatureStore; record: WitnessRecord; config: WitnessingConfig };
   /** With payload retention (VOUCH_RETENTION): the policy its passes follow. */
   retention?: RetentionPolicy;
+  /** With the R2 tile archive (VOUCH_ARCHIVE): the bucket and what was written to it. */
+  archive?: { bucket: R2Bucket; record: ArchiveRecord };
 }
 
 /** The first retention pass of a log, after it first opens with the var set: off its first decisions. */
 const FIRST_RETENTION_DELAY_MS = 60_000;
+
+/**
+ * An archive pass this long after a commit: the commits in between share it (each pass puts the
+ * partial tiles at the log's edge and the checkpoint again, R2 class A operations), so the bucket
+ * trails the log by about this much. After a refusal or failure, the next try waits the longer delay.
+ */
+const ARCHIVE_DELAY_MS = 30_000;
+const ARCHIVE_RETRY_MS = 15 * 60_000;
 
 const signing = (signers: NoteSigner[]) => [yieldingSigner(signers[0]), ...signers.slice(1)];
 
@@ -122,6 +139,8 @@ export class VouchLog extends DurableObject<WorkerEnv> implements LogObjectRpc {
   private activating: Promise<unknown> = Promise.resolve();
   /** A witness round is scheduled (set by an append, cleared when the alarm runs). */
   private witnessPending = false;
+  /** An archive pass is scheduled (set by a commit, cleared when the pass runs). */
+  private archivePending = false;
   private schedule: AlarmSchedule | undefined;
   private witnessLines = workerWitnessLines();
 
@@ -157,7 +176,18 @@ export class VouchLog extends DurableObject<WorkerEnv> implements LogObjectRpc {
         this.arm();
       }
     }
-    this.open = { tenant, origin, store, appender, port, keys: opened.keys, ...(opened.handoverTo && { handoverTo: opened.handoverTo }), ...(witness && { witness }), ...(retention && { retention }) };
+    const bucket = archiveBucketOf(this.env);
+    const archive = bucket && { bucket, record: openArchiveRecord(this.ctx.storage) };
+    this.open = { tenant, origin, store, appender, port, keys: opened.keys, ...(opened.handoverTo && { handoverTo: opened.handoverTo }), ...(witness && { witness }), ...(retention && { retention }), ...(archive && { archive }) };
+    // A bucket bound to a log that holds more than it (newly bound, or commits before a restart), or
+    // a refused pass with no retry waiting: a pass soon (the retry's delay after a refusal).
+    if (archive && schedule.due('archive') === undefined) {
+      const { size, error } = archive.record.status();
+      if (error !== undefined || (store.latestCheckpoint()?.size ?? 0) > size) {
+        schedule.want('archive', Date.now() + (error !== undefined ? ARCHIVE_RETRY_MS : ARCHIVE_DELAY_MS));
+        this.arm();
+      }
+    }
     return this.open;
   }
 
@@ -199,6 +229,24 @@ export class VouchLog extends DurableObject<WorkerEnv> implements LogObjectRpc {
   }
 
   /**
+   * After a commit, an archive pass one ARCHIVE_DELAY_MS later (the commits meanwhile share it).
+   * While the last pass was refused or failed, its retry (ARCHIVE_RETRY_MS) stands: a bucket with a
+   * changed object is not asked again at every commit.
+   */
+  private archiveSoon(log: OpenLog): void {
+    if (!log.archive || this.archivePending || log.archive.record.status().error !== undefined) return;
+    this.archivePending = true;
+    this.alarms().want('archive', Date.now() + ARCHIVE_DELAY_MS, { earliest: true });
+    this.arm(() => (this.archivePending = false));
+  }
+
+  /** A commit's follow-ups, all from the alarm: the witness round and the archive pass. */
+  private committed(log: OpenLog): void {
+    this.witnessSoon(log);
+    this.archiveSoon(log);
+  }
+
+  /**
    * The alarm: the jobs whose time has come. The witness round sends the newest checkpoint to every
    * witness (again after the interval while one is behind or failing); the retention pass erases
    * expired payloads (again after everyMinutes). Never on the decision path: its appends queue
@@ -230,8 +278,15 @@ export class VouchLog extends DurableObject<WorkerEnv> implements LogObjectRpc {
     if (log.retention && jobs.includes('retention')) {
       const run = await retentionPass({ tenant, port: log.port, policy: log.retention, now: new Date().toISOString() });
       schedule.want('retention', Date.now() + log.retention.everyMinutes * 60_000);
-      // Its erasure entries are new checkpoints for the witnesses.
-      if (run?.seqs.length) this.witnessSoon(log);
+      // Its erasure entries are new checkpoints for the witnesses and the archive.
+      if (run?.seqs.length) this.committed(log);
+    }
+    if (log.archive && jobs.includes('archive')) {
+      // Cleared first: a commit during the pass schedules the next one.
+      this.archivePending = false;
+      const { ok } = await archivePass({ tenant, bucket: log.archive.bucket, storage: log.store, record: log.archive.record });
+      if (!ok) schedule.want('archive', Date.now() + ARCHIVE_RETRY_MS, { earliest: true });
+      else if ((log.store.latestCheckpoint()?.size ?? 0) > log.archive.record.status().size) this.archiveSoon(log);
     }
     // This alarm is spent: set it again for the earliest job still waiting (one not due yet).
     this.arm();
@@ -258,7 +313,7 @@ export class VouchLog extends DurableObject<WorkerEnv> implements LogObjectRpc {
         if (log.handoverTo) await this.handOver(log, a.time);
         // The same recording as Node's (decide/policy-in-force.ts): documents checked against their digests, then the policy entry.
         const seq = await recordPolicyDocuments(log.port, log.store, a, a.time);
-        this.witnessSoon(log);
+        this.committed(log);
         return { origin: log.port.origin, appended: seq !== undefined, keys: log.keys.history.keys };
       }),
     );
@@ -281,7 +336,7 @@ export class VouchLog extends DurableObject<WorkerEnv> implements LogObjectRpc {
       if (log.keys.history.current.keys.some((k) => sameKey(k, key))) throw new ConfigError('ERR_CONFIG', `key ${keyId} still signs ${log.origin}: hand the log over to new secrets first (docs/workers-keys.md), then revoke it`);
       if (!Number.isSafeInteger(after) || after < 0) throw new ConfigError('ERR_CONFIG', 'after must be a tree size (a non-negative integer)');
       const a = await log.appender.append(revokeEntryBody(time, key, after, by));
-      this.witnessSoon(log);
+      this.committed(log);
       log.keys = tenantKeys(log.store, log.origin, log.keys.history.current.keys, legacy);
       const now = log.keys.history.keys;
       return { key: now.find((k) => k.name === key.name && sameKey(k, key)) ?? key, seq: a.seq, keys: now };
@@ -292,7 +347,7 @@ export class VouchLog extends DurableObject<WorkerEnv> implements LogObjectRpc {
     return toResult(async () => {
       const log = this.log(tenant);
       const appended = await log.port.append(body, attachments);
-      this.witnessSoon(log);
+      this.committed(log);
       return appended;
     });
   }
@@ -362,6 +417,18 @@ export class VouchLog extends DurableObject<WorkerEnv> implements LogObjectRpc {
     return toResult(async () => {
       const log = this.log(tenant);
       return log.witness && log.witness.cosigs.newestCosigned(log.origin, log.origin);
+    });
+  }
+
+  archiveStatus(tenant: string) {
+    return toResult(() => this.log(tenant).archive?.record.status());
+  }
+
+  checkArchive(tenant: string) {
+    return toResult(async () => {
+      const log = this.log(tenant);
+      if (!log.archive) throw new ConfigError('ERR_CONFIG', 'no tile archive: bind an R2 bucket as VOUCH_ARCHIVE (docs/workers-archive.md)');
+      return checkR2Archive({ tenant, bucket: log.archive.bucket, storage: log.store, origin: log.origin, verifiers: log.keys.verifiers });
     });
   }
 
