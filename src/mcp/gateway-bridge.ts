@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { digestJson } from '../canonical/index.js';
 import { JSONRPC } from '../protocol/index.js';
 import { GatewayError } from './gateway-errors.js';
-import type { Forwarded, Peer } from './gateway-relay.js';
+import type { Forwarded, Peer } from './gateway-session.js';
 
 type Rec = Record<string, unknown>;
 

@@ -9,7 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createMcpHandler, InMemoryServerEventBus, type AuthInfo, type McpHttpHandler } from '@modelcontextprotocol/server';
 import { envelopeClaimOf, JSONRPC, liftEnvelope, mcpHeaderMismatch } from '../protocol/index.js';
 import { recordedLabel } from '../interceptors/builtin/recorded-text.js';
-import type { Gateway } from './gateway.js';
+import type { Gateway } from './gateway-types.js';
 import type { GatewayRuntime } from './gateway-node.js';
 
 const GATEWAY_KEY = 'io.vouch/gateway';

@@ -14,7 +14,7 @@ import { challengeFor, metadataDocument, protectedResourceOf, wwwAuthenticate, t
 import { JSONRPC } from '../protocol/index.js';
 import { requireJsonMediaType } from '../http/body.js';
 import { isOwnOrigin } from '../http/web-guard.js';
-import type { Gateway } from './gateway.js';
+import type { Gateway } from './gateway-types.js';
 import type { GatewayRuntime } from './gateway-node.js';
 import { approveTool, sendJson, TOOLS_APPROVE_PATH } from './tool-pins-route.js';
 import { modernListener } from './gateway-http-modern.js';

@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { claimedClientOf, ENVELOPE_META, JSONRPC, SERVER_INFO_META } from '../protocol/index.js';
 import { bindingOf, type InputBridge } from './gateway-bridge.js';
 import { GatewayError } from './gateway-errors.js';
-import { SEQ_META } from './gateway-relay.js';
+import { SEQ_META } from './gateway-receipts.js';
 import type { HandlerExtra } from './gateway-peers.js';
 import type { ClaimedClient } from '../protocol/index.js';
 

@@ -21,7 +21,8 @@ import { serverNameOfCommand, serverNameOfUrl, splitCommand } from './gateway-co
 import { activateGatewayPolicies, type GatewayPolicies } from './gateway-policy.js';
 import { observedLog } from '../observe/observed-log.js';
 import { createOtelExporter, parseOtlpUrl } from '../observe/otel.js';
-import { startGateway, type Gateway } from './gateway.js';
+import { startGateway } from './gateway.js';
+import type { Gateway } from './gateway-types.js';
 import type { DownstreamEra } from './gateway-era.js';
 import { ReceiptLocator } from './gateway-evidence.js';
 import { DEFAULT_UPSTREAM_ERA, EraMemo, parseUpstreamEra, type UpstreamEra } from './gateway-upstream.js';

@@ -6,7 +6,9 @@ import type { Implementation, ServerCapabilities } from '@modelcontextprotocol/s
 import { decide, type DecisionOutcome } from '../decide/index.js';
 import { codeOf, publicMessage } from '../errors.js';
 import { deniedError } from './gateway-errors.js';
-import { contextOf, decideOrThrow, withoutVouchMeta, type Flow, type RelaySession } from './gateway-relay.js';
+import { decideOrThrow } from './gateway-decision.js';
+import { withoutVouchMeta } from './gateway-meta.js';
+import { contextOf, type Flow, type RelaySession } from './gateway-session.js';
 
 type Rec = Record<string, unknown>;
 

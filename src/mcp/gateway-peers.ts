@@ -9,7 +9,7 @@ import { ResultSchema, type JSONRPCMessage, type Progress, type RequestId } from
 import { z } from 'zod';
 import { JSONRPC } from '../protocol/index.js';
 import { GatewayError } from './gateway-errors.js';
-import type { Forwarded, Peer } from './gateway-relay.js';
+import type { Forwarded, Peer } from './gateway-session.js';
 import type { UpstreamClient } from './gateway-upstream.js';
 
 type Rec = Record<string, unknown>;

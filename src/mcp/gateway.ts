@@ -3,120 +3,33 @@
 // way, goes through the chain of its way and is signed: requests and their answers
 // (gateway-relay.ts), notifications, progress and cancellation (gateway-notify.ts), and the
 // upstream's initialize answer or 2026 discover result (its name and instructions).
-import type { Transport as UpstreamTransport } from '@modelcontextprotocol/client';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Server as ModernServer } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Implementation, RequestId, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
-import { z } from 'zod';
-import { systemClock, type Clock } from '../clock.js';
-import type { ActivePolicy, DecisionOutcome, Guard, Wait } from '../decide/index.js';
-import type { DriftRules, ExecutionLog } from '../execution/index.js';
-import { clientPeer, isLateProgress, tapWire, upstreamPeer, type ClientCapability, type HandlerExtra, type PeerDeps } from './gateway-peers.js';
-import { deniedError, unavailableError, type GatewayError } from './gateway-errors.js';
-import { decideInitialize, gateNotification } from './gateway-notify.js';
-import { contextOf, decideOrThrow, relayRequest, type Peer, type RelaySession } from './gateway-relay.js';
-import { InputBridge } from './gateway-bridge.js';
-import type { ReceiptEvidence } from './gateway-evidence.js';
-import { routeByEra, type DownstreamEra } from './gateway-era.js';
-import { gateListen, modernGatewayServer, type ModernCall, type ModernCore, type Refusal } from './gateway-modern.js';
+import { systemClock } from '../clock.js';
 import { recordedLabel } from '../interceptors/builtin/recorded-text.js';
-import { JSONRPC, MAX_CLIENT_FIELD, PROTOCOL_VERSION } from '../protocol/index.js';
-import { SessionPins, type ToolPins } from './tool-pins.js';
-import { connectFailure, createUpstreamClient, currentCall, DEFAULT_UPSTREAM_ERA, listenForListChanges, type EraMemo, type UpstreamClient, type UpstreamEra } from './gateway-upstream.js';
+import { MAX_CLIENT_FIELD, PROTOCOL_VERSION } from '../protocol/index.js';
+import { InputBridge } from './gateway-bridge.js';
+import { decideOrThrow } from './gateway-decision.js';
+import { routeByEra, type DownstreamEra } from './gateway-era.js';
+import { unavailableError } from './gateway-errors.js';
+import { decideListen } from './gateway-listen.js';
+import { ANY_PARAMS, anyRequest, FORWARDED, SERVER_REQUESTS } from './gateway-methods.js';
+import { gateListen, modernGatewayServer, type ModernCall, type ModernCore } from './gateway-modern.js';
+import { decideInitialize, gateNotification } from './gateway-notify.js';
+import { clientPeer, isLateProgress, tapWire, upstreamPeer, type HandlerExtra, type PeerDeps } from './gateway-peers.js';
+import { relayRequest } from './gateway-relay.js';
+import { contextOf, type Peer, type RelaySession } from './gateway-session.js';
+import { listUpstreamTools } from './gateway-tools-list.js';
+import type { Gateway, GatewayOptions } from './gateway-types.js';
+import { connectFailure, createUpstreamClient, currentCall, DEFAULT_UPSTREAM_ERA, listenForListChanges } from './gateway-upstream.js';
+import { waitFor } from './gateway-wait-for.js';
+import { SessionPins } from './tool-pins.js';
 
 export { GATEWAY_CLIENT_OPTIONS } from './gateway-upstream.js';
 
 export const DEFAULT_GATEWAY_TIMEOUT_MS = 300_000;
-
-export interface GatewayOptions {
-  /** What each forwarded request's decisions wait for (gateway-relay.ts): "durable" or "signed" (default). */
-  wait?: Wait;
-  /** Where answers say their receipts are, and whether every answer carries them (gateway-evidence.ts). */
-  evidence?: ReceiptEvidence;
-  /** Transport to the upstream MCP server (not yet started). */
-  upstream: UpstreamTransport;
-  /** Which MCP era to speak upstream (default auto: probe with server/discover, else 2025 initialize). */
-  upstreamEra?: UpstreamEra;
-  /** With `auto` over stdio: how long the server/discover probe waits (gateway-upstream.ts). */
-  probeTimeoutMs?: number;
-  /** The era this run's upstream was found to speak: a session after the first connects without a probe. */
-  eraMemo?: EraMemo;
-  /**
-   * Transport to the client (not yet started): its first message tells the era (gateway-era.ts),
-   * unless `era` says. Absent: no connection of its own; 2026 requests are served one by one
-   * through `modernServer()` (the HTTP listener does that).
-   */
-  downstream?: Transport;
-  /** The downstream era when it is known before the first message (an HTTP session opened by initialize). */
-  era?: DownstreamEra;
-  /** The upstream's name for policy (`context.server`) and entries. */
-  serverName: string;
-  /** The chain for client requests; `serverPolicy` its mirror for server requests (see gateway-policy.ts). */
-  policy: ActivePolicy;
-  serverPolicy: ActivePolicy;
-  /** The tenant's log: appends, and reads back the authorization an execution entry links to. */
-  log: ExecutionLog;
-  tenant: string;
-  principal: string;
-  roles?: string[];
-  clock?: Clock;
-  sessionId?: string;
-  drift?: DriftRules;
-  /** Per forwarded request, reset by progress (default 300 s). */
-  timeoutMs?: number;
-  /** Structured diagnostics (never on stdout: over stdio, stdout is the protocol). */
-  onLine?: (line: Record<string, unknown>) => void;
-  /** Pinned tool definitions of this upstream (tool-pins.ts); absent: no pinning. */
-  toolPins?: ToolPins;
-}
-
-export interface Gateway {
-  serverName: string;
-  sessionId: string;
-  /** What the upstream said about itself, and the capabilities offered to the client. */
-  upstreamInfo?: Implementation;
-  capabilities: ServerCapabilities;
-  client: UpstreamClient;
-  /** The era the downstream speaks, once its first message arrived (legacy: `server` is the SDK v1 Server). */
-  era(): DownstreamEra | undefined;
-  server?: Server;
-  /** A 2026-07-28 server over this gateway (one per HTTP request, or the stdio connection's). */
-  modernServer(): ModernServer;
-  /** subscriptions/listen, decided (the SDK would answer it itself): the params to go on with, or the error to answer. */
-  decideListen(params: Record<string, unknown>): Promise<Record<string, unknown> | Refusal>;
-  /** Where the upstream's decided notifications go for 2026 callers without a connection of their own (the HTTP listener's event bus). */
-  setNotificationSink(sink: (method: string, params: Record<string, unknown>) => void): void;
-  /** A client request refused before the chain (a header that disagrees with the body): a signed deny that names the guard. */
-  refuse(method: string, params: unknown, guard: Guard): Promise<DecisionOutcome>;
-  isUpstreamOpen(): boolean;
-  /** 2026 calls in flight or parked for the client's retry (gateway-bridge.ts). */
-  pendingCalls(): number;
-  /** Settles when the client side closes (or close() was called). */
-  closed: Promise<void>;
-  /** Close both sides and wait for requests in flight to finish recording. */
-  close(): Promise<void>;
-}
-
-/** Client requests forwarded for each upstream capability; anything else the gateway does not relay. */
-export const FORWARDED: [Exclude<keyof ServerCapabilities, 'tasks'>, string[]][] = [
-  ['tools', ['tools/list', 'tools/call']],
-  ['prompts', ['prompts/list', 'prompts/get']],
-  ['resources', ['resources/list', 'resources/templates/list', 'resources/read']],
-  ['completions', ['completion/complete']],
-  ['logging', ['logging/setLevel']],
-];
-export const SERVER_REQUESTS: [string, ClientCapability][] = [
-  ['sampling/createMessage', 'sampling'],
-  ['elicitation/create', 'elicitation'],
-  ['roots/list', 'roots'],
-];
-
-// Loose request schemas: the SDK would strip params fields it does not know; a proxy must not.
-const anyRequest = (method: string) => z.object({ method: z.literal(method), params: z.unknown().optional() }).passthrough();
-const ANY_PARAMS = z.looseObject({});
-const ANY_RESULT = z.looseObject({});
 
 export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   const line = opts.onLine ?? (() => undefined);
@@ -300,19 +213,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   };
   let listening: ModernServer | undefined;
   let sink: ((method: string, params: Record<string, unknown>) => void) | undefined;
-  const listenDecision = async (params: Record<string, unknown>): Promise<Record<string, unknown> | Refusal> => {
-    try {
-      const out = await decideOrThrow(session, opts.policy, { event: 'subscriptions/listen', phase: 'request', payload: params, context: contextOf(session), extra: { flow: 'client-to-server' }, wait: 'signed' });
-      if (out.effect === 'deny' || typeof out.finalPayload !== 'object' || out.finalPayload === null) {
-        const e = deniedError(out);
-        return { code: e.code, message: e.message, data: e.data };
-      }
-      return out.finalPayload as Record<string, unknown>;
-    } catch (e) {
-      const g = e as GatewayError;
-      return { code: g.code ?? JSONRPC.internalError, message: g.message, data: g.data };
-    }
-  };
+  const listenDecision = (params: Record<string, unknown>) => decideListen(session, opts.policy, params);
 
   let resolveClosed!: () => void;
   const closed = new Promise<void>((r) => (resolveClosed = r));
@@ -381,27 +282,4 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     closed,
     close,
   };
-}
-
-/** Every page of the upstream's tools/list, as sent (loose schema: the digest is of what the server said). */
-async function listUpstreamTools(client: UpstreamClient, timeoutMs: number): Promise<Record<string, unknown>[]> {
-  const tools: Record<string, unknown>[] = [];
-  let cursor: unknown;
-  for (let page = 0; page < 1000; page++) {
-    const r = (await client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } } as never, ANY_RESULT, { timeout: timeoutMs })) as Record<string, unknown>;
-    if (Array.isArray(r.tools)) tools.push(...(r.tools as Record<string, unknown>[]));
-    cursor = r.nextCursor;
-    if (typeof cursor !== 'string') return tools;
-  }
-  throw new Error('the upstream tools/list did not end after 1000 pages');
-}
-
-function waitFor<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    signal.addEventListener('abort', () => reject(signal.reason), { once: true });
-    // Rejected too: a client that hangs up before its first message rejects the era (gateway-era.ts),
-    // and an upstream request waiting on it must end with it, not leave an unhandled rejection.
-    p.then(resolve, reject);
-  });
 }

@@ -2,6 +2,7 @@
 // the newest checkpoint's note to the TSA when the cadence says so (every N entries or every N
 // minutes, never per decision), check the token against the pinned certificate and keep it. A TSA
 // that is down delays only the stamp: retried with doubling backoff, each failure reported.
+import { retryAt } from '../backoff.js';
 import { toHex } from '../canonical/index.js';
 import { codeOf } from '../errors.js';
 import type { Certificate } from 'pkijs';
@@ -98,7 +99,7 @@ export class TimestampStamper {
       this.o.onStatus?.({ ok: true, size: cp.size, stamped: { size: rec.size, genTime: rec.genTime, received: rec.received } });
     } catch (e) {
       this.failures++;
-      this.retryAt = this.o.nowMs() + Math.min((this.o.backoffMs ?? 1000) * 2 ** (this.failures - 1), this.o.maxBackoffMs ?? 300_000);
+      this.retryAt = retryAt(this.failures, this.o.nowMs(), { baseMs: this.o.backoffMs ?? 1000, maxMs: this.o.maxBackoffMs ?? 300_000 });
       const l = this.o.store.newest(origin);
       this.o.onStatus?.({ ok: false, size: cp.size, stamped: l && { size: l.size, genTime: l.genTime, received: l.received }, error: `${codeOf(e)}: ${(e as Error).message}` });
     }

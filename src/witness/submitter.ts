@@ -4,6 +4,7 @@
 // as signed: the log's Ed25519 and ML-DSA-44 lines (the keys a public witness is given,
 // c2sp.org/tlog-witness) beside its ML-DSA-65 one, which a witness ignores as an unknown key.
 // Runs on its own timer: a slow or dead witness never delays a decision.
+import { backoffDelay } from '../backoff.js';
 import { toHex } from '../canonical/index.js';
 import { postAddCheckpoint } from './client.js';
 import type { CosignatureStore } from './cosig-store.js';
@@ -124,7 +125,7 @@ export class WitnessSubmitter {
       if (a.kind === 'refused') return status(false, `witness refused: HTTP ${a.status} ${a.reason}`);
       attempt++;
       if (attempt > retries) return status(false, a.reason);
-      await sleep(250 * 2 ** (attempt - 1));
+      await sleep(backoffDelay(attempt, { baseMs: 250 }));
     }
   }
 }

@@ -40,7 +40,8 @@ describe.each(backends)('%s', (_name, make) => {
   }, 30_000);
 });
 
-describe.skipIf(!nativeMldsaAvailable())('node:crypto (native)', () => {
+const native = nativeMldsaAvailable();
+describe.skipIf(!native)(native ? 'node:crypto (native)' : `node:crypto (native) [skipped: native ML-DSA absent on Node ${process.versions.node}; node:crypto has it from 24.7]`, () => {
   it('signs under the context, or falls back to noble when node:crypto would drop it', async () => {
     const s = await createSignerFromSeed(seed, { thread: false });
     const sig = await signInContext(s, result, INVOKE_RESULT_CONTEXT);

@@ -23,6 +23,15 @@ export function buildChecker(): string {
   return join(dir, 'tlogcheck');
 }
 
+/** What tlogcheck is asked to check: the tiles under `prefix`, these checkpoints and vouch's proofs. */
+export interface GoJob {
+  prefix: string;
+  vkeys: string[];
+  checkpoints: string[];
+  inclusion: any[];
+  consistency: any[];
+}
+
 export interface GoReport {
   ok: boolean;
   verifiers: string[];
@@ -33,10 +42,12 @@ export interface GoReport {
   failures: string[] | null;
   treeSize: number;
   tilesFetched: string[];
+  /** Each checkpoint's ML-DSA-44 (0x06) line: the message Go rebuilt from the spec, for OpenSSL to verify. */
+  mldsa44: { checkpoint: number; key: string; timestamp: number; message: string; signature: string; publicKey: string }[] | null;
 }
 
 /** Runs tlogcheck asynchronously: the vouch service it fetches tiles from runs in this process. */
-export function runChecker(bin: string, job: unknown): Promise<GoReport> {
+export function runChecker(bin: string, job: GoJob): Promise<GoReport> {
   return new Promise((resolve, reject) => {
     const child = spawn(bin, [], { stdio: ['pipe', 'pipe', 'pipe'] });
     let out = '';

@@ -17,14 +17,14 @@ import { logPath, openSqliteStore } from '../../src/store/node.js';
 import { exportedKeys } from '../../src/store/published-keys.js';
 import { runVouch } from '../helpers/cli.js';
 import { makeLog } from '../store/_archive-log.js';
-import { buildChecker, runChecker } from './_tlogcheck.js';
+import { buildChecker, runChecker, type GoJob } from './_tlogcheck.js';
 
 let bin: string;
 let root: string;
 let data: string;
 let server: Server;
 let prefix: string;
-let job: { prefix: string; vkeys: string[]; checkpoints: string[]; inclusion: any[]; consistency: any[] };
+let job: GoJob;
 
 /** A static file server over `dir`: GET a path, get the file's bytes or 404. No vouch code. */
 function staticServer(dir: string): Promise<Server> {

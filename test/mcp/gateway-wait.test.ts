@@ -6,7 +6,8 @@ import { systemClock } from '../../src/clock.js';
 import { fromBase64, toHex } from '../../src/canonical/index.js';
 import { hashLeaf } from '../../src/log/index.js';
 import { openGateway, type GatewayRuntime } from '../../src/mcp/gateway-node.js';
-import { relayRequest, type RelaySession } from '../../src/mcp/gateway-relay.js';
+import { relayRequest } from '../../src/mcp/gateway-relay.js';
+import type { RelaySession } from '../../src/mcp/gateway-session.js';
 import { makeWorkspace, type Workspace, closeReplayed } from './_gateway.js';
 
 let rt: GatewayRuntime;

@@ -8,7 +8,7 @@ import { loadConfigFile } from '../../src/policy/load-config.js';
 import { MCP_EVENTS } from '../../src/protocol/index.js';
 import { coverageOf } from '../../src/interceptors/list.js';
 import { activateGatewayPolicies } from '../../src/mcp/gateway-policy.js';
-import { FORWARDED, SERVER_REQUESTS } from '../../src/mcp/gateway.js';
+import { FORWARDED, SERVER_REQUESTS } from '../../src/mcp/gateway-methods.js';
 
 const example = fileURLToPath(new URL('../../fixtures/config/vouch.example.yaml', import.meta.url));
 

@@ -9,7 +9,8 @@ import { systemClock } from '../../src/clock.js';
 import { decide, type ActivePolicy } from '../../src/decide/index.js';
 import { decisionEntryBody } from '../../src/entries/index.js';
 import { openGateway, type GatewayRuntime } from '../../src/mcp/gateway-node.js';
-import { relayRequest, type Peer } from '../../src/mcp/gateway-relay.js';
+import { relayRequest } from '../../src/mcp/gateway-relay.js';
+import type { Peer } from '../../src/mcp/gateway-session.js';
 import { entriesOf, makeWorkspace, closeReplayed } from '../mcp/_gateway.js';
 import { get, post, testServer } from '../http/_server.js';
 
