@@ -6,6 +6,7 @@ import type { Jwks } from '../crypto/index.js';
 import { erasedDigests } from '../entries/index.js';
 import { InputError, VouchError } from '../errors.js';
 import { extendRange, GENESIS_PREV, hashLeaf, parseVkey, type Hash, type StoredCheckpoint } from '../log/index.js';
+import type { TimestampEvidence } from '../timestamp/evidence-format.js';
 import { recordedEnrichers } from './_enrichments.js';
 import { bundleReadme } from './_readme.js';
 import {
@@ -38,6 +39,11 @@ export interface ExportOptions {
   tool: { name: string; version: string };
   /** RFC 3339, from the caller's clock (the core reads none). */
   created?: string;
+  /**
+   * The RFC 3161 stamps of checkpoints of sizes in (from, to], each with a consistency proof from
+   * its size to `to` (timestamps.json); absent or empty: no file. Node callers read timestamps.db.
+   */
+  timestamps?: (from: number, to: number) => Promise<TimestampEvidence[]>;
 }
 
 export interface ExportPlan {
@@ -163,6 +169,8 @@ export async function exportBundle(source: ExportSource, sink: BundleSink, opts:
   await putText(sink, FILES.keys, JSON.stringify({ vkeys: opts.keys.vkeys, jwks: opts.keys.jwks }, null, 1) + '\n');
   await putText(sink, FILES.checkpoint, plan.checkpoint.note);
   await putText(sink, FILES.range, formatRangeFile(await rangeBefore(source, plan.from)));
+  const stamps = (await opts.timestamps?.(plan.from, plan.to)) ?? [];
+  if (stamps.length > 0) await putText(sink, FILES.timestamps, JSON.stringify(stamps, null, 1) + '\n');
   for (const d of docs) await sink.file(d.path, d.bytes.length, [d.bytes]);
   await sink.file(FILES.entries, s.entriesSize, chunked(entryLines(source, plan)));
   if (withPayloads) await sink.file(FILES.payloads, s.payloadsSize, chunked(payloadLines(source, plan, s.erasedBy)));

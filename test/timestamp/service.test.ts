@@ -119,6 +119,79 @@ describe('a service with a TSA configured', () => {
     expect(altered.code).toBe(1);
     expect(altered.json.verdict).toMatch(/^INVALID/);
   }, 60_000);
+
+  it('a bundle carries the stamps of its range (timestamps.json): vouch verify BUNDLE --tsa-cert says time-stamped by the TSA; without it not checked; from vouch export and GET /v1/export', async () => {
+    const keyFile = join(svc.dir, 'keys.vkeys');
+    writeFileSync(keyFile, (await runVouch('keys', 'export', '--data', svc.data)).out);
+    // Stand-alone: enough decisions for two stamps (the first test may not have run).
+    for (let i = 0; i < 7; i++) expect((await decide(svc.s.url, `bundle ${i}`)).status).toBe(200);
+    await until(async () => (await get(`${svc.s.url}/v1/checkpoint`)).json.timestamped?.size >= 7);
+    const out = join(svc.dir, 'bundle');
+    const ex = await runVouch('export', '--data', svc.data, '-o', out);
+    expect(ex.code, ex.out).toBe(0);
+    const stamps = JSON.parse(readFileSync(join(out, 'timestamps.json'), 'utf8'));
+    expect(stamps.length).toBeGreaterThanOrEqual(2);
+    // Each token is over the exact note bytes (independent of vouch: openssl ts -verify).
+    for (const t of stamps) expect(opensslVerifyToken(tsa.pki, fromBase64(t.token), utf8.encode(t.checkpoint)).ok).toBe(true);
+    const text = await runVouch('verify', out, '--key', keyFile, '--tsa-cert', tsa.pki.caCert);
+    expect(text.code, text.out).toBe(0);
+    expect(text.out).toMatch(/time-stamped by CN=Test TSA, O=vouch tests at 20\d\d-/);
+    const js = await runVouch('verify', out, '--key', keyFile, '--tsa-cert', tsa.pki.caCert, '--json');
+    expect(js.code).toBe(0);
+    expect(js.json.timestamped).toMatchObject({ status: 'verified', tsa: 'CN=Test TSA, O=vouch tests', genTime: expect.any(String) });
+    expect(js.json.timestamps).toHaveLength(stamps.length);
+    // The earliest stamp is the one reported.
+    expect(js.json.timestamped.genTime).toBe([...js.json.timestamps.map((c: { genTime: string }) => c.genTime)].sort()[0]);
+    const none = await runVouch('verify', out, '--key', keyFile, '--json');
+    expect(none.code, JSON.stringify(none.json?.findings)).toBe(0);
+    expect(none.json.timestamped).toMatchObject({ status: 'not checked' });
+    expect((await runVouch('verify', out, '--key', keyFile)).out).toMatch(/TSA time-stamp: .*not checked/);
+    // The same from the HTTP export.
+    const res = await fetch(`${svc.s.url}/v1/export`);
+    expect(res.status).toBe(200);
+    const tgz = join(svc.dir, 'http-bundle.tar.gz');
+    writeFileSync(tgz, Buffer.from(await res.arrayBuffer()));
+    const http = await runVouch('verify', tgz, '--key', keyFile, '--tsa-cert', tsa.pki.caCert, '--json');
+    expect(http.code, JSON.stringify(http.json?.findings)).toBe(0);
+    expect(http.json.timestamped).toMatchObject({ status: 'verified' });
+  }, 60_000);
+
+  it('a bundle whose timestamps.json was tampered with is INVALID with the reason: an altered token, a stamp moved onto another note, a proof that does not tie it to the tree, a stamp of another log', async () => {
+    const keyFile = join(svc.dir, 'keys.vkeys');
+    writeFileSync(keyFile, (await runVouch('keys', 'export', '--data', svc.data)).out);
+    await until(async () => (await get(`${svc.s.url}/v1/checkpoint`)).json.timestamped?.size >= 7);
+    const out = join(svc.dir, 'bundle-t');
+    expect((await runVouch('export', '--data', svc.data, '-o', out)).code).toBe(0);
+    const file = join(out, 'timestamps.json');
+    const good = readFileSync(file, 'utf8');
+    const check = async (stamps: unknown[]) => {
+      writeFileSync(file, JSON.stringify(stamps));
+      const r = await runVouch('verify', out, '--key', keyFile, '--tsa-cert', tsa.pki.caCert, '--json');
+      expect(r.code).toBe(1);
+      return r.json.findings.filter((f: { check: string }) => f.check === 'timestamp').map((f: { message: string }) => f.message).join('\n');
+    };
+    const stamps = JSON.parse(good);
+    const tok = fromBase64(stamps[0].token);
+    tok[tok.length - 10] ^= 0x40;
+    expect(await check([{ ...stamps[0], token: Buffer.from(tok).toString('base64') }])).toMatch(/TSA token/);
+    expect(await check([{ ...stamps[0], token: stamps[1].token }])).toMatch(/other bytes/);
+    expect(await check([{ ...stamps[0], proof: ['00'.repeat(32), ...stamps[0].proof] }])).toMatch(/not a prefix/);
+    // Another log's stamp (another service, its own keys, the same TSA).
+    const other = await serve({ url: tsa.url, certificates: tsa.pki.caCert, everyEntries: 1 });
+    try {
+      expect((await decide(other.s.url, 'elsewhere')).status).toBe(200);
+      await until(async () => (await get(`${other.s.url}/v1/checkpoint`)).json.timestamped?.size >= 1);
+      const foreign = (await get(`${other.s.url}/v1/entries/0`)).json.receipt.timestamp;
+      expect(await check([{ ...foreign, proof: stamps[0].proof }])).toMatch(/does not verify with the log's keys/);
+    } finally {
+      await other.s.close();
+    }
+    // Without a pinned certificate a tampered token is still "not checked", never INVALID; the note and proof still are.
+    writeFileSync(file, JSON.stringify([{ ...stamps[0], token: Buffer.from(tok).toString('base64') }]));
+    expect((await runVouch('verify', out, '--key', keyFile, '--json')).code).toBe(0);
+    writeFileSync(file, good);
+    expect((await runVouch('verify', out, '--key', keyFile, '--tsa-cert', tsa.pki.caCert)).code).toBe(0);
+  }, 90_000);
 });
 
 async function closedPort(): Promise<number> {
