@@ -322,7 +322,12 @@ export async function verifyBundle(reader: BundleReader, opts: VerifyBundleOptio
 }
 
 async function checkStamps(text: string | undefined, tree: Checkpoint | undefined, keys: VerifyBundleOptions['trusted'], opts: VerifyBundleOptions, report: BundleReport, add: (message: string) => void): Promise<void> {
-  if (text === undefined) return;
+  // Stamps are optional evidence: a bundle without them (a service with no TSA, or the file removed)
+  // is not made INVALID, but the verdict says the time was not checked, so a stripped file shows.
+  if (text === undefined) {
+    report.timestamped = { status: 'not checked', detail: 'not checked (no stamps in bundle)' };
+    return;
+  }
   let list: unknown;
   try {
     list = JSON.parse(text);
