@@ -16,10 +16,12 @@ export const FILES = {
   keys: 'keys.json',
   payloads: 'payloads.jsonl',
   readme: 'README.md',
+  /** RFC 3161 stamps of checkpoints in the range (issue 41), each tied to the bundle's tree by a consistency proof. */
+  timestamps: 'timestamps.json',
 } as const;
 
 /** Every file name a bundle may hold; anything else is reported as unknown, never read. */
-const BUNDLE_FILE = /^(manifest\.json|checkpoint|entries\.jsonl|range\.json|keys\.json|payloads\.jsonl|README\.md|chains\/sha256-[0-9a-f]{64}\.json|policies\/sha256-[0-9a-f]{64})$/;
+const BUNDLE_FILE = /^(manifest\.json|checkpoint|entries\.jsonl|range\.json|keys\.json|payloads\.jsonl|README\.md|timestamps\.json|chains\/sha256-[0-9a-f]{64}\.json|policies\/sha256-[0-9a-f]{64})$/;
 export const isBundleFile = (name: string): boolean => BUNDLE_FILE.test(name);
 /** The two streamed files; every other bundle file is small and read whole. */
 export const isJsonlFile = (name: string): boolean => name === FILES.entries || name === FILES.payloads;

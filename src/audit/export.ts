@@ -1,11 +1,12 @@
 // Export an audit bundle (DESIGN.md section 7) through a sink: a directory, a .tar.gz file or an
 // HTTP stream. Two streaming passes over the entries (sizes and references first, then bytes),
 // so tar headers know each size up front and memory never holds the entries. Portable.
-import { isDigest, toHex, utf8, type Digest } from '../canonical/index.js';
+import { fromHex, isDigest, toHex, utf8, type Digest } from '../canonical/index.js';
 import type { Jwks } from '../crypto/index.js';
 import { erasedDigests } from '../entries/index.js';
 import { InputError, VouchError } from '../errors.js';
-import { extendRange, GENESIS_PREV, hashLeaf, parseVkey, type Hash, type StoredCheckpoint } from '../log/index.js';
+import { checkExtends, extendRange, GENESIS_PREV, hashLeaf, parseCheckpoint, parseNote, parseVkey, type Hash, type StoredCheckpoint } from '../log/index.js';
+import type { TimestampEvidence } from '../timestamp/evidence-format.js';
 import { recordedEnrichers } from './_enrichments.js';
 import { bundleReadme } from './_readme.js';
 import {
@@ -38,6 +39,11 @@ export interface ExportOptions {
   tool: { name: string; version: string };
   /** RFC 3339, from the caller's clock (the core reads none). */
   created?: string;
+  /**
+   * The RFC 3161 stamps of checkpoints of sizes in (from, to], each with a consistency proof from
+   * its size to `to` (timestamps.json); absent or empty: no file. Node callers read timestamps.db.
+   */
+  timestamps?: (from: number, to: number) => Promise<TimestampEvidence[]>;
 }
 
 export interface ExportPlan {
@@ -143,6 +149,7 @@ export async function exportBundle(source: ExportSource, sink: BundleSink, opts:
     counts[doc.kind === 'chain' ? 'chains' : 'policies']++;
     docs.push({ path: documentPath(doc.kind, d), bytes: doc.bytes });
   }
+  const stamps = tiedStamps((await opts.timestamps?.(plan.from, plan.to)) ?? [], plan);
   const erased = [...s.missing].reduce((n, [d, m]) => n + (s.erasedBy.has(d) ? m.count : 0), 0);
   const manifest: BundleManifest = {
     format: BUNDLE_FORMAT,
@@ -163,10 +170,33 @@ export async function exportBundle(source: ExportSource, sink: BundleSink, opts:
   await putText(sink, FILES.keys, JSON.stringify({ vkeys: opts.keys.vkeys, jwks: opts.keys.jwks }, null, 1) + '\n');
   await putText(sink, FILES.checkpoint, plan.checkpoint.note);
   await putText(sink, FILES.range, formatRangeFile(await rangeBefore(source, plan.from)));
+  if (stamps.length > 0) await putText(sink, FILES.timestamps, JSON.stringify(stamps, null, 1) + '\n');
   for (const d of docs) await sink.file(d.path, d.bytes.length, [d.bytes]);
   await sink.file(FILES.entries, s.entriesSize, chunked(entryLines(source, plan)));
   if (withPayloads) await sink.file(FILES.payloads, s.payloadsSize, chunked(payloadLines(source, plan, s.erasedBy)));
   return manifest;
+}
+
+/**
+ * The stamps whose checkpoint its proof ties to the bundle's tree: what the verifier accepts. A stamp
+ * it would reject (of another log under the same origin, e.g. a data directory made again; a stored
+ * note that does not parse) is left out with a manifest note, never written as evidence that fails.
+ */
+function tiedStamps(stamps: TimestampEvidence[], plan: ExportPlan): TimestampEvidence[] {
+  const tree = parseCheckpoint(parseNote(plan.checkpoint.note).text);
+  return stamps.filter((ev) => {
+    let size = '?';
+    try {
+      const cp = parseCheckpoint(parseNote(ev.checkpoint).text);
+      size = String(cp.size);
+      const r = checkExtends(cp, tree, ev.proof.map(fromHex));
+      if (r.ok) return true;
+      plan.notes.push(`a TSA time-stamp of checkpoint size ${size} is left out: ${r.message}`);
+    } catch (e) {
+      plan.notes.push(`a TSA time-stamp of checkpoint size ${size} is left out: ${(e as Error).message}`);
+    }
+    return false;
+  });
 }
 
 function putText(sink: BundleSink, name: string, text: string): Promise<void> {

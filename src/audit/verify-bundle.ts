@@ -15,6 +15,8 @@ import { PayloadCursor } from './_payload-cursor.js';
 import { FILES, parseEntryLine, parseManifest, parseRangeFile, type BundleManifest } from './bundle-format.js';
 import { ActivationTracker, HeadsCheck } from '../log/activation-check.js';
 import { Replayer, type ReplayCounts, type UnreplayableReason } from './replay.js';
+import { parseTimestampEvidence, type TimestampEvidence } from '../timestamp/evidence-format.js';
+import type { CheckTimestampOptions, TimestampCheck } from '../timestamp/evidence.js';
 
 export interface BundleReader {
   /** A small file's text (manifest, checkpoint, range, keys), or undefined when absent. */
@@ -27,7 +29,7 @@ export interface BundleReader {
   unknown?: string[];
 }
 
-export type BundleCheck = 'manifest' | 'keys' | 'checkpoint' | 'signature' | 'trusted-key' | 'witnesses' | 'consistency' | 'range' | 'entry' | 'seq' | 'link' | 'root' | 'document' | 'payload' | 'replay' | 'files' | 'activation' | 'heads';
+export type BundleCheck = 'manifest' | 'keys' | 'checkpoint' | 'signature' | 'trusted-key' | 'witnesses' | 'consistency' | 'range' | 'entry' | 'seq' | 'link' | 'root' | 'document' | 'payload' | 'replay' | 'files' | 'activation' | 'heads' | 'timestamp';
 
 export interface BundleFinding {
   check: BundleCheck;
@@ -73,6 +75,10 @@ export interface BundleReport {
   replay?: ReplayCounts;
   /** With a witness policy (`--witness`, `--min-witnesses`): its verdict on the checkpoint's cosignatures. */
   witnessCheck?: BundleWitnessCheck;
+  /** Each RFC 3161 stamp in timestamps.json, checked (issue 41); absent when the bundle carries none. */
+  timestamps?: TimestampCheck[];
+  /** The earliest verified stamp ("time-stamped by TSA at genTime"), or `not checked` without a pinned TSA certificate. */
+  timestamped?: { status: 'verified'; tsa: string; genTime: string; size: number } | { status: 'not checked'; detail: string };
   truncated: boolean;
 }
 
@@ -97,6 +103,11 @@ export interface VerifyBundleOptions {
   newer?: NewerCheckpoint;
   /** Witness policy: the cosignatures on the bundle's checkpoint must satisfy it (a finding otherwise). */
   witnesses?: (note: string) => BundleWitnessCheck;
+  /**
+   * Checks one stamp of timestamps.json (timestamp/evidence.ts checkTimestamp with the pinned TSA
+   * certificate, or none: "not checked"); passed in so this module stays free of pkijs.
+   */
+  checkTimestamp?: (ev: TimestampEvidence, o: Omit<CheckTimestampOptions, 'pinned'>) => Promise<TimestampCheck>;
   /** Default true: replay every decision whose payload is in the bundle. */
   replay?: boolean;
   engines?: Record<string, string>;
@@ -184,6 +195,9 @@ export async function verifyBundle(reader: BundleReader, opts: VerifyBundleOptio
       for (const c of n.checks) if (!c.ok) add('consistency', 'ERR_VERIFY_PROOF', `${c.name}: ${c.detail}${n.evidence ? ' (fork evidence: two signed checkpoints that cannot both be true)' : ''}`);
     }
   }
+
+  // 3b. RFC 3161 stamps: each over a checkpoint of this log, tied to the bundle's tree by a consistency proof
+  await checkStamps(await reader.text(FILES.timestamps), signed, keys, opts, report, (message) => add('timestamp', 'ERR_VERIFY_PROOF', message));
 
   // 4. where the range starts
   let range: CompactRange | undefined;
@@ -305,6 +319,44 @@ export async function verifyBundle(reader: BundleReader, opts: VerifyBundleOptio
   if (!activation) report.notes.push('policy activation not checked: the bundle starts after entry 0');
   if (!opts.trusted) report.notes.push('the checkpoint was verified with keys that came inside the bundle itself: pass --key with a key you trust');
   return done();
+}
+
+async function checkStamps(text: string | undefined, tree: Checkpoint | undefined, keys: VerifyBundleOptions['trusted'], opts: VerifyBundleOptions, report: BundleReport, add: (message: string) => void): Promise<void> {
+  // Stamps are optional evidence: a bundle without them (a service with no TSA, or the file removed)
+  // is not made INVALID, but the verdict says the time was not checked, so a stripped file shows.
+  if (text === undefined) {
+    report.timestamped = { status: 'not checked', detail: 'not checked (no stamps in bundle)' };
+    return;
+  }
+  let list: unknown;
+  try {
+    list = JSON.parse(text);
+  } catch {
+    return add(`${FILES.timestamps}: not JSON`);
+  }
+  if (!Array.isArray(list)) return add(`${FILES.timestamps}: must be a list of {checkpoint, proof, token}`);
+  if (!tree) return add(`${FILES.timestamps}: the bundle's checkpoint does not parse, so no stamp can be tied to it`);
+  const trust = opts.trusted ?? keys;
+  if (!opts.checkTimestamp || !trust) {
+    report.timestamped = { status: 'not checked', detail: `${list.length} TSA time-stamp(s) not checked (give --tsa-cert FILE)` };
+    return;
+  }
+  report.timestamps = [];
+  for (const [i, v] of list.entries()) {
+    const issues: { path: string; message: string }[] = [];
+    const ev = parseTimestampEvidence(v, `/${i}`, issues);
+    if (!ev) {
+      add(`${FILES.timestamps}: ${issues.map((x) => `${x.path} ${x.message}`).join('; ')}`);
+      continue;
+    }
+    const c = await opts.checkTimestamp(ev, { verifiers: uniqueVerifiers(verifiersFor(trust, ev.checkpoint)), classicalOk: opts.classicalOk, covers: { origin: tree.origin, tree } });
+    report.timestamps.push(c);
+    if (!c.ok) add(`${FILES.timestamps} stamp ${i}: ${c.detail}`);
+  }
+  const verified = report.timestamps.filter((c) => c.status === 'verified').sort((a, b) => (a.genTime! < b.genTime! ? -1 : a.genTime! > b.genTime! ? 1 : 0));
+  const notChecked = report.timestamps.find((c) => c.status === 'not checked');
+  if (verified.length > 0) report.timestamped = { status: 'verified', tsa: verified[0].tsa!, genTime: verified[0].genTime!, size: verified[0].size! };
+  else if (notChecked) report.timestamped = { status: 'not checked', detail: `${report.timestamps.length} TSA time-stamp(s) not checked (give --tsa-cert FILE, the TSA certificate you trust)` };
 }
 
 /** The report before anything is read (also what a bundle that cannot be opened reports). */

@@ -10,6 +10,7 @@ import { createMemoryStateStores } from '../interceptors/builtin/index.js';
 import type { Json } from '../interceptors/types.js';
 import { isRemoteDeclaration, parseConfigText, resolveConfigDocument, type ResolvedConfig } from '../policy/index.js';
 import type { LogPort } from '../store/log-port.js';
+import { buildTimestampEvidence, type TimestampEvidence } from '../timestamp/evidence-format.js';
 import type { Env } from './app.js';
 import type { AppDeps } from './deps.js';
 import { readJsonBody } from './body.js';
@@ -138,7 +139,8 @@ export function registerAuditReadRoutes(app: Hono<Env>, rc: Pick<RestContext, 'd
   });
 
   app.get('/v1/export', withRole('audit'), async (c) => {
-    const source = sourcesOf(await deps.logs(c.get('caller').tenant)).exporting;
+    const log = await deps.logs(c.get('caller').tenant);
+    const source = sourcesOf(log).exporting;
     const keys = (await deps.keys.of?.(c.get('caller').tenant)) ?? deps.keys; // this log's key history, no other tenant's
     const opts = {
       from: queryCount(c.req.query('from'), 'from'),
@@ -147,6 +149,12 @@ export function registerAuditReadRoutes(app: Hono<Env>, rc: Pick<RestContext, 'd
       keys: { jwks: keys.jwks, vkeys: keys.vkeys.filter((v) => !v.startsWith('#')) },
       tool: { name: 'vouch', version: VOUCH_ENGINE_VERSION },
       created: deps.clock.now().toISOString(),
+      // RFC 3161 stamps in the range, each proven a prefix of the bundle's tree (issue 41).
+      timestamps: deps.timestamps && (async (from: number, to: number) => {
+        const out: TimestampEvidence[] = [];
+        for (const t of deps.timestamps!.within(log.origin, from, to)) out.push(buildTimestampEvidence(t.note, await log.consistencyProof(t.size, to), t.token));
+        return out;
+      }),
     };
     const plan = await planExport(source, opts); // errors before the first byte: a normal HTTP error
     const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();

@@ -10,12 +10,13 @@ export interface NoteLine {
   keyId: string;
   alg: string;
   /**
-   * The log's own signature; a witness cosignature (tlog-cosignature: timestamp, then the
-   * signature); or the log's own cosignature, named after its origin (witness/node-log.ts), which
-   * vouches for nothing outside the log.
+   * The log's own signature (ML-DSA-65, Ed25519); a witness cosignature (tlog-cosignature:
+   * timestamp, then the signature); or `log-mldsa44`, the log's own ML-DSA-44 signature: one of the
+   * log's keys, written in the timestamped tlog-cosignature (0x06) layout under the log's origin
+   * (c2sp.org/tlog-checkpoint), so it is a log signature, not a witness's.
    */
-  kind: 'log' | 'witness' | 'log-cosignature';
-  /** A cosignature's time, ISO 8601. */
+  kind: 'log' | 'witness' | 'log-mldsa44';
+  /** A timestamped line's time (a cosignature, the log's ML-DSA-44 line), ISO 8601. */
   time?: string;
 }
 
@@ -39,7 +40,7 @@ export function readNote(note: string): ReadNote {
     if (cosig) {
       const secs = new DataView(s.signature.buffer, s.signature.byteOffset, 8).getBigUint64(0);
       const ms = Number(secs) * 1000;
-      return { name: s.name, keyId, alg: cosig, kind: s.name === cp.origin ? 'log-cosignature' : 'witness', ...(Number.isSafeInteger(ms) && ms < 864e13 && { time: new Date(ms).toISOString() }) };
+      return { name: s.name, keyId, alg: cosig, kind: s.name === cp.origin ? 'log-mldsa44' : 'witness', ...(Number.isSafeInteger(ms) && ms < 864e13 && { time: new Date(ms).toISOString() }) };
     }
     return { name: s.name, keyId, alg: LOG_SIGNATURE[s.signature.length] ?? `unknown (${s.signature.length} bytes)`, kind: 'log' };
   });
@@ -50,6 +51,6 @@ export function readNote(note: string): ReadNote {
 export function lineWhat(l: NoteLine): string {
   const at = l.time ? ` at ${l.time}` : '';
   if (l.kind === 'log') return "the log's signature";
-  if (l.kind === 'log-cosignature') return `the log's own cosignature${at} (vouches for nothing outside the log)`;
+  if (l.kind === 'log-mldsa44') return `ML-DSA-44 (log): the log's own post-quantum signature, in the c2sp tlog-cosignature 0x06 format${l.time ? `, signed${at}` : ''}`;
   return `witness cosignature${at}`;
 }

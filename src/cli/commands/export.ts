@@ -11,6 +11,9 @@ import { withCosignatures } from '../../witness/index.js';
 import { readCosignatures } from '../../witness/node-log.js';
 import { openLogReadOnly, originOf, publicKeysOf, TENANT_OPTION } from './_audit-open.js';
 import { exportSep3004Command } from './_export-sep3004.js';
+import { consistencyProof } from '../../log/index.js';
+import { buildTimestampEvidence } from '../../timestamp/evidence-format.js';
+import { readTimestamps } from '../../timestamp/node-tsa.js';
 
 export const help = `vouch export -o DIR|FILE.tar.gz [--from SEQ] [--to SEQ] [--payloads] [--data DIR] [--tenant T] [--json]
 vouch export --format sep3004 -o FILE.json [--from SEQ] [--to SEQ] [--data DIR] [--tenant T]
@@ -57,13 +60,16 @@ export async function run(argv: string[], io: Io, progressStream?: ProgressStrea
   const keys = publicKeysOf(dir, values['key-name']!, values.tenant!);
   const store = openLogReadOnly(dir, values.tenant!);
   const cosignatures = readCosignatures(dir); // witnessed checkpoints carry their cosignatures in the bundle
+  const stamps = readTimestamps(dir); // RFC 3161 stamps (issue 41): timestamps.json, when the service stamped
   try {
-    const stored = storeExportSource(store, originOf(store, values.tenant!, values['key-name']!));
+    const origin = originOf(store, values.tenant!, values['key-name']!);
+    const stored = storeExportSource(store, origin);
     const base = cosignatures ? withCosignatures(stored, cosignatures) : stored;
     // On a terminal (not --json): entries counted on stderr as they are scanned, then written.
     const progress = createProgress('vouch export', { json: values.json, stream: progressStream });
     const source = watchEntries(base, progress, (call) => (call === 0 ? 'scanning entries' : 'writing entries'));
-    const opts = { from: intOption(values.from, 'from'), to: intOption(values.to, 'to'), payloads: values.payloads, keys, tool: { name: 'vouch', version: VOUCH_ENGINE_VERSION }, created: new Date().toISOString() };
+    const opts = { from: intOption(values.from, 'from'), to: intOption(values.to, 'to'), payloads: values.payloads, keys, tool: { name: 'vouch', version: VOUCH_ENGINE_VERSION }, created: new Date().toISOString(),
+      timestamps: stamps && (async (from: number, to: number) => stamps.within(origin, from, to).map((t) => buildTimestampEvidence(t.note, consistencyProof(t.size, to, store), t.token))) };
     const plan = await planExport(source, opts);
     let manifest;
     try {
@@ -89,5 +95,6 @@ export async function run(argv: string[], io: Io, progressStream?: ProgressStrea
   } finally {
     store.close();
     cosignatures?.close();
+    stamps?.close();
   }
 }

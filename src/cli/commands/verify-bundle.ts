@@ -13,8 +13,10 @@ import { counted, createProgress, type Progress, type ProgressStream } from '../
 import { FILES } from '../../audit/bundle-format.js';
 import { WITNESS_OPTIONS, witnessPolicy, type WitnessPolicy } from './_witness-policy.js';
 import { requirePqOption } from './_require-pq.js';
+import { readTsaCert } from './_tsa-check.js';
+import { checkTimestamp } from '../../timestamp/index.js';
 
-export const help = `vouch verify BUNDLE [--key FILE | --trust-bundle-keys] [--checkpoint NEWER] [--witness VKEY]... [--min-witnesses K] [--require-pq any|mldsa65] [--classical-ok] [--no-replay] [--json]
+export const help = `vouch verify BUNDLE [--key FILE | --trust-bundle-keys] [--checkpoint NEWER] [--witness VKEY]... [--min-witnesses K] [--tsa-cert FILE] [--require-pq any|mldsa65] [--classical-ok] [--no-replay] [--json]
 
 BUNDLE is an audit bundle from \`vouch export\` (a directory or a .tar.gz). Checks, in one
 streaming pass: the manifest and keys.json; the checkpoint's signature against the bundle's
@@ -37,6 +39,11 @@ devices, fifos or duplicate files (ERR_BUNDLE_FILE). Files the format lacks are 
                        type 0x04 Ed25519 or 0x06 ML-DSA-44, or a file of them); repeatable. The
                        verdict names each witness that cosigned and the latest cosignature time
   --min-witnesses K    at least K distinct trusted witnesses (default 1 when --witness is given)
+  --tsa-cert FILE      the RFC 3161 time-stamping authority you trust (its certificate or CA, PEM
+                       or DER): each stamp in timestamps.json must verify against it over the exact
+                       note bytes, the note must be signed by the log's keys and be a prefix of the
+                       bundle's tree; the verdict says "time-stamped by <TSA> at <time>" (the
+                       earliest). Without it the stamps are "not checked", never a finding
   --require-pq R       \`any\` (default): an ML-DSA-44 or ML-DSA-65 signature meets the post-quantum
                        requirement; \`mldsa65\`: only ML-DSA-65. The summary line and --json
                        ("postQuantum") name the one that counted.
@@ -47,7 +54,7 @@ devices, fifos or duplicate files (ERR_BUNDLE_FILE). Files the format lacks are 
 The verdict names the algorithms and key ids that verified.`;
 
 export async function verifyBundleCommand(argv: string[], io: Io, progressStream?: ProgressStream): Promise<number> {
-  const { values, positionals } = parse(argv, { key: { type: 'string' }, 'no-replay': { type: 'boolean', default: false }, 'trust-bundle-keys': { type: 'boolean', default: false }, 'classical-ok': { type: 'boolean', default: false }, 'require-pq': { type: 'string' }, checkpoint: { type: 'string' }, ...WITNESS_OPTIONS }, true);
+  const { values, positionals } = parse(argv, { key: { type: 'string' }, 'no-replay': { type: 'boolean', default: false }, 'trust-bundle-keys': { type: 'boolean', default: false }, 'classical-ok': { type: 'boolean', default: false }, 'require-pq': { type: 'string' }, 'tsa-cert': { type: 'string' }, checkpoint: { type: 'string' }, ...WITNESS_OPTIONS }, true);
   if (values.help) return io.out(help), EXIT.ok;
   const requirePq = requirePqOption(values['require-pq']);
   if (positionals.length !== 1) throw new UsageError('give one BUNDLE (a directory or a .tar.gz)');
@@ -55,8 +62,10 @@ export async function verifyBundleCommand(argv: string[], io: Io, progressStream
   if (!existsSync(path)) throw new UsageError(`no bundle at ${path}`);
   if (values.key && values['trust-bundle-keys']) throw new UsageError('give --key or --trust-bundle-keys, not both');
   let trusted: Trust | undefined;
+  let pinned: ReturnType<typeof readTsaCert> | undefined;
   try {
     trusted = values.key ? readKeyFile(values.key) : undefined;
+    pinned = values['tsa-cert'] === undefined ? undefined : readTsaCert(values['tsa-cert']);
   } catch (e) {
     return io.err(`vouch verify: error ${codeOf(e)}: ${publicMessage(e)}`), EXIT.input; // not a verdict on the bundle
   }
@@ -73,7 +82,7 @@ export async function verifyBundleCommand(argv: string[], io: Io, progressStream
   const progress = createProgress('vouch verify', { json: values.json, stream: progressStream });
   try {
     bundle = await openBundle(path);
-    report = await verifyBundle(await withProgress(bundle.reader, progress), { trusted, trustBundleKeys: values['trust-bundle-keys'], classicalOk: values['classical-ok'], requirePq, newer, witnesses: witnesses.check, replay: !values['no-replay'], hashLeaf: nodeHashLeaf });
+    report = await verifyBundle(await withProgress(bundle.reader, progress), { trusted, trustBundleKeys: values['trust-bundle-keys'], classicalOk: values['classical-ok'], requirePq, newer, witnesses: witnesses.check, checkTimestamp: (ev, o) => checkTimestamp(ev, { ...o, pinned }), replay: !values['no-replay'], hashLeaf: nodeHashLeaf });
   } catch (e) {
     // A bundle past its limits, or holding links or devices, is refused as input (exit 3), not verified.
     if (codeOf(e) === 'ERR_BUNDLE_LIMIT' || codeOf(e) === 'ERR_BUNDLE_FILE') return io.err(`vouch verify: error ${codeOf(e)}: ${publicMessage(e)}`), values.json && io.out(JSON.stringify({ ok: false, error: { code: codeOf(e), message: publicMessage(e) } })), EXIT.input;
@@ -115,6 +124,8 @@ function print(r: BundleReport, path: string, json: boolean, io: Io, witnesses: 
   const by = r.signatures.map((x) => `${x.name} (${x.alg} ${x.keyId}, ${x.source})`).join(', ');
   io.out(`${r.ok ? 'ok  ' : 'FAIL'} bundle ${where}: ${r.entries} entries; checkpoint signed by ${by || 'no key that verified'}${r.signatures.length ? `; ${describePostQuantum({ classicalOnly: r.classicalOnly, postQuantum: r.postQuantum ?? undefined, requirePq: r.requirePq })}` : ''}`);
   if (r.witnessCheck?.ok) io.out(`     witnesses: ${r.witnessCheck.detail}`);
+  if (r.timestamped?.status === 'verified') io.out(`     time-stamped by ${r.timestamped.tsa} at ${r.timestamped.genTime}: entries [0, ${r.timestamped.size}) existed by then`);
+  else if (r.timestamped) io.out(`     TSA time-stamp: ${r.timestamped.detail}`);
   if (r.replay) io.out(`     replay: ${r.replay.decisions} decisions, ${r.replay.match} match, ${r.replay.mismatch} mismatch, ${r.replay.unreplayable} unreplayable`);
   for (const f of r.findings) io.out(`  - ${f.seq !== undefined ? `seq ${f.seq} ` : ''}[${f.check}] ${f.message}`);
   if (r.truncated) io.out('  - ... more findings not listed');
