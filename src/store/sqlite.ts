@@ -7,6 +7,8 @@ import { StoreError } from '../errors.js';
 import type { Hash, TreeNode } from '../log/merkle.js';
 import type { CommitTag } from '../log/commit-tag.js';
 import { guarded } from './_guarded.js';
+import { decodeEntryRow, encodeEntryRow } from './entry-codec.js';
+import { EntryDictionaries } from './entry-dictionaries.js';
 import { applyMigrations, KEY_ENTRY_SQL, orderMigrations, PIN_ENTRY_SQL, POLICY_ENTRY_SQL, type Migration } from './migrations.js';
 import type { Batch, DocumentKind, EntryBatch, LogStore, StoredCheckpoint, StoredEntry } from './port.js';
 
@@ -21,6 +23,21 @@ const u8 = (b: Buffer): Uint8Array => new Uint8Array(b.buffer, b.byteOffset, b.b
 
 export interface SqliteStoreOptions {
   readonly?: boolean;
+  /**
+   * Whether new entry rows are written compressed (docs/storage.md). Default: as the log file's
+   * meta key `entry_codec` says (`deflate`: yes); without it, raw (codec 0) as before migration 0008.
+   */
+  compress?: boolean;
+}
+
+/** The meta key that turns compact entry rows on for a log file (value `deflate`). */
+export const ENTRY_CODEC_META = 'entry_codec';
+
+interface Row {
+  seq: number;
+  bytes: Buffer;
+  leaf: Buffer;
+  codec: number;
 }
 
 /**
@@ -56,7 +73,7 @@ export function openSqliteStore(path: string, opts: SqliteStoreOptions = {}): Lo
       loadMigrations(),
     );
   }
-  return new SqliteStore(db);
+  return new SqliteStore(db, opts.compress);
 }
 
 class SqliteStore implements LogStore {
@@ -73,24 +90,35 @@ class SqliteStore implements LogStore {
   private batchTx: ((b: Batch) => void) | undefined;
   private entriesTx: ((b: EntryBatch) => void) | undefined;
 
-  constructor(private readonly db: Database.Database) {
+  private readonly dicts: EntryDictionaries;
+  // A read-only open of a log from before migration 0008 has neither the codec column nor the
+  // dictionaries: every row in it is raw.
+  private readonly compact: boolean;
+
+  constructor(
+    private readonly db: Database.Database,
+    private compress: boolean | undefined,
+  ) {
+    this.compact = (db.pragma('table_info(entries)') as { name: string }[]).some((c) => c.name === 'codec');
+    const cols = `seq, bytes, leaf, ${this.compact ? 'codec' : '0 AS codec'}`;
+    this.dicts = new EntryDictionaries(db, this.compact, () => (this.q.latestPolicy.get() as Row | undefined)?.seq);
     this.q = {
       size: db.prepare('SELECT COALESCE(MAX(seq) + 1, 0) AS n FROM entries').pluck(),
-      entry: db.prepare('SELECT seq, bytes, leaf FROM entries WHERE seq = ?'),
-      range: db.prepare('SELECT seq, bytes, leaf FROM entries WHERE seq >= ? AND seq < ? ORDER BY seq'),
+      entry: db.prepare(`SELECT ${cols} FROM entries WHERE seq = ?`),
+      range: db.prepare(`SELECT ${cols} FROM entries WHERE seq >= ? AND seq < ? ORDER BY seq`),
       node: db.prepare('SELECT hash FROM nodes WHERE level = ? AND idx = ?').pluck(),
       nodeRange: db.prepare('SELECT idx, hash FROM nodes WHERE level = ? AND idx >= ? AND idx <= ? ORDER BY idx'),
       latest: db.prepare('SELECT size, root, note FROM checkpoints ORDER BY size DESC LIMIT 1'),
       checkpointAt: db.prepare('SELECT size, root, note FROM checkpoints WHERE size = ?'),
       checkpoints: db.prepare('SELECT size, root, note FROM checkpoints ORDER BY size'),
-      putEntry: db.prepare('INSERT INTO entries (seq, bytes, leaf) VALUES (?, ?, ?)'),
+      putEntry: db.prepare(this.compact ? 'INSERT INTO entries (seq, bytes, leaf, codec) VALUES (?, ?, ?, ?)' : 'INSERT INTO entries (seq, bytes, leaf) VALUES (?, ?, ?)'),
       putNode: db.prepare('INSERT INTO nodes (level, idx, hash) VALUES (?, ?, ?)'),
       putCheckpoint: db.prepare('INSERT INTO checkpoints (size, root, note) VALUES (?, ?, ?)'),
       payload: db.prepare('SELECT bytes FROM payloads WHERE digest = ?').pluck(),
       erase: db.prepare('DELETE FROM payloads WHERE digest = ?'),
-      latestPolicy: db.prepare(`SELECT seq, bytes, leaf FROM entries WHERE ${POLICY_ENTRY_SQL} ORDER BY seq DESC LIMIT 1`),
-      pins: db.prepare(`SELECT seq, bytes FROM entries WHERE ${PIN_ENTRY_SQL} ORDER BY seq`),
-      keyEntries: db.prepare(`SELECT seq, bytes FROM entries WHERE ${KEY_ENTRY_SQL} ORDER BY seq`),
+      latestPolicy: db.prepare(`SELECT ${cols} FROM entries WHERE ${POLICY_ENTRY_SQL} ORDER BY seq DESC LIMIT 1`),
+      pins: db.prepare(`SELECT ${cols} FROM entries WHERE ${PIN_ENTRY_SQL} ORDER BY seq`),
+      keyEntries: db.prepare(`SELECT ${cols} FROM entries WHERE ${KEY_ENTRY_SQL} ORDER BY seq`),
       putDocument: db.prepare('INSERT OR IGNORE INTO documents (digest, kind, bytes) VALUES (?, ?, ?)'),
       document: db.prepare('SELECT kind, bytes FROM documents WHERE digest = ?'),
       meta: db.prepare('SELECT value FROM meta WHERE key = ?').pluck(),
@@ -102,22 +130,39 @@ class SqliteStore implements LogStore {
     return guarded(this.closed, what, fn);
   }
 
+  /** Every read of an entry row's bytes: the signed bytes, or ERR_STORE_INCONSISTENT (entry-codec.ts). */
+  private signedBytes(r: Row): Uint8Array {
+    return decodeEntryRow(r.seq, r.codec, u8(r.bytes), u8(r.leaf), (id) => this.dicts.get(id));
+  }
+
+  private stored(r: Row): StoredEntry {
+    return { seq: r.seq, bytes: this.signedBytes(r), leaf: u8(r.leaf) };
+  }
+
+  /** A commit that fails rolls back any dictionary it made: the writer forgets it too. */
+  private commit<T>(tx: (b: T) => void, b: T): void {
+    try {
+      tx(b);
+    } catch (e) {
+      this.dicts.reset();
+      throw e;
+    }
+  }
+
   size(): number {
     return this.guard('size', () => this.q.size.get() as number);
   }
 
   entry(seq: number): StoredEntry | undefined {
     return this.guard('read entry', () => {
-      const r = this.q.entry.get(seq) as { seq: number; bytes: Buffer; leaf: Buffer } | undefined;
-      return r && { seq: r.seq, bytes: u8(r.bytes), leaf: u8(r.leaf) };
+      const r = this.q.entry.get(seq) as Row | undefined;
+      return r && this.stored(r);
     });
   }
 
   *entries(from: number, to: number): Iterable<StoredEntry> {
     if (this.closed) throw new StoreError('ERR_STORE_CLOSED', 'store is closed');
-    for (const r of this.q.range.iterate(from, to) as Iterable<{ seq: number; bytes: Buffer; leaf: Buffer }>) {
-      yield { seq: r.seq, bytes: u8(r.bytes), leaf: u8(r.leaf) };
-    }
+    for (const r of this.q.range.iterate(from, to) as Iterable<Row>) yield this.stored(r);
   }
 
   node(level: number, index: number): Hash {
@@ -144,28 +189,40 @@ class SqliteStore implements LogStore {
 
   appendBatch(batch: Batch): void {
     this.guard('append batch', () =>
-      (this.batchTx ??= this.db.transaction((b: Batch) => {
-        this.putRows(b);
-        const c = b.checkpoint;
-        this.q.putCheckpoint.run(c.size, c.root, c.note);
-      }))(batch),
+      this.commit(
+        (this.batchTx ??= this.db.transaction((b: Batch) => {
+          this.putRows(b);
+          const c = b.checkpoint;
+          this.q.putCheckpoint.run(c.size, c.root, c.note);
+        })),
+        batch,
+      ),
     );
   }
 
   /** Entries durable before signed (log/appender.ts): synchronous=FULL makes this commit an fsync. */
   appendEntries(batch: EntryBatch): void {
     this.guard('append entries', () =>
-      (this.entriesTx ??= this.db.transaction((b: EntryBatch) => {
-        this.putRows(b);
-        if (b.tag) (this.putTag ??= this.db.prepare('INSERT INTO commit_tag (id, size, tag) VALUES (1, ?, ?) ON CONFLICT(id) DO UPDATE SET size = excluded.size, tag = excluded.tag')).run(b.tag.size, b.tag.tag);
-      }))(batch),
+      this.commit(
+        (this.entriesTx ??= this.db.transaction((b: EntryBatch) => {
+          this.putRows(b);
+          if (b.tag) (this.putTag ??= this.db.prepare('INSERT INTO commit_tag (id, size, tag) VALUES (1, ?, ?) ON CONFLICT(id) DO UPDATE SET size = excluded.size, tag = excluded.tag')).run(b.tag.size, b.tag.tag);
+        })),
+        batch,
+      ),
     );
   }
 
   private putRows(b: EntryBatch): void {
     let last = -1;
     for (const e of b.entries) {
-      this.q.putEntry.run(e.seq, e.bytes, e.leaf);
+      if (!this.compact) this.q.putEntry.run(e.seq, e.bytes, e.leaf);
+      else {
+        // Decided at the first write (the meta key may be set after open), then fixed for this store.
+        this.compress ??= this.q.meta.get(ENTRY_CODEC_META) === 'deflate';
+        const row = encodeEntryRow(e.bytes, this.compress ? this.dicts.forEntry(e.seq, e.bytes) : undefined);
+        this.q.putEntry.run(e.seq, row.stored, e.leaf, row.codec);
+      }
       last = Math.max(last, e.seq);
     }
     if (last < 0 && b.payloads?.length) last = this.q.size.get() as number;
@@ -263,19 +320,19 @@ class SqliteStore implements LogStore {
 
   latestPolicyEntry(): StoredEntry | undefined {
     return this.guard('read policy entry', () => {
-      const r = this.q.latestPolicy.get() as { seq: number; bytes: Buffer; leaf: Buffer } | undefined;
-      return r && { seq: r.seq, bytes: u8(r.bytes), leaf: u8(r.leaf) };
+      const r = this.q.latestPolicy.get() as Row | undefined;
+      return r && this.stored(r);
     });
   }
 
   /** The `key` entries in seq order, through their partial index (migration 0005). */
   keyEntries(): { seq: number; bytes: Uint8Array }[] {
-    return this.guard('read key entries', () => (this.q.keyEntries.all() as { seq: number; bytes: Buffer }[]).map((r) => ({ seq: r.seq, bytes: u8(r.bytes) })));
+    return this.guard('read key entries', () => (this.q.keyEntries.all() as Row[]).map((r) => ({ seq: r.seq, bytes: this.signedBytes(r) })));
   }
 
   /** The `pin` entries in seq order, through their partial index (migration 0004). */
   pinEntries(): { seq: number; bytes: Uint8Array }[] {
-    return this.guard('read pin entries', () => (this.q.pins.all() as { seq: number; bytes: Buffer }[]).map((r) => ({ seq: r.seq, bytes: u8(r.bytes) })));
+    return this.guard('read pin entries', () => (this.q.pins.all() as Row[]).map((r) => ({ seq: r.seq, bytes: this.signedBytes(r) })));
   }
 
   putDocument(kind: DocumentKind, digest: Digest, bytes: Uint8Array): void {

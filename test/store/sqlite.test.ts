@@ -63,6 +63,7 @@ describe('sqlite specifics', () => {
       { version: 5, name: 'key_entries' },
       { version: 6, name: 'commit_tag' },
       { version: 7, name: 'payload_retention' },
+      { version: 8, name: 'entry_codec' },
     ]);
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     db.close();
