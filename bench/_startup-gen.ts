@@ -1,18 +1,23 @@
 // Bench helper: a data directory whose default tenant log holds N realistic-size decision entries
 // (about 1.4 kB each), written fast: entry bytes from one canonical template (seq, prev and trace
 // spliced in; still canonical), SQLite inserts through the real store's appendBatch, and a real
-// signed checkpoint per 50,000 entries. Cached under the OS temp dir by N; not timed.
+// signed checkpoint per 50,000 entries (by every key the data directory has). Cached under the OS
+// temp dir by N and GENERATOR (bump it when the output changes: a stale cache is not reused); not timed.
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { digestBytes, toHex, utf8 } from '../src/canonical/index.js';
-import { createEd25519Signer, type Signer } from '../src/crypto/index.js';
+import { createEd25519Signer, createMldsa44Signer, type Signer } from '../src/crypto/index.js';
 import { createSignerFromSeed } from '../src/crypto/node.js';
 import { appendLeaf, emptyRange, encodeEntry, GENESIS_PREV, noteSignerFor, rangeRoot, signCheckpoint, type CompactRange, type EntryBody, type TreeNode } from '../src/log/index.js';
 import { initDataDir, loadKeys, logPath, openSqliteStore, DEFAULT_KEY_NAME } from '../src/store/node.js';
 
 const CHUNK = 50_000;
+/** The cache key's version: 3 signs with ML-DSA-44 too (a generation's third key) and writes `heads` (issue 35) as the appender does. */
+const GENERATOR = 3;
+/** What every entry commits to (log/heads.ts): the one policy entry, seq 0. */
+const HEADS = { policy: [1, 0] as [number, number] };
 const SEQ = 987654321987;
 const PREV = 'ab'.repeat(32);
 const TRACE = 'TRACEPLACEHOLDER';
@@ -40,7 +45,7 @@ function body(): EntryBody {
 
 /** The template's text split at the three placeholders: [text, 'seq' | 'prev' | 'trace', text, ...]. */
 function template(origin: string): string[] {
-  const text = utf8.decode(encodeEntry(origin, SEQ, PREV, body()));
+  const text = utf8.decode(encodeEntry(origin, SEQ, PREV, body(), HEADS));
   return text.split(new RegExp(`(${SEQ}|${PREV}|${TRACE})`)).map((p) => (p === String(SEQ) ? '\u0000seq' : p === PREV ? '\u0000prev' : p === TRACE ? '\u0000trace' : p));
 }
 
@@ -51,14 +56,14 @@ const leafHash = (bytes: Uint8Array): Uint8Array => {
 
 /** The cached data directory holding `n` entries (built on first use). */
 export async function startupLog(n: number, log: (line: string) => void = () => undefined): Promise<string> {
-  const root = join(tmpdir(), 'vouch-bench-startup-cache', `n${n}`);
+  const root = join(tmpdir(), 'vouch-bench-startup-cache', `v${GENERATOR}-n${n}`);
   const data = join(root, 'data');
   if (existsSync(join(root, 'complete'))) return data;
   rmSync(root, { recursive: true, force: true });
   mkdirSync(root, { recursive: true });
   initDataDir(data);
   const keys = loadKeys(data);
-  const signers: Signer[] = [await createSignerFromSeed(keys.mldsaSeed, { thread: false }), createEd25519Signer(keys.ed25519Seed!)];
+  const signers: Signer[] = [await createSignerFromSeed(keys.mldsaSeed, { thread: false }), createEd25519Signer(keys.ed25519Seed!), ...(keys.mldsa44Seed ? [createMldsa44Signer(keys.mldsa44Seed)] : [])];
   const noteSigners = signers.map((s) => noteSignerFor(DEFAULT_KEY_NAME, s));
   const origin = `${DEFAULT_KEY_NAME}/default`;
   const store = openSqliteStore(logPath(data, 'default'));
@@ -75,7 +80,7 @@ export async function startupLog(n: number, log: (line: string) => void = () => 
       for (let seq = from; seq < Math.min(n, from + CHUNK); seq++) {
         let text = '';
         for (const p of parts) text += p === '\u0000seq' ? String(seq) : p === '\u0000prev' ? prev : p === '\u0000trace' ? `t-${seq.toString(36).padStart(14, '0')}` : p;
-        const bytes = seq === 0 ? encodeEntry(origin, 0, GENESIS_PREV, POLICY) : utf8.encode(text);
+        const bytes = seq === 0 ? encodeEntry(origin, 0, GENESIS_PREV, POLICY, HEADS) : utf8.encode(text);
         const leaf = leafHash(bytes);
         const step = appendLeaf(range, leaf);
         entries.push({ seq, bytes, leaf });

@@ -11,7 +11,7 @@ describe('bench/startup.bench.ts', () => {
     const [a, b] = TOY.sizes;
     const per = (n: number) => [`open-check.${n}`, `first-decision.${n}`, `ready-line.${n}`, `healthz-ready.${n}`, `audit-complete.${n}`];
     // first-decision-cpu is read from /proc: Linux only (CI is).
-    expectLines(got, [...per(a), ...per(b), `log-verify.${a}`, ...(process.platform === 'linux' ? [`first-decision-cpu.${a}`, `first-decision-cpu.${b}`] : [])]);
+    expectLines(got, [...per(a), ...per(b), `log-verify.${a}`, `log-verify.${b}`, `log-verify-peak-rss.${a}`, `log-verify-peak-rss.${b}`, ...(process.platform === 'linux' ? [`first-decision-cpu.${a}`, `first-decision-cpu.${b}`] : [])]);
     expect(got.get(`first-decision.${b}`)!.baseline).toBe(got.get(`first-decision.${a}`)!.value);
   }, 120_000);
 });
