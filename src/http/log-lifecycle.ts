@@ -116,13 +116,22 @@ export function createLogLifecycle(opts: LogLifecycleOptions) {
      * names no tenant (issue 35); which one is in the service's log lines.
      */
     health(): { ok: true } | { ok: false; code: string; reason: string } {
+      // A definite failure is said before "being opened": a log whose background audit halted its
+      // signing while its open was still recording the activation is halted, not opening.
+      let opening = false;
       for (const [tenant, s] of states) {
-        if (s.opening) return { ok: false, code: 'ERR_STORE', reason: 'a tenant log is being opened' };
+        if (s.opening) {
+          const log = opts.dataDir.openTenants().includes(tenant) ? opts.dataDir.log(tenant) : undefined;
+          const halted = log?.appender.health?.().halted;
+          if (halted) return { ok: false, code: halted.code, reason: `a tenant log: ${withoutName(halted.message, tenant)}` };
+          opening = true;
+          continue;
+        }
         if ('error' in s) return { ok: false, code: codeOf(s.error), reason: `a tenant log: ${withoutName(publicMessage(s.error), tenant)}` };
         const halted = s.log.appender.health?.().halted;
         if (halted) return { ok: false, code: halted.code, reason: `a tenant log: ${withoutName(halted.message, tenant)}` };
       }
-      return { ok: true };
+      return opening ? { ok: false, code: 'ERR_STORE', reason: 'a tenant log is being opened' } : { ok: true };
     },
     start(): void {
       if (opts.idleCheckpointMs > 0) {
