@@ -121,8 +121,7 @@ export function createLogLifecycle(opts: LogLifecycleOptions) {
       let opening = false;
       for (const [tenant, s] of states) {
         if (s.opening) {
-          const log = opts.dataDir.openTenants().includes(tenant) ? opts.dataDir.log(tenant) : undefined;
-          const halted = log?.appender.health?.().halted;
+          const halted = opts.dataDir.peekLog(tenant)?.appender.health?.().halted;
           if (halted) return { ok: false, code: halted.code, reason: `a tenant log: ${withoutName(halted.message, tenant)}` };
           opening = true;
           continue;

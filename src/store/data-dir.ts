@@ -77,6 +77,8 @@ export interface DataDir {
   log(tenant: string): TenantLog;
   /** Tenants whose logs are open now. */
   openTenants(): string[];
+  /** The tenant's log object if it is open or still closing, never opening one (health reads its halt). */
+  peekLog(tenant: string): TenantLog | undefined;
   /**
    * Close one tenant's log (many tenants: an idle log gives back its file handles): its appends made
    * before are committed and signed first; later appends on the old object are refused
@@ -240,6 +242,7 @@ export async function openDataDir(dir: string, opts: OpenOptions = {}): Promise<
       return keeper.revoke(rotatable(self.log(tenant)), keyId, after, time, by);
     },
     openTenants: () => [...logs.keys()],
+    peekLog: (tenant) => logs.get(tenant),
     closeLog(tenant: string): Promise<void> {
       const t = logs.get(tenant);
       if (!t) return closingLogs.get(tenant) ?? Promise.resolve();
