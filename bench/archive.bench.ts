@@ -1,7 +1,8 @@
 // The tile archive (issue 40): writing a log's sealed history as static tlog-tiles (per entry,
 // from scratch, fsync per file as vouch serve does), its size on disk, and `vouch log verify`
 // reading sealed history from the archive vs from SQLite, on a log from the audit bench's own
-// generator: 100,000 entries (10,000 with --quick). Generation is not timed.
+// generator: 100,000 entries (10,000 with --quick). Generation is not timed. Then `vouch log prune
+// --vacuum` (the SQLite file before and after) and `vouch log verify` on the pruned log.
 import { mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { run as logCommand } from '../src/cli/commands/log.js';
@@ -71,11 +72,22 @@ export async function run(ctx: BenchContext, override?: typeof TOY): Promise<Res
   const fromDb = await median(empty);
   const fromArchive = await median(archive);
   if (fromArchive.sealed === 0 || fromDb.sealed !== 0) throw new Error(`verify read ${fromArchive.sealed} entries from the archive, ${fromDb.sealed} without one`);
+  // Pruning: the rows of full archived tiles go; the file shrinks once vacuumed.
+  const pruneOut: string[] = [];
+  const p0 = performance.now();
+  const pruneCode = await logCommand(['prune', '--data', data, '--tenant', 'default', '--archive', archive, '--vacuum', '--json'], { out: (l) => pruneOut.push(l), err: (l) => pruneOut.push(l) });
+  const pruneMs = performance.now() - p0;
+  if (pruneCode !== 0) throw new Error(`log prune failed: ${pruneOut.join('\n')}`);
+  const pruned = JSON.parse(pruneOut.join('\n')) as { below: number; entries: number; nodes: number };
+  const prunedBytes = statSync(logPath(data, 'default')).size;
+  const fromPruned = await median(archive);
   const rate = (v: { ms: number; entries: number }) => Math.round(v.entries / (v.ms / 1000));
   return [
     { name: `write.${label}.usPerEntry`, unit: 'us/entry', value: +((writeMs * 1000) / size).toFixed(2), note: `${written} files (fsync each, then the checkpoint) for ${size} entries in ${(writeMs / 1000).toFixed(2)} s wall, ${(writeCpuMs / 1000).toFixed(2)} s CPU (the rest: fsync), from scratch` },
     { name: `write.${label}.bytesPerEntry`, unit: 'B/entry', value: Math.round(disk.bytes / size), note: `${disk.files} files, ${(disk.bytes / 2 ** 20).toFixed(1)} MiB on disk (uncompressed bundles and tiles); the SQLite file ${(dbBytes / 2 ** 20).toFixed(1)} MiB` },
     { name: `verify.${label}.fromSqlite.rate`, unit: 'entries/s', value: rate(fromDb), note: `vouch log verify, no archive: ${(fromDb.ms / 1000).toFixed(2)} s` },
+    { name: `prune.${label}.dbBytes`, unit: 'bytes', value: prunedBytes, baseline: dbBytes, ratio: +(prunedBytes / dbBytes).toFixed(3), note: `SQLite file ${(dbBytes / 2 ** 20).toFixed(1)} MiB before, ${(prunedBytes / 2 ** 20).toFixed(1)} MiB after \`vouch log prune --vacuum\` (${pruned.entries} entry rows and ${pruned.nodes} nodes below ${pruned.below} deleted) in ${(pruneMs / 1000).toFixed(2)} s` },
+    { name: `verify.${label}.pruned.rate`, unit: 'entries/s', value: rate(fromPruned), baseline: rate(fromDb), ratio: +(rate(fromPruned) / rate(fromDb)).toFixed(2), note: `vouch log verify on the pruned log (sealed entries from the archive only): ${(fromPruned.ms / 1000).toFixed(2)} s` },
     { name: `verify.${label}.fromArchive.rate`, unit: 'entries/s', value: rate(fromArchive), baseline: rate(fromDb), ratio: +(rate(fromArchive) / rate(fromDb)).toFixed(2), note: `${fromArchive.sealed} entries from sealed tiles, the rest from SQLite: ${(fromArchive.ms / 1000).toFixed(2)} s` },
   ];
 }

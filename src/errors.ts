@@ -55,6 +55,10 @@ export type ErrorCode =
   | 'ERR_TILE_ENTRY_TOO_LARGE'
   // a tile archive file differs from what the log says it must hold (store/archive-*.ts): never overwritten
   | 'ERR_ARCHIVE_MISMATCH'
+  // a pruned entry's archive tile is gone (store/sealed-tiles.ts): restore the archive from its backup
+  | 'ERR_ARCHIVE_MISSING'
+  // meta pruned_below is above what the archive holds, signed and read back (store/archive-prune.ts)
+  | 'ERR_ARCHIVE_WATERMARK'
   // policy and chain
   | 'ERR_POLICY'
   | 'ERR_CHAIN_TIMEOUT'

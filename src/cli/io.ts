@@ -44,6 +44,8 @@ const EXIT_BY_CODE: Partial<Record<ErrorCode, number>> = {
   ERR_VERIFY_ENTRY: EXIT.findings,
   ERR_VERIFY_RECEIPT: EXIT.findings,
   ERR_ARCHIVE_MISMATCH: EXIT.findings,
+  ERR_ARCHIVE_MISSING: EXIT.findings,
+  ERR_ARCHIVE_WATERMARK: EXIT.findings,
   ERR_LOG_FORK: EXIT.findings,
 };
 

@@ -78,3 +78,19 @@ export async function readArchiveFile(path: string, max: number): Promise<Uint8A
     await f.close();
   }
 }
+
+/** fsync the regular file at `path` (opened as it is read: no symlink followed, no FIFO waited on). Throws ArchiveFileError. */
+export async function syncArchiveFile(path: string): Promise<void> {
+  let f;
+  try {
+    f = await open(path, FLAGS);
+  } catch (e) {
+    refuse(e);
+  }
+  try {
+    checkStat(await f.stat(), Number.MAX_SAFE_INTEGER);
+    await f.sync();
+  } finally {
+    await f.close();
+  }
+}

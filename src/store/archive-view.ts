@@ -94,17 +94,32 @@ export function openArchiveViewOf(read: ArchiveRead, storage: LogStorage, opts: 
     bundles.set(index, entries);
     return entries;
   };
+  /**
+   * A read of the store that may reach entries pruned to the archive (a Node log after \`vouch log
+   * prune\`, store/sealed-tiles.ts): their refusal (ERR_ARCHIVE_*, naming the file) is a finding.
+   */
+  const pruned = <T>(read: () => T, none: T): T => {
+    try {
+      return read();
+    } catch (e) {
+      const code = (e as StoreError).code;
+      if (code !== 'ERR_ARCHIVE_MISSING' && code !== 'ERR_ARCHIVE_MISMATCH') throw e;
+      reportOnce(findings, (e as Error).message, `pruned entries: ${(e as Error).message}`);
+      return none;
+    }
+  };
   const view: LogStorage = {
     size: () => storage.size(),
     entry: (seq) => [...view.entries(seq, seq + 1)][0],
     *entries(from, to) {
       for (let seq = from; seq < to; ) {
-        if (seq >= sealed) return yield* storage.entries(seq, to);
+        if (seq >= sealed) return yield* pruned(() => [...storage.entries(seq, to)], []);
         const index = Math.floor(seq / TILE_WIDTH);
         const end = Math.min(to, (index + 1) * TILE_WIDTH);
         const b = bundle(index);
-        // An unreadable bundle is a finding; its entries come from SQLite so the rest is still checked.
-        if (!b) yield* storage.entries(seq, end);
+        // An unreadable bundle is a finding; its entries come from the store so the rest is still checked
+        // (a pruned log has no rows there: its own refusal is one more finding, and none are given).
+        if (!b) yield* pruned(() => [...storage.entries(seq, end)], []);
         else for (let s = seq; s < end; s++) yield { seq: s, bytes: b[s % TILE_WIDTH], leaf: hashAt(0, s) ?? ZERO } satisfies StoredEntry;
         seq = end;
       }
@@ -123,7 +138,7 @@ export function openArchiveViewOf(read: ArchiveRead, storage: LogStorage, opts: 
       }
       const rest = Math.max(lo, end);
       if (rest > hi) return;
-      if (storage.nodeRange) yield* storage.nodeRange(level, rest, hi);
+      if (storage.nodeRange) yield* pruned(() => [...storage.nodeRange!(level, rest, hi)], []);
       else for (let i = rest; i <= hi; i++) yield { level, index: i, hash: storage.node(level, i) };
     },
     latestCheckpoint: () => storage.latestCheckpoint(),

@@ -30,6 +30,13 @@ export const PIN_ENTRY_SQL = `instr(bytes, CAST('"type":"pin"' AS BLOB)) > 0 AND
 /** Which entries are `key` entries (log/key-history.ts): the WHERE of migration 0005's partial index `entries_key`. */
 export const KEY_ENTRY_SQL = `instr(bytes, CAST('"type":"key"' AS BLOB)) > 0 AND json_valid(CAST(bytes AS TEXT)) AND json_extract(CAST(bytes AS TEXT), '$.type') = 'key'`;
 
+/**
+ * Entries pruning keeps in SQLite (migration 0009's trigger refuses deleting them): the state the
+ * service reads through the indexes of migrations 0003-0005. Such rows are always raw, never compact
+ * (entry-codec.ts), so reading the stored bytes as JSON finds every one of them.
+ */
+export const KEPT_ENTRY_SQL = `json_valid(CAST(bytes AS TEXT)) AND json_extract(CAST(bytes AS TEXT), '$.type') IN ('policy', 'pin', 'key')`;
+
 export const MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS schema_migrations (
   version INTEGER PRIMARY KEY, name TEXT NOT NULL)`;
 

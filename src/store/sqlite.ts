@@ -2,6 +2,7 @@
 // survives kill -9 and power loss; one transaction per batch.
 import Database from 'better-sqlite3';
 import { chmodSync, closeSync, existsSync, openSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, isAbsolute, join, relative } from 'node:path';
 import type { Digest } from '../canonical/index.js';
 import { StoreError } from '../errors.js';
 import type { Hash, TreeNode } from '../log/merkle.js';
@@ -9,7 +10,8 @@ import type { CommitTag } from '../log/commit-tag.js';
 import { guarded } from './_guarded.js';
 import { decodeEntryRow, encodeEntryRow } from './entry-codec.js';
 import { EntryDictionaries } from './entry-dictionaries.js';
-import { applyMigrations, KEY_ENTRY_SQL, orderMigrations, PIN_ENTRY_SQL, POLICY_ENTRY_SQL, type Migration } from './migrations.js';
+import { openSealedTiles, readArchiveCheckpoint, type SealedTiles } from './sealed-tiles.js';
+import { applyMigrations, KEPT_ENTRY_SQL, KEY_ENTRY_SQL, orderMigrations, PIN_ENTRY_SQL, POLICY_ENTRY_SQL, type Migration } from './migrations.js';
 import type { Batch, DocumentKind, EntryBatch, LogStore, StoredCheckpoint, StoredEntry } from './port.js';
 
 const MIGRATIONS_DIR = new URL('../../migrations/', import.meta.url);
@@ -28,6 +30,29 @@ export interface SqliteStoreOptions {
    * meta key `entry_codec` says (`deflate`: yes); without it, raw (codec 0) as before migration 0008.
    */
   compress?: boolean;
+  /**
+   * The tenant's tile archive, where entries pruned from this file are read (archive-prune.ts).
+   * Default: the one the newest prune recorded (table `pruned`, relative to the database's folder).
+   */
+  archive?: string;
+  /** Skip the open check of a pruned log's archive (`log verify` runs it itself and reports it as a finding). */
+  skipArchiveCheck?: boolean;
+}
+
+/** A SQLite log, with what pruning sealed history needs (archive-prune.ts). */
+export interface SqliteLogStore extends LogStore {
+  /** Entries below this seq (whole tiles) live in the archive only, but for state entries. */
+  prunedBelow(): number;
+  /** The archive pruned entries are read from (undefined: none recorded or given). */
+  archiveDir(): string | undefined;
+  /**
+   * Raise the watermark to `below` and delete, in one transaction, the entry rows (state entries
+   * kept) and the nodes under level 8 below it; `archive` is recorded for later opens. The caller
+   * has checked the archive first (archive-prune.ts); the triggers of migration 0009 refuse the rest.
+   */
+  dropSealed(below: number, archive: string): { entries: number; nodes: number };
+  /** VACUUM: give the freed pages back to the file system (rewrites the file; blocks writers meanwhile). */
+  vacuum(): void;
 }
 
 /** The meta key that turns compact entry rows on for a log file (value `deflate`). */
@@ -49,7 +74,7 @@ function makePrivate(path: string): void {
   for (const p of [path, `${path}-wal`, `${path}-shm`]) if (existsSync(p)) chmodSync(p, 0o600);
 }
 
-export function openSqliteStore(path: string, opts: SqliteStoreOptions = {}): LogStore {
+export function openSqliteStore(path: string, opts: SqliteStoreOptions = {}): SqliteLogStore {
   let db: Database.Database;
   try {
     if (!opts.readonly) makePrivate(path);
@@ -73,12 +98,50 @@ export function openSqliteStore(path: string, opts: SqliteStoreOptions = {}): Lo
       loadMigrations(),
     );
   }
-  return new SqliteStore(db, opts.compress);
+  const store = new SqliteStore(db, opts.compress, path, opts.archive);
+  if (!opts.skipArchiveCheck && store.prunedBelow() > 0) {
+    try {
+      checkPrunedOpen(store);
+    } catch (e) {
+      store.close();
+      throw e;
+    }
+  }
+  return store;
 }
 
-class SqliteStore implements LogStore {
+/**
+ * The open check of a pruned log: the watermark (table `pruned`) is no higher than what the archive holds
+ * under a checkpoint this log stored, and the last pruned tile reads back against the log's tree.
+ * O(1): one checkpoint and one tile. Catches a watermark raised by hand without archiving.
+ */
+export function checkPrunedOpen(store: SqliteLogStore): void {
+  const below = store.prunedBelow();
+  if (below === 0) return;
+  const dir = store.archiveDir();
+  const refuse = (why: string) => new StoreError('ERR_ARCHIVE_WATERMARK', `the log's entries below ${below} were pruned to the archive, but ${why} (restore the archive, or the database and archive together, from the backup taken before pruning; docs/archive.md)`);
+  if (!dir) throw refuse('no archive is recorded or given');
+  let note: string;
+  try {
+    note = readArchiveCheckpoint(dir);
+  } catch (e) {
+    throw refuse(`${join(dir, 'checkpoint')} cannot be read (${(e as Error).message})`);
+  }
+  const size = Number(/^[^\n]*\n(\d+)\n/.exec(note)?.[1]);
+  if (!Number.isSafeInteger(size) || store.checkpointAt(size)?.note !== note) throw refuse(`${join(dir, 'checkpoint')} is not a checkpoint this log stored`);
+  if (size < below) throw refuse(`the archive's checkpoint covers only ${size} entries`);
+  store.entry(below - 1); // the last pruned tile, read and checked (ERR_ARCHIVE_* names the file)
+}
+
+const TILE = 256;
+
+class SqliteStore implements SqliteLogStore {
   private readonly q;
   private closed = false;
+  private sealed: SealedTiles | undefined;
+  private pruned = 0;
+  private prunedArchive: string | undefined;
+  private prunedQ: Database.Statement | undefined;
   private putTag: Database.Statement | undefined;
   private tagQuery: Database.Statement | undefined;
   // Prepared on first use: a read-only open of a log written before migration 0007 has no last_seq.
@@ -98,6 +161,8 @@ class SqliteStore implements LogStore {
   constructor(
     private readonly db: Database.Database,
     private compress: boolean | undefined,
+    private readonly path: string,
+    private readonly archiveOption: string | undefined,
   ) {
     this.compact = (db.pragma('table_info(entries)') as { name: string }[]).some((c) => c.name === 'codec');
     const cols = `seq, bytes, leaf, ${this.compact ? 'codec' : '0 AS codec'}`;
@@ -124,6 +189,79 @@ class SqliteStore implements LogStore {
       meta: db.prepare('SELECT value FROM meta WHERE key = ?').pluck(),
       setMeta: db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value'),
     };
+    this.refreshPruned();
+  }
+
+  /** Re-reads the watermark: another connection (`vouch log prune`) may have raised it. */
+  private refreshPruned(): number {
+    // Prepared on first use: a read-only open of a log no newer version wrote has no pruned table (nothing pruned).
+    if (!this.prunedQ) {
+      if (!this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'pruned'").get()) return 0;
+      this.prunedQ = this.db.prepare('SELECT below, archive FROM pruned ORDER BY below DESC LIMIT 1');
+    }
+    const r = this.prunedQ.get() as { below: number; archive: string } | undefined;
+    if (!r) return 0;
+    if (!Number.isSafeInteger(r.below) || r.below <= 0 || r.below % TILE !== 0) throw new StoreError('ERR_ARCHIVE_WATERMARK', `the pruned watermark is ${JSON.stringify(r.below)}, not a whole number of tiles: the database was edited`);
+    this.prunedArchive = r.archive;
+    return (this.pruned = Math.max(this.pruned, r.below));
+  }
+
+  prunedBelow(): number {
+    return this.guard('read watermark', () => this.refreshPruned());
+  }
+
+  archiveDir(): string | undefined {
+    if (this.archiveOption) return this.archiveOption;
+    this.refreshPruned();
+    const rel = this.prunedArchive;
+    return rel === undefined ? undefined : isAbsolute(rel) ? rel : join(dirname(this.path), rel);
+  }
+
+  private tiles(): SealedTiles {
+    const dir = this.archiveDir();
+    if (!dir) throw new StoreError('ERR_ARCHIVE_MISSING', `entries below ${this.pruned} were pruned from ${this.path}, and no archive is recorded or given to read them from`);
+    return (this.sealed ??= openSealedTiles(dir, (i) => {
+      const h = this.q.node.get(8, i) as Buffer | undefined;
+      return h && u8(h);
+    }));
+  }
+
+  /** A pruned entry, from its archive tile (checked). */
+  private sealedEntry(seq: number): StoredEntry {
+    const t = this.tiles().tile(Math.floor(seq / TILE));
+    return { seq, bytes: t.entries[seq % TILE], leaf: t.levels[0][seq % TILE] };
+  }
+
+  /** A pruned node (level < 8), from its archive tile (checked). */
+  private sealedNode(level: number, index: number): Hash {
+    const perTile = TILE >> level;
+    return this.tiles().tile(Math.floor(index / perTile)).levels[level][index % perTile];
+  }
+
+  /** Whether node level/index was pruned: under level 8 and its leaves all below the watermark. */
+  private isPrunedNode(level: number, index: number): boolean {
+    return level < 8 && (index + 1) * 2 ** level <= this.pruned;
+  }
+
+  dropSealed(below: number, archive: string): { entries: number; nodes: number } {
+    return this.guard('prune sealed entries', () =>
+      this.db.transaction(() => {
+        const rel = relative(dirname(this.path), archive);
+        this.db.prepare('INSERT INTO pruned (below, archive) VALUES (?, ?)').run(below, rel === '' ? '.' : rel);
+        const entries = this.db.prepare(`DELETE FROM entries WHERE seq < ? AND NOT (${KEPT_ENTRY_SQL})`).run(below).changes;
+        const nodes = this.db.prepare('DELETE FROM nodes WHERE level < 8 AND ((idx + 1) << level) <= ?').run(below).changes;
+        this.pruned = Math.max(this.pruned, below);
+        this.sealed = undefined;
+        return { entries, nodes };
+      })(),
+    );
+  }
+
+  vacuum(): void {
+    this.guard('vacuum', () => {
+      this.db.exec('VACUUM');
+      this.db.pragma('wal_checkpoint(TRUNCATE)');
+    });
   }
 
   private guard<T>(what: string, fn: () => T): T {
@@ -150,29 +288,48 @@ class SqliteStore implements LogStore {
   }
 
   size(): number {
-    return this.guard('size', () => this.q.size.get() as number);
+    // A log pruned up to its end keeps no row at its last seq: the watermark still counts.
+    return this.guard('size', () => Math.max(this.q.size.get() as number, this.pruned));
   }
 
   entry(seq: number): StoredEntry | undefined {
     return this.guard('read entry', () => {
       const r = this.q.entry.get(seq) as Row | undefined;
-      return r && this.stored(r);
+      if (r) return this.stored(r);
+      return seq >= 0 && seq < this.refreshPruned() ? this.sealedEntry(seq) : undefined;
     });
   }
 
+  /** Pruned entries from the archive, the rest from rows; a prune committed meanwhile shows as a gap below the new watermark, filled from the archive too. */
   *entries(from: number, to: number): Iterable<StoredEntry> {
     if (this.closed) throw new StoreError('ERR_STORE_CLOSED', 'store is closed');
-    for (const r of this.q.range.iterate(from, to) as Iterable<Row>) yield this.stored(r);
+    let next = Math.max(0, from);
+    const sealedTo = (end: number) => Math.min(end, this.refreshPruned());
+    for (const end = sealedTo(to); next < end; next++) yield this.sealedEntry(next);
+    for (const r of this.q.range.iterate(next, to) as Iterable<Row>) {
+      for (const end = sealedTo(r.seq); next < end; next++) yield this.sealedEntry(next);
+      if (r.seq < next) continue; // a state entry kept below the watermark, already given from the archive
+      yield this.stored(r);
+      next = r.seq + 1;
+    }
+    for (const end = sealedTo(to); next < end; next++) yield this.sealedEntry(next);
   }
 
   node(level: number, index: number): Hash {
     const h = this.guard('read node', () => this.q.node.get(level, index) as Buffer | undefined);
-    if (!h) throw new StoreError('ERR_NOT_FOUND', `tree node ${level}/${index} not stored`);
-    return u8(h);
+    if (h) return u8(h);
+    if (this.isPrunedNode(level, index) || (this.refreshPruned(), this.isPrunedNode(level, index))) return this.sealedNode(level, index);
+    throw new StoreError('ERR_NOT_FOUND', `tree node ${level}/${index} not stored`);
   }
 
   nodeRange(level: number, lo: number, hi: number): TreeNode[] {
-    return this.guard('read nodes', () => (this.q.nodeRange.all(level, lo, hi) as { idx: number; hash: Buffer }[]).map((r) => ({ level, index: r.idx, hash: u8(r.hash) })));
+    return this.guard('read nodes', () => {
+      const out: TreeNode[] = [];
+      let i = lo;
+      if (level < 8) for (const end = Math.min(hi + 1, Math.floor(this.refreshPruned() / 2 ** level)); i < end; i++) out.push({ level, index: i, hash: this.sealedNode(level, i) });
+      for (const r of this.q.nodeRange.all(level, i, hi) as { idx: number; hash: Buffer }[]) out.push({ level, index: r.idx, hash: u8(r.hash) });
+      return out;
+    });
   }
 
   latestCheckpoint(): StoredCheckpoint | undefined {

@@ -9,9 +9,10 @@ import m0005 from '../../migrations/0005_key_entries.sql';
 import m0006 from '../../migrations/0006_commit_tag.sql';
 import m0007 from '../../migrations/0007_payload_retention.sql';
 import m0008 from '../../migrations/0008_entry_codec.sql';
+import m0009 from '../../migrations/0009_pruned_entries.sql';
 import { orderMigrations, type Migration } from '../store/migrations.js';
 
-export const WORKER_MIGRATION_FILES: readonly string[] = ['0001_log.sql', '0002_payloads.sql', '0003_rules_by_entry.sql', '0004_pin_entries.sql', '0005_key_entries.sql', '0006_commit_tag.sql', '0007_payload_retention.sql', '0008_entry_codec.sql'];
+export const WORKER_MIGRATION_FILES: readonly string[] = ['0001_log.sql', '0002_payloads.sql', '0003_rules_by_entry.sql', '0004_pin_entries.sql', '0005_key_entries.sql', '0006_commit_tag.sql', '0007_payload_retention.sql', '0008_entry_codec.sql', '0009_pruned_entries.sql'];
 
 export const WORKER_MIGRATIONS: Migration[] = orderMigrations([
   { file: '0001_log.sql', sql: m0001 },
@@ -22,4 +23,5 @@ export const WORKER_MIGRATIONS: Migration[] = orderMigrations([
   { file: '0006_commit_tag.sql', sql: m0006 },
   { file: '0007_payload_retention.sql', sql: m0007 },
   { file: '0008_entry_codec.sql', sql: m0008 },
+  { file: '0009_pruned_entries.sql', sql: m0009 },
 ]);

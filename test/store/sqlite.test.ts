@@ -64,6 +64,7 @@ describe('sqlite specifics', () => {
       { version: 6, name: 'commit_tag' },
       { version: 7, name: 'payload_retention' },
       { version: 8, name: 'entry_codec' },
+      { version: 9, name: 'pruned_entries' },
     ]);
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     db.close();

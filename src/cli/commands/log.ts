@@ -5,7 +5,8 @@ import { commitKeyOf, decodeEntry, keyHistoryCheck, verifyLog, type KeyWindow, t
 import { tenantKeysForVerify } from '../../store/tenant-keys.js';
 import { pendingMldsaSeed } from '../../store/key-rotation.js';
 import { nodeHashLeaf } from '../../audit/node-bundle.js';
-import { checkArchiveEdge, defaultArchiveRoot, listTenants, loadKeys, logPath, openArchiveView, openSqliteStore, syncArchive, tenantArchiveDir, DEFAULT_KEY_NAME } from '../../store/node.js';
+import { acquireLogLock, checkArchiveEdge, checkPrunedOpen, defaultArchiveRoot, listTenants, loadKeys, logPath, openArchiveView, openSqliteStore, pruneToArchive, syncArchive, tenantArchiveDir, DEFAULT_KEY_NAME } from '../../store/node.js';
+import { codeOf, type ErrorCode } from '../../errors.js';
 import { intOption, parse, unknownCommand } from '../args.js';
 import { EXIT, UsageError, type Io } from '../io.js';
 import { followLogs } from './_log-follow.js';
@@ -13,6 +14,7 @@ import { formatTailLine } from './_tail-line.js';
 
 export const help = `vouch log verify [--data DIR] [--archive DIR] [--tenant T] [--json]
 vouch log archive [--data DIR] [--archive DIR] [--tenant T] [--json]
+vouch log prune --tenant T [--data DIR] [--archive DIR] [--vacuum] [--json]
 vouch log tail [--data DIR] [--tenant T] [-n N] [--json] [--follow [--interval MS]]
 
 verify  checks every entry (bytes, leaf hash, seq, prev link), every stored tree node, and every
@@ -30,6 +32,14 @@ archive brings each tenant's tile archive (ARCHIVE/<tenant>/: checkpoint, tile/<
         tile/entries/<N>, C2SP tlog-tiles) up to its newest stored checkpoint, reading the
         database read-only; \`vouch serve\` does the same in the background after commits. A tile
         already there with other bytes is never overwritten: exit 1, ERR_ARCHIVE_MISMATCH.
+prune   drops sealed history from the tenant's database (docs/archive.md#pruning): brings the
+        archive up to date, reads each full tile back and checks it against the log's tree and
+        the archive's signed checkpoint, then deletes in one transaction the entry rows (policy,
+        pin and key entries kept) and tree nodes below level 8 of those tiles; reads of
+        them come from the archive from then on, checked. Back up the database and the archive
+        first: afterwards the archive is the only copy of that history. Stop the service first
+        (it takes the tenant's lock). --vacuum gives the freed pages back to the file system.
+        Exit 0 pruned (or nothing to prune), 1 the archive does not check (nothing pruned).
 tail    prints the newest N entries (default 10), one line each: tenant, seq, time, type, event,
         tool (or prompt, resource), effect, principal, and for a deny the interceptor that denied
         and its reason (control characters shown escaped). --json prints each entry as it is signed, one
@@ -42,8 +52,9 @@ export async function run(argv: string[], io: Io): Promise<number> {
   if (sub === 'verify') return verify(rest, io);
   if (sub === 'tail') return tail(rest, io);
   if (sub === 'archive') return archive(rest, io);
+  if (sub === 'prune') return prune(rest, io);
   if (sub === undefined || sub === '--help' || sub === '-h') return io.out(help), sub ? EXIT.ok : EXIT.usage;
-  throw unknownCommand('log command', sub, ['verify', 'archive', 'tail']);
+  throw unknownCommand('log command', sub, ['verify', 'archive', 'prune', 'tail']);
 }
 
 function tenantsOf(dir: string, tenant: string | undefined): string[] {
@@ -65,19 +76,35 @@ function verify(argv: string[], io: Io): number {
   const commitKeys = [commitKeyOf(loaded.mldsaSeed), ...(incoming ? [commitKeyOf(incoming)] : [])];
   const reports: (LogReport & { keys: UsedKey[]; archive: { dir: string; size: number; sealed: number } })[] = [];
   for (const t of tenantsOf(dir, values.tenant)) {
-    const store = openSqliteStore(logPath(dir, t), { readonly: true });
+    const archiveDir = tenantArchiveDir(archiveRoot, t);
+    // A pruned log reads its sealed entries from this archive; a watermark it does not back is a finding, not a crash.
+    const store = openSqliteStore(logPath(dir, t), { readonly: true, archive: archiveDir, skipArchiveCheck: true });
     try {
       const origin = store.meta('origin') ?? `${values['key-name']}/${t}`;
+      const pruned: { code: ErrorCode; message: string }[] = [];
+      try {
+        checkPrunedOpen(store);
+      } catch (e) {
+        pruned.push({ code: codeOf(e), message: `pruned log: ${(e as Error).message}` });
+      }
       // Key history (issue 18): each checkpoint is checked with the keys of its time.
       const { keys, problems } = tenantKeysForVerify(store, origin, files, values['key-name']!, { commitKeys });
       const used = new Map<string, UsedKey>();
       const checks = [...ruleChecks(store), keyHistoryCheck({ name: keys.history.keys[0]?.name ?? keys.name, keys: keys.history.keys.filter((k) => k.window.from === 0) }, keys.history)];
       // Sealed history from the archive (where it has it), the tail from SQLite: one rebuild checks both.
-      const archiveDir = tenantArchiveDir(archiveRoot, t);
       const view = openArchiveView(archiveDir, store, { origin, verifiers: keys.verifiers });
       const report = verifyLog(view.storage, { origin, verifiers: keys.verifiers, checks, hashLeaf: nodeHashLeaf, commitKeys, onSigned: (sigs) => countKeys(used, sigs) });
       for (const p of problems) report.findings.push({ kind: 'key', seq: p.seq, code: 'ERR_VERIFY_ENTRY', message: p.message });
       for (const f of [...view.findings, ...checkArchiveEdge(archiveDir, view)]) report.findings.push({ kind: 'archive', code: 'ERR_ARCHIVE_MISMATCH', message: `archive ${f.message}` });
+      // Each pruned tile as the service reads it (sealed-tiles.ts): the refusal names the file.
+      for (let seq = 0; seq < store.prunedBelow() && pruned.length < 16; seq += 256) {
+        try {
+          for (const _ of store.entries(seq, seq + 1));
+        } catch (e) {
+          pruned.push({ code: codeOf(e), message: `pruned log: ${(e as Error).message}` });
+        }
+      }
+      for (const f of pruned) report.findings.push({ kind: 'archive', code: f.code, message: f.message });
       reports.push({ ...report, keys: [...used.values()], archive: { dir: archiveDir, size: view.size, sealed: view.sealed } });
     } finally {
       store.close();
@@ -115,6 +142,38 @@ async function archive(argv: string[], io: Io): Promise<number> {
   }
   if (values.json) io.out(JSON.stringify({ ok: true, logs: done }));
   else for (const d of done) io.out(`archive ${d.dir}: checkpoint at ${d.size}, ${d.written} file(s) written, ${d.kept} already there`);
+  return EXIT.ok;
+}
+
+/**
+ * An operator's act, not a background one: it ends the database's copy of that history, so it runs
+ * after a backup, with the service stopped (the tenant's lock), and says what it dropped.
+ */
+async function prune(argv: string[], io: Io): Promise<number> {
+  const { values } = parse(argv, { tenant: { type: 'string' }, archive: { type: 'string' }, vacuum: { type: 'boolean', default: false }, 'key-name': { type: 'string', default: DEFAULT_KEY_NAME } });
+  if (values.help) return io.out(help), EXIT.ok;
+  if (!values.tenant) throw new UsageError('vouch log prune needs --tenant T: it drops that log\'s sealed history from its database (back up first; docs/archive.md)');
+  const dir = values.data!;
+  const [t] = tenantsOf(dir, values.tenant);
+  const archiveDir = tenantArchiveDir(values.archive ?? defaultArchiveRoot(dir), t);
+  const files = loadKeys(dir, values['key-name']).keys;
+  const lock = acquireLogLock(dir, t);
+  try {
+    const store = openSqliteStore(logPath(dir, t), { archive: archiveDir });
+    try {
+      const origin = store.meta('origin') ?? `${values['key-name']}/${t}`;
+      const { keys } = tenantKeysForVerify(store, origin, files, values['key-name']!);
+      const sync = await syncArchive(archiveDir, store);
+      const r = await pruneToArchive(store, archiveDir, { origin, verifiers: keys.verifiers });
+      if (values.vacuum) store.vacuum();
+      if (values.json) io.out(JSON.stringify({ ok: true, tenant: t, archive: archiveDir, written: sync.written, ...r }));
+      else io.out(`prune ${t}: archive ${archiveDir} at ${r.archived}; entries below ${r.below} now in the archive only (was ${r.from}): ${r.entries} entry rows and ${r.nodes} tree nodes deleted${values.vacuum ? ', file vacuumed' : ''}`);
+    } finally {
+      store.close();
+    }
+  } finally {
+    lock.release();
+  }
   return EXIT.ok;
 }
 
