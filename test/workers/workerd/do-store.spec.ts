@@ -45,6 +45,8 @@ describe('durable object store specifics', () => {
       { version: 5, name: 'key_entries' },
       { version: 6, name: 'commit_tag' },
       { version: 7, name: 'payload_retention' },
+      { version: 8, name: 'entry_codec' },
+      { version: 9, name: 'pruned_entries' },
     ]);
   });
 
