@@ -43,7 +43,7 @@ describe('createWorkerSigner', () => {
       clearInterval(timer);
       sigs.forEach((sig, i) => expect(verifyMldsa(w.publicKey, msg(i), sig)).toBe(true));
       // In-process signing would block for the whole batch: no tick at all until it ends.
-      expect(ticks).toBeGreaterThanOrEqual(5);
+      expect(ticks).toBeGreaterThanOrEqual(2); // 4 in CI at load 8 on 2 cores; in-process: 0 or 1
       expect(maxGap).toBeLessThan(Math.max(50, elapsed / 2));
     } finally {
       await w.close?.();

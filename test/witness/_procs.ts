@@ -1,5 +1,6 @@
 // Real processes for the witness tests: `vouch witness` children (ready JSON line: url, vkeys),
 // a log started with `vouch serve`, and small helpers to decide, fetch and verify over loopback.
+import { request as httpRequest } from 'node:http';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -46,9 +47,28 @@ export async function startLog(data: string, witnesses: WitnessChild[], extra: s
 
 export async function decide(url: string, text = 'hi'): Promise<{ seq: number; ms: number }> {
   const t0 = Date.now();
-  const r = await fetch(`${url}/v1/authorize`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ event: 'tools/call', phase: 'request', payload: { name: 'echo', arguments: { text } } }) });
-  if (r.status !== 200) throw new Error(`decision failed: ${r.status} ${await r.text()}`);
-  return { seq: ((await r.json()) as { seq: number }).seq, ms: Date.now() - t0 };
+  const r = await postFresh(`${url}/v1/authorize`, JSON.stringify({ event: 'tools/call', phase: 'request', payload: { name: 'echo', arguments: { text } } }));
+  if (r.status !== 200) throw new Error(`decision failed: ${r.status} ${r.text}`);
+  return { seq: (JSON.parse(r.text) as { seq: number }).seq, ms: Date.now() - t0 };
+}
+
+/**
+ * A POST on a connection of its own: these tests pause for seconds between decisions, and a pooled
+ * socket the server was closing at its 5 s keep-alive limit failed a decision with "other side
+ * closed" in CI (the request was sent; retrying it could record it twice).
+ */
+function postFresh(url: string, body: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
 }
 
 export async function checkpointOf(url: string): Promise<{ origin: string; size: number; checkpoint: string }> {
