@@ -5,6 +5,7 @@ import { commitKeyOf, decodeEntry, keyHistoryCheck, verifyLog, type KeyWindow, t
 import { tenantKeysForVerify } from '../../store/tenant-keys.js';
 import { pendingMldsaSeed } from '../../store/key-rotation.js';
 import { nodeHashLeaf } from '../../audit/node-bundle.js';
+import { archiveOption } from './_archive-option.js';
 import { acquireLogLock, checkArchiveEdge, checkPrunedOpen, defaultArchiveRoot, listTenants, loadKeys, logPath, openArchiveView, openSqliteStore, pruneToArchive, syncArchive, tenantArchiveDir, DEFAULT_KEY_NAME } from '../../store/node.js';
 import { codeOf, type ErrorCode } from '../../errors.js';
 import { intOption, parse, unknownCommand } from '../args.js';
@@ -67,7 +68,7 @@ function verify(argv: string[], io: Io): number {
   const { values } = parse(argv, { tenant: { type: 'string' }, archive: { type: 'string' }, 'key-name': { type: 'string', default: DEFAULT_KEY_NAME } });
   if (values.help) return io.out(help), EXIT.ok;
   const dir = values.data!;
-  const archiveRoot = values.archive ?? defaultArchiveRoot(dir);
+  const archiveRoot = archiveOption(values.archive, { mustExist: true }) ?? defaultArchiveRoot(dir);
   const loaded = loadKeys(dir, values['key-name']);
   const files = loaded.keys;
   // The seed is read anyway: with it, entries a crash left unsigned are checked as start-up checks them.
@@ -129,7 +130,7 @@ function verify(argv: string[], io: Io): number {
 async function archive(argv: string[], io: Io): Promise<number> {
   const { values } = parse(argv, { tenant: { type: 'string' }, archive: { type: 'string' } });
   if (values.help) return io.out(help), EXIT.ok;
-  const root = values.archive ?? defaultArchiveRoot(values.data!);
+  const root = archiveOption(values.archive) ?? defaultArchiveRoot(values.data!);
   const done: { tenant: string; dir: string; size: number; written: number; kept: number }[] = [];
   for (const t of tenantsOf(values.data!, values.tenant)) {
     const store = openSqliteStore(logPath(values.data!, t), { readonly: true });
@@ -154,8 +155,9 @@ async function prune(argv: string[], io: Io): Promise<number> {
   if (values.help) return io.out(help), EXIT.ok;
   if (!values.tenant) throw new UsageError('vouch log prune needs --tenant T: it drops that log\'s sealed history from its database (back up first; docs/archive.md)');
   const dir = values.data!;
+  const root = archiveOption(values.archive) ?? defaultArchiveRoot(dir);
   const [t] = tenantsOf(dir, values.tenant);
-  const archiveDir = tenantArchiveDir(values.archive ?? defaultArchiveRoot(dir), t);
+  const archiveDir = tenantArchiveDir(root, t);
   const files = loadKeys(dir, values['key-name']).keys;
   const lock = acquireLogLock(dir, t);
   try {

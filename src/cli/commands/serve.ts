@@ -9,6 +9,7 @@ import { EXIT, UsageError, type Io } from '../io.js';
 import { diagnostics, LOG_LEVEL_HELP, LOG_LEVEL_OPTION, parseLogLevel } from '../log-lines.js';
 import { watchConfig } from './_config-watch.js';
 import { activateHint, formatReady, readyReport } from './_serve-ready.js';
+import { archiveOption } from './_archive-option.js';
 import { serveReadOnly } from './_serve-read-only.js';
 import { writeExampleConfig } from './init.js';
 
@@ -115,6 +116,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
   const log = diagnostics(io, parseLogLevel(values['log-level']));
   const auth = values.auth ? parseAuthConfig(JSON.parse(readFileSync(values.auth, 'utf8'))) : undefined;
   const data = values.data!;
+  const archive = archiveOption(values.archive); // before anything is created in DATA
   if (values['read-only']) return serveReadOnly({ data, host: values.host!, port: intOption(values.port, 'port'), auth, allowOrigins: values['allow-origin'], json: values.json, given: argv }, log, io);
   let config = values.config;
   let configCreated = false;
@@ -141,7 +143,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
     logLine: log.line,
     otlp: values.otlp,
     witnesses: values.witnesses,
-    archive: values.archive === 'off' ? false : values.archive,
+    archive: values.archive === 'off' ? false : archive,
     retention: values.retention,
   });
   if (!auth) log.text('warn', 'WARNING: no --auth given: development mode, no tokens checked, serving loopback only. Do not expose this port.');
