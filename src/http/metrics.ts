@@ -113,6 +113,11 @@ export class Metrics {
   }
 
   /** Telemetry (OTLP) items whose export failed, by signal: never a decision's failure. Service-wide: the operator's. */
+  /** A retention policy is in force: its counters are served from start, at 0 (an alert needs the series before the first pass). */
+  retentionOn(): void {
+    this.retention ??= { runs: 0, erased: 0, failures: 0 };
+  }
+
   /** One tenant's retention pass (audit/retention.ts): payloads erased, or a failure. Totals only: bounded with many tenants. */
   retentionRun(erased: number, failed: boolean): void {
     const r = (this.retention ??= { runs: 0, erased: 0, failures: 0 });

@@ -338,6 +338,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   pool.start();
   const short = retentionPolicy && [retentionPolicy.payloadDays, ...Object.values(retentionPolicy.tenants)].filter((d): d is number => typeof d === 'number' && d < SIX_MONTHS_DAYS);
   if (short?.length) opts.logLine?.({ level: 'warn', msg: `payload retention under six months (${Math.min(...short)} days): the EU AI Act (Art. 19, 26(6)) has high-risk systems keep their logs at least six months unless other law says otherwise (docs/retention.md)` });
+  if (retentionPolicy) metrics.retentionOn();
   const retention =
     retentionPolicy &&
     startRetention({

@@ -250,6 +250,31 @@ describe('payload retention', () => {
 });
 
 describe('vouch serve --retention', () => {
+  it('/metrics has the retention counters from start, at 0, on a fresh data directory (no pass has found a log yet)', async () => {
+    // Found walking docs/keeping-logs.md: an alert on vouch_retention_failures_total found no series
+    // until the first pass that met a log, an hour after a first start.
+    const d = mkdtempSync(join(tmpdir(), 'vouch-retention-fresh-'));
+    writeFileSync(join(d, 'retention.json'), JSON.stringify({ payloadDays: 400 }));
+    const { startServer } = await import('../../src/http/node-server.js');
+    const s = await startServer({ data: d, port: 0, logLine: () => undefined });
+    try {
+      const metrics = await (await fetch(`${s.url}/metrics`)).text();
+      expect(metrics).toMatch(/^vouch_retention_runs_total \d+$/m);
+      expect(metrics).toMatch(/^vouch_retention_payloads_erased_total 0$/m);
+      expect(metrics).toMatch(/^vouch_retention_failures_total 0$/m);
+    } finally {
+      await s.close();
+    }
+    // Without a retention policy there is nothing to count: no series.
+    const e = mkdtempSync(join(tmpdir(), 'vouch-retention-none-'));
+    const t = await startServer({ data: e, port: 0, logLine: () => undefined });
+    try {
+      expect(await (await fetch(`${t.url}/metrics`)).text()).not.toMatch(/vouch_retention_/);
+    } finally {
+      await t.close();
+    }
+  });
+
   it('erases at start, counts it in /metrics, and a bad file is a start-up error', async () => {
     const d = copyOf(data);
     const file = join(d, 'retention.json');
