@@ -5,6 +5,7 @@
 import { retryAt } from '../backoff.js';
 import { toHex } from '../canonical/index.js';
 import { codeOf } from '../errors.js';
+import { PeriodicTask } from '../periodic.js';
 import type { Certificate } from 'pkijs';
 import { requestTimestamp } from './client.js';
 import type { TimestampRecord, TimestampStore } from './store.js';
@@ -43,32 +44,26 @@ export interface StamperOptions {
 }
 
 export class TimestampStamper {
-  private timer: ReturnType<typeof setInterval> | undefined;
-  private running: Promise<void> | undefined;
+  private readonly loop: PeriodicTask;
   private failures = 0;
   private retryAt = 0;
-  private closed = false;
 
-  constructor(private readonly o: StamperOptions) {}
+  constructor(private readonly o: StamperOptions) {
+    this.loop = new PeriodicTask(() => this.round(), o.tickMs ?? 5000);
+  }
 
   start(): this {
-    this.timer = setInterval(() => void this.tick(), this.o.tickMs ?? 5000);
-    this.timer.unref?.();
-    void this.tick();
+    this.loop.start();
     return this;
   }
 
   /** One look at the cadence; at most one request in flight. */
   tick(): Promise<void> {
-    if (this.closed) return Promise.resolve();
-    this.running ??= this.round().catch(() => undefined).finally(() => (this.running = undefined));
-    return this.running;
+    return this.loop.tick();
   }
 
-  async close(): Promise<void> {
-    this.closed = true;
-    if (this.timer) clearInterval(this.timer);
-    await this.running;
+  close(): Promise<void> {
+    return this.loop.close();
   }
 
   /** Is the newest checkpoint due a stamp? A new tree only, and the cadence reached (the first one at once). */

@@ -6,6 +6,7 @@
 // Runs on its own timer: a slow or dead witness never delays a decision.
 import { backoffDelay } from '../backoff.js';
 import { toHex } from '../canonical/index.js';
+import { PeriodicTask } from '../periodic.js';
 import { postAddCheckpoint } from './client.js';
 import type { CosignatureStore } from './cosig-store.js';
 import type { CosignerKey } from './cosignature.js';
@@ -48,38 +49,32 @@ export interface SubmitterOptions {
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref?.());
 
 export class WitnessSubmitter {
-  private timer: ReturnType<typeof setInterval> | undefined;
-  private running: Promise<void> | undefined;
+  private readonly loop: PeriodicTask;
   /** Per witness, the submission in flight: a slow witness holds up only itself. */
   private busy = new Map<string, Promise<void>>();
-  private closed = false;
 
-  constructor(private readonly o: SubmitterOptions) {}
+  constructor(private readonly o: SubmitterOptions) {
+    this.loop = new PeriodicTask(() => this.round(), o.intervalMs ?? 1000);
+  }
 
   start(): this {
-    this.timer = setInterval(() => void this.tick(), this.o.intervalMs ?? 1000);
-    this.timer.unref?.();
-    void this.tick();
+    this.loop.start();
     return this;
   }
 
   /** One round over the newest checkpoint; at most one round runs at a time. */
   tick(): Promise<void> {
-    if (this.closed) return Promise.resolve();
-    this.running ??= this.round().catch(() => undefined).finally(() => (this.running = undefined));
-    return this.running;
+    return this.loop.tick();
   }
 
   async close(): Promise<void> {
-    this.closed = true;
-    if (this.timer) clearInterval(this.timer);
-    await this.running;
+    await this.loop.close();
     await Promise.all(this.busy.values());
   }
 
   /** Resolves when no submission is in flight (tests, shutdown). */
   async idle(): Promise<void> {
-    await this.running;
+    await this.loop.idle();
     await Promise.all(this.busy.values());
   }
 
@@ -104,7 +99,7 @@ export class WitnessSubmitter {
     let old = acked?.size ?? 0;
     const retries = this.o.retries ?? 3;
     let conflicts = 0;
-    for (let attempt = 0; attempt <= retries && !this.closed; ) {
+    for (let attempt = 0; attempt <= retries && !this.loop.closed; ) {
       if (old > cp.size) return status(false, `witness has cosigned size ${old}, larger than this log's ${cp.size}`);
       const proof = old > 0 && old < cp.size ? await this.o.source.consistencyProof(old, cp.size) : [];
       const a = await postAddCheckpoint(w.url, { oldSize: old, proof, checkpoint: cp.note }, this.o.timeoutMs ?? 5000);

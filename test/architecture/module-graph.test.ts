@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 const SRC = join(dirname(fileURLToPath(import.meta.url)), '../../src');
 const ADAPTERS = ['http', 'mcp', 'cli', 'worker'];
 /** The layers, lowest first (README "Layout"): a module imports only modules listed before it. */
-const LAYERS = ['errors', 'clock', 'backoff', 'canonical', 'crypto', 'log', 'timestamp', 'receipt', 'protocol', 'enrich', 'entries', 'policy', 'interceptors', 'execution', 'decide', 'store', 'observe', 'witness', 'audit', 'http', 'mcp', 'worker', 'cli'];
+const LAYERS = ['errors', 'clock', 'backoff', 'periodic', 'canonical', 'crypto', 'log', 'timestamp', 'receipt', 'protocol', 'enrich', 'entries', 'policy', 'interceptors', 'execution', 'decide', 'store', 'observe', 'witness', 'audit', 'http', 'mcp', 'worker', 'cli'];
 const IMPORT = /(?:import|export)\s[^'"]*?from\s*['"](\.[^'"]+)['"]|import\s*\(\s*['"](\.[^'"]+)['"]\s*\)/g;
 
 function sourceFiles(dir: string, out: string[] = []): string[] {

@@ -1,9 +1,12 @@
-// Test helpers for the audit console: build the page with Vite (web/ -> web/dist) and launch the
-// system's headless Chromium through playwright-core. No Chromium is a loud failure, not a skip:
-// CI installs it (.ci/run), and a console test that cannot run must not pass.
+// Test helpers for the audit console: build the page with Vite (web/ -> web/dist), launch the
+// system's headless Chromium through playwright-core, and open the console logged in with every
+// dialog and CSP violation recorded. No Chromium is a loud failure, not a skip: CI installs it
+// (.ci/run), and a console test that cannot run must not pass.
 import { existsSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { startServer, type RunningServer } from '../../src/http/node-server.js';
+import { testIssuer } from '../http/_server.js';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const DIST = fileURLToPath(new URL('../../web/dist/', import.meta.url));
@@ -30,4 +33,38 @@ export function launchBrowser(): Promise<Browser> {
     timeout: 30_000,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
+}
+
+/** The console freshly built, then a real server over `data` with bearer-token auth from a test issuer and no checkpoint delay. */
+export async function startConsoleServer(data: string, config: string): Promise<{ server: RunningServer; issuer: Awaited<ReturnType<typeof testIssuer>> }> {
+  await buildConsole();
+  const issuer = await testIssuer();
+  const server = await startServer({ data, port: 0, config, auth: issuer.auth, idleCheckpointMs: 0 });
+  return { server, issuer };
+}
+
+export interface ConsolePage {
+  browser: Browser;
+  page: Page;
+  /** Every alert/confirm/prompt the page raised (dismissed): markup an attacker planted must raise none. */
+  dialogs: string[];
+  /** Every CSP violation, `directive blocked-uri`: under the console's CSP nothing the page does may be refused. */
+  violations: string[];
+}
+
+/** Chromium with one console-sized page that logs in with `auditToken` (the console's session token) on every load. */
+export async function openConsolePage(auditToken: string): Promise<ConsolePage> {
+  const browser = await launchBrowser();
+  const page = await browser.newPage({ viewport: { width: 1400, height: 1100 } });
+  page.setDefaultTimeout(15_000);
+  const dialogs: string[] = [];
+  const violations: string[] = [];
+  page.on('dialog', (d) => {
+    dialogs.push(d.message());
+    void d.dismiss();
+  });
+  await page.addInitScript((t) => sessionStorage.setItem('vouch.audit.token', t), auditToken);
+  await page.exposeFunction('__violation', (v: string) => void violations.push(v));
+  await page.addInitScript(() => document.addEventListener('securitypolicyviolation', (e) => (window as unknown as { __violation(v: string): void }).__violation(`${e.violatedDirective} ${e.blockedURI}`)));
+  return { browser, page, dialogs, violations };
 }

@@ -16,13 +16,13 @@ import { ml_dsa65 } from '@noble/post-quantum/ml-dsa.js';
 import { canonicalBytes, type Digest } from '../../src/canonical/index.js';
 import { main } from '../../src/cli/main.js';
 import { parseJwks } from '../../src/crypto/index.js';
-import { startServer, type RunningServer } from '../../src/http/node-server.js';
+import type { RunningServer } from '../../src/http/node-server.js';
 import { formatVkey } from '../../src/log/index.js';
 import { readPins, toolDigest, ToolPins } from '../../src/mcp/tool-pins.js';
 import { initDataDir, openDataDir } from '../../src/store/node.js';
 import { captureIo, FIXTURE_CONFIG } from '../audit/_generate.js';
-import { get, post, testIssuer } from '../http/_server.js';
-import { buildConsole, DIST, launchBrowser, OUTPUT } from './_browser.js';
+import { get, post } from '../http/_server.js';
+import { DIST, OUTPUT, openConsolePage, startConsoleServer } from './_browser.js';
 
 const HOSTILE_PRINCIPAL = '<img src=x onerror=alert(1)>';
 const HOSTILE_TOOL = '<img src=t onerror=alert(2)>';
@@ -36,8 +36,8 @@ let page: Page;
 const tokens: Record<string, string> = {};
 const H = (who: string) => ({ authorization: `Bearer ${tokens[who]}` });
 const made: { seq: number; effect: string; tool: string; who: string }[] = [];
-const dialogs: string[] = [];
-const violations: string[] = [];
+let dialogs: string[];
+let violations: string[];
 
 // Tool definitions as a gateway pins them; the log holds the ones a pin entry attaches.
 const ECHO_V1 = { name: 'echo', description: 'Echoes the message.', inputSchema: { type: 'object', properties: { message: { type: 'string' } } } };
@@ -78,18 +78,17 @@ async function vouch(...argv: string[]) {
 const norm = (t: string) => t.replace(/\s+/g, ' ').trim();
 
 beforeAll(async () => {
-  await buildConsole();
   dir = mkdtempSync(join(tmpdir(), 'vouch-auditor-'));
   const data = join(dir, 'data');
   await pinnedDataDir(data);
-  const issuer = await testIssuer();
-  const mint = (sub: string, roles: string[]) => issuer.token({ sub, tenant: 'default', roles });
+  const started = await startConsoleServer(data, FIXTURE_CONFIG);
+  s = started.server;
+  const mint = (sub: string, roles: string[]) => started.issuer.token({ sub, tenant: 'default', roles });
   tokens.audit = await mint('auditor', ['audit']);
   tokens.alice = await mint('alice@example.com', ['enforce']);
   tokens.bob = await mint('bob', ['enforce']);
   tokens.hostile = await mint(HOSTILE_PRINCIPAL, ['enforce']);
-  tokens.otherTenant = await issuer.token({ sub: 'x', tenant: 'other', roles: ['audit'] });
-  s = await startServer({ data, port: 0, config: FIXTURE_CONFIG, auth: issuer.auth, idleCheckpointMs: 0 });
+  tokens.otherTenant = await started.issuer.token({ sub: 'x', tenant: 'other', roles: ['audit'] });
   for (const [who, tool] of [['alice', 'echo'], ['alice', 'dangerous_tool'], ['bob', 'echo'], ['bob', 'send_mail'], ['alice', 'echo'], ['hostile', HOSTILE_TOOL], ['hostile', 'echo'], ['bob', 'dangerous_tool']] as const) await decideAs(who, tool);
   // The MCP client names itself with markup (2026 envelope): recorded as its claim.
   const env = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': HOSTILE_CLIENT };
@@ -97,17 +96,7 @@ beforeAll(async () => {
     { ...H('hostile'), 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'interceptor/executeChain' });
   expect(mcp.status, JSON.stringify(mcp.json)).toBe(200);
   made.push({ seq: mcp.json.result._meta['io.vouch/seq'], effect: mcp.json.result.decision?.effect ?? 'allow', tool: 'echo', who: 'hostile' });
-  browser = await launchBrowser();
-  page = await browser.newPage({ viewport: { width: 1400, height: 1100 } });
-  page.setDefaultTimeout(15_000);
-  page.on('dialog', (d) => {
-    dialogs.push(d.message());
-    void d.dismiss();
-  });
-  await page.addInitScript((t) => sessionStorage.setItem('vouch.audit.token', t), tokens.audit);
-  // Under the console's CSP nothing the page does may be refused (no inline style, no HTML sink).
-  await page.exposeFunction('__violation', (v: string) => void violations.push(v));
-  await page.addInitScript(() => document.addEventListener('securitypolicyviolation', (e) => (window as unknown as { __violation(v: string): void }).__violation(`${e.violatedDirective} ${e.blockedURI}`)));
+  ({ browser, page, dialogs, violations } = await openConsolePage(tokens.audit));
 }, 120_000);
 
 afterAll(async () => {

@@ -10,13 +10,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type RunningServer } from '../../src/http/node-server.js';
+import type { RunningServer } from '../../src/http/node-server.js';
 import { ENRICHMENT_META } from '../../src/interceptors/_enrich-contract.js';
 import type { Interceptor, Json } from '../../src/interceptors/types.js';
 import { parseDeclaration } from '../../src/protocol/index.js';
 import { startLegacyRemote, type RunningRemote } from '../interceptors/_remote-servers.js';
-import { get, post, testIssuer, writeConfig } from '../http/_server.js';
-import { buildConsole, launchBrowser, OUTPUT } from './_browser.js';
+import { get, post, writeConfig } from '../http/_server.js';
+import { OUTPUT, openConsolePage, startConsoleServer } from './_browser.js';
 
 const UPSTREAM_TEXT = 'Quarterly numbers <img src=u onerror=alert(1)></script><script>alert(2)</script>';
 const HOSTILE_NOTE = `checked <img src=x onerror=alert(3)></script><script>alert(4)</script>; the tool said: ${UPSTREAM_TEXT}`;
@@ -38,13 +38,12 @@ let browser: Browser;
 let page: Page;
 const tokens: Record<string, string> = {};
 const H = (who: string) => ({ authorization: `Bearer ${tokens[who]}` });
-const dialogs: string[] = [];
-const violations: string[] = [];
+let dialogs: string[];
+let violations: string[];
 let seq: number;
 let digests: Record<string, string>;
 
 beforeAll(async () => {
-  await buildConsole();
   remote = await startLegacyRemote([hostile]);
   const dir = mkdtempSync(join(tmpdir(), 'vouch-console-enrich-'));
   const config = writeConfig(dir, {
@@ -54,24 +53,15 @@ beforeAll(async () => {
     uncovered: [{ events: ['tools/call'], phase: 'response' }],
     remoteInterceptors: { allow: [remote.url] },
   });
-  const issuer = await testIssuer();
-  for (const [who, roles] of [['audit', ['audit']], ['admin', ['admin', 'audit']], ['app', ['enforce']]] as const) tokens[who] = await issuer.token({ sub: who, tenant: 'default', roles: [...roles] });
-  s = await startServer({ data: join(dir, 'data'), port: 0, config, auth: issuer.auth, idleCheckpointMs: 0 });
+  const started = await startConsoleServer(join(dir, 'data'), config);
+  s = started.server;
+  for (const [who, roles] of [['audit', ['audit']], ['admin', ['admin', 'audit']], ['app', ['enforce']]] as const) tokens[who] = await started.issuer.token({ sub: who, tenant: 'default', roles: [...roles] });
   const r = await post(`${s.url}/mcp`, { jsonrpc: '2.0', id: 1, method: 'interceptor/executeChain', params: { event: 'tools/call', phase: 'response', payload: { content: [{ type: 'text', text: UPSTREAM_TEXT }] } } }, H('app'));
   expect(r.status, JSON.stringify(r.json)).toBe(200);
   seq = r.json.result._meta['io.vouch/seq'];
   digests = Object.fromEntries((r.json.result.results as { interceptor: string; info?: { enrichment?: string } }[]).filter((x) => x.info?.enrichment).map((x) => [x.interceptor, x.info!.enrichment!]));
   expect(Object.keys(digests).sort()).toEqual(['check/hostile', 'provenance']);
-  browser = await launchBrowser();
-  page = await browser.newPage({ viewport: { width: 1400, height: 1100 } });
-  page.setDefaultTimeout(15_000);
-  page.on('dialog', (d) => {
-    dialogs.push(d.message());
-    void d.dismiss();
-  });
-  await page.addInitScript((t) => sessionStorage.setItem('vouch.audit.token', t), tokens.audit);
-  await page.exposeFunction('__violation', (v: string) => void violations.push(v));
-  await page.addInitScript(() => document.addEventListener('securitypolicyviolation', (e) => (window as unknown as { __violation(v: string): void }).__violation(`${e.violatedDirective} ${e.blockedURI}`)));
+  ({ browser, page, dialogs, violations } = await openConsolePage(tokens.audit));
 }, 180_000);
 
 afterAll(async () => {

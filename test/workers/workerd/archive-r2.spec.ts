@@ -4,73 +4,37 @@
 // verifier `vouch log verify` uses. The attacker can write the bucket (not the object's storage,
 // not the keys): a changed tile, bundle or checkpoint is named by the read-back check; an object
 // planted where the next tile goes is refused, reported and never overwritten.
-import { env, runInDurableObject } from 'cloudflare:test';
+import { env } from 'cloudflare:test';
 import type { DurableObjectState } from '@cloudflare/workers-types/index.ts';
-import { exportJWK, generateKeyPair, SignJWT } from 'jose';
-import { afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
-import { exportBundle, verifyBundle } from '../../../src/audit/index.js';
-import { parseTrust } from '../../../src/receipt/index.js';
-import { buildWorkerApp } from '../../../src/worker/app.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { WorkerEnv } from '../../../src/worker/env.js';
-import { VouchLog } from '../../../src/worker/log-object.js';
-import { remoteLogPort } from '../../../src/worker/remote-log.js';
-import { WORKER_CONFIG_DOCUMENT as configDocument } from './_config.js';
-import { memoryBundle } from './_worker-kit.js';
-
-const ISSUER = 'https://issuer.test';
-let auth: string;
-let token: (tenant: string) => Promise<string>;
-beforeAll(async () => {
-  const { publicKey, privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519' });
-  auth = JSON.stringify({ jwks: { keys: [{ ...(await exportJWK(publicKey)), kid: 'k1', alg: 'EdDSA', use: 'sig' }] }, issuer: ISSUER, audience: 'vouch' });
-  token = (tenant) => new SignJWT({ tenant, roles: ['enforce', 'audit', 'admin', 'tool-user'] }).setProtectedHeader({ alg: 'EdDSA', kid: 'k1' }).setSubject('alice').setIssuer(ISSUER).setAudience('vouch').setIssuedAt().setExpirationTime('10m').sign(privateKey);
-});
+import { deployObject, exportAndVerify, inObject, MINUTE, verifyOnNode } from './_object-deploy.js';
 
 afterEach(() => vi.restoreAllMocks());
 
 const bucket = env.ARCHIVE_TEST;
-const MINUTE = 60_000;
-const base64 = (b: Uint8Array) => btoa(Array.from(b, (x) => String.fromCharCode(x)).join(''));
 
-/** A deployment over the tenant's object storage (as retention.spec.ts), with the bucket bound or not. */
+/** A deployment over the tenant's object storage (_object-deploy.ts), with the bucket bound or not. */
 async function deploy(state: DurableObjectState, tenant: string, vars: Partial<WorkerEnv> = { VOUCH_ARCHIVE: bucket }) {
-  const e: WorkerEnv = { ...env, VOUCH_AUTH: auth, ...vars };
-  const object = new VouchLog(state as never, e);
-  const app = await buildWorkerApp(e, configDocument, { logObject: () => object });
-  const fetchApp = async (path: string, init: RequestInit = {}) => app.app.fetch(new Request(`https://vouch.test${path}`, { ...init, headers: { authorization: `Bearer ${await token(tenant)}`, 'content-type': 'application/json', 'accept-encoding': 'identity' } }));
-  const port = remoteLogPort(object, tenant, `test.vouch/${tenant}`);
-  const decide = async (text: string) => (await fetchApp('/v1/authorize', { method: 'POST', body: JSON.stringify({ event: 'tools/call', phase: 'request', payload: { name: 'echo', arguments: { text } } }) })).status;
+  const d = await deployObject(state, tenant, vars);
   return {
-    object,
-    port,
-    decide,
+    ...d,
     /** `n` decisions, a few at a time (they share checkpoints, as under load). */
     decideMany: async (n: number) => {
-      for (let i = 0; i < n; i += 25) expect(new Set(await Promise.all(Array.from({ length: Math.min(25, n - i) }, (_, j) => decide(`d${i + j}`))))).toEqual(new Set([200]));
+      for (let i = 0; i < n; i += 25) expect(new Set(await Promise.all(Array.from({ length: Math.min(25, n - i) }, async (_, j) => (await d.decide(`d${i + j}`)).status)))).toEqual(new Set([200]));
     },
-    /** The object's alarm, as workerd fires it when due. */
-    fire: async () => {
-      await state.storage.deleteAlarm();
-      await object.alarm();
-    },
-    tile: async (rel: string) => new Uint8Array(await (await fetchApp(`/tlog/${tenant}/${rel}`)).arrayBuffer()),
-    get: async (path: string) => (await fetchApp(path)).json() as Promise<any>,
-    text: async (path: string) => (await fetchApp(path)).text(),
+    tile: async (rel: string) => new Uint8Array(await (await d.fetch(`/tlog/${tenant}/${rel}`)).arrayBuffer()),
     check: async () => {
-      const r = await object.checkArchive(tenant);
+      const r = await d.object.checkArchive(tenant);
       if (!r.ok) throw new Error(JSON.stringify(r));
       return r.value;
     },
     status: async () => {
-      const r = await object.archiveStatus(tenant);
+      const r = await d.object.archiveStatus(tenant);
       if (!r.ok) throw new Error(JSON.stringify(r));
       return r.value;
     },
   };
-}
-
-function inObject<R>(tenant: string, body: (state: DurableObjectState) => Promise<R>): Promise<R> {
-  return runInDurableObject(env.VOUCH_LOG.get(env.VOUCH_LOG.idFromName(tenant)), (_i: unknown, state: DurableObjectState) => body(state));
 }
 
 const object = async (key: string) => {
@@ -127,14 +91,10 @@ describe('the tile archive in R2 (VOUCH_ARCHIVE)', () => {
       expect(await d.text('/metrics')).toContain(`vouch_archive_size{tenant="${tenant}"} ${cp2.size}`);
 
       // An exported bundle still verifies, in workerd and with `vouch verify` on Node.
-      const keys = { jwks: await d.get('/.well-known/vouch/keys'), vkeys: (await d.text('/.well-known/vouch/vkeys')).trim().split('\n').filter((l) => !l.startsWith('#')) };
-      const { sink, reader, files } = memoryBundle();
-      await exportBundle(d.port, sink, { keys, tool: { name: 'vouch', version: 'test' }, payloads: true });
-      const report = await verifyBundle(reader, { trusted: parseTrust(JSON.stringify(keys.jwks)) });
-      expect(report.findings).toEqual([]);
-      expect(report.ok).toBe(true);
-      const res = await fetch(inject('nodeVerify'), { method: 'POST', body: JSON.stringify({ files: Object.fromEntries([...files].map(([name, b]) => [name, base64(b)])), key: JSON.stringify(keys.jwks) }) });
-      const node = (await res.json()) as { code: number; out: string; err: string };
+      const bundle = await exportAndVerify(d);
+      expect(bundle.report.findings).toEqual([]);
+      expect(bundle.report.ok).toBe(true);
+      const node = await verifyOnNode(bundle);
       expect(node.code, node.err).toBe(0);
     });
   }, 600_000);
@@ -197,7 +157,7 @@ describe('the tile archive in R2 (VOUCH_ARCHIVE)', () => {
       expect(await d.text('/metrics')).toContain(`vouch_archive_mismatches_total{tenant="${tenant}"} 1`);
       // Retried after ARCHIVE_RETRY_MS, not at every commit; decisions go on meanwhile.
       expect((await state.storage.getAlarm())! - Date.now()).toBeGreaterThan(10 * MINUTE);
-      expect(await d.decide('after')).toBe(200);
+      expect((await d.decide('after')).status).toBe(200);
       expect((await state.storage.getAlarm())! - Date.now()).toBeGreaterThan(10 * MINUTE);
 
       // The operator compares and deletes the object: the next pass writes the log's bytes.

@@ -4,69 +4,36 @@
 // witness.spec.ts: the first pass is a minute out, so the object's own alarm never runs first),
 // and the log exported from the object verifies and replays with the old decisions "payload erased",
 // inside workerd and on Node (`vouch verify`, _node-verifier.ts).
-import { env, runInDurableObject } from 'cloudflare:test';
+import { env } from 'cloudflare:test';
 import type { DurableObjectState } from '@cloudflare/workers-types/index.ts';
-import { exportBundle, verifyBundle } from '../../../src/audit/index.js';
 import { payloadDigestsOf } from '../../../src/log/activation-check.js';
 import { decodeEntry, type Entry } from '../../../src/log/index.js';
-import { exportJWK, generateKeyPair, SignJWT } from 'jose';
-import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { parseTrust } from '../../../src/receipt/index.js';
+import { describe, expect, inject, it } from 'vitest';
 import { buildWorkerApp } from '../../../src/worker/app.js';
 import type { WorkerEnv } from '../../../src/worker/env.js';
-import { VouchLog } from '../../../src/worker/log-object.js';
-import { remoteLogPort } from '../../../src/worker/remote-log.js';
 import { parseCosignerVkeys, verifyWitnesses } from '../../../src/witness/index.js';
 import { WORKER_CONFIG_DOCUMENT as configDocument } from './_config.js';
-import { memoryBundle } from './_worker-kit.js';
+import { deployObject, exportAndVerify, inObject, MINUTE, verifyOnNode } from './_object-deploy.js';
 
-const ISSUER = 'https://issuer.test';
-let auth: string;
-let token: (tenant: string) => Promise<string>;
-beforeAll(async () => {
-  const { publicKey, privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519' });
-  auth = JSON.stringify({ jwks: { keys: [{ ...(await exportJWK(publicKey)), kid: 'k1', alg: 'EdDSA', use: 'sig' }] }, issuer: ISSUER, audience: 'vouch' });
-  token = (tenant) => new SignJWT({ tenant, roles: ['enforce', 'audit', 'admin', 'tool-user'] }).setProtectedHeader({ alg: 'EdDSA', kid: 'k1' }).setSubject('alice').setIssuer(ISSUER).setAudience('vouch').setIssuedAt().setExpirationTime('10m').sign(privateKey);
-});
-
-/** A deployment with these vars over the tenant's object storage (witness.spec.ts does the same). */
+/** A deployment with these vars over the tenant's object storage (_object-deploy.ts), and its log's entries. */
 async function deploy(state: DurableObjectState, tenant: string, vars: Partial<WorkerEnv>) {
-  const e: WorkerEnv = { ...env, VOUCH_AUTH: auth, ...vars };
-  const object = new VouchLog(state as never, e);
-  const app = await buildWorkerApp(e, configDocument, { logObject: () => object });
-  const fetchApp = async (path: string, init: RequestInit = {}) => app.app.fetch(new Request(`https://vouch.test${path}`, { ...init, headers: { authorization: `Bearer ${await token(tenant)}`, 'content-type': 'application/json' } }));
-  const port = remoteLogPort(object, tenant, `test.vouch/${tenant}`);
+  const d = await deployObject(state, tenant, vars);
   return {
-    object,
-    port,
-    fire: async () => {
-      await state.storage.deleteAlarm();
-      await object.alarm();
-    },
-    decide: async (text: string) => (await fetchApp('/v1/authorize', { method: 'POST', body: JSON.stringify({ event: 'tools/call', phase: 'request', payload: { name: 'echo', arguments: { text } } }) })).status,
-    get: async (path: string) => (await fetchApp(path)).json() as Promise<any>,
-    text: async (path: string) => (await fetchApp(path)).text(),
+    ...d,
     entries: async (): Promise<Entry[]> => {
       const out: Entry[] = [];
-      for (let i = 0, n = await port.size(); i < n; i++) out.push(decodeEntry((await port.entry(i))!));
+      for (let i = 0, n = await d.port.size(); i < n; i++) out.push(decodeEntry((await d.port.entry(i))!));
       return out;
     },
   };
 }
-
-function inObject<R>(tenant: string, body: (state: DurableObjectState) => Promise<R>): Promise<R> {
-  return runInDurableObject(env.VOUCH_LOG.get(env.VOUCH_LOG.idFromName(tenant)), (_i: unknown, state: DurableObjectState) => body(state));
-}
-
-const MINUTE = 60_000;
-const base64 = (b: Uint8Array) => btoa(Array.from(b, (x) => String.fromCharCode(x)).join(''));
 
 describe('payload retention from the tenant log object (VOUCH_RETENTION)', () => {
   it('a pass from the alarm erases expired payloads under signed erasure entries; the exported log verifies and replays them as "payload erased"', async () => {
     const tenant = 'ret-a';
     await inObject(tenant, async (state) => {
       const d = await deploy(state, tenant, { VOUCH_RETENTION: JSON.stringify({ payloadDays: 0, everyMinutes: 30 }) });
-      for (let i = 0; i < 3; i++) expect(await d.decide(`secret ${i}`)).toBe(200);
+      for (let i = 0; i < 3; i++) expect((await d.decide(`secret ${i}`)).status).toBe(200);
       const before = await d.entries();
       const named = [...new Set(before.flatMap((e) => payloadDigestsOf(e)))];
       expect(named.length).toBeGreaterThanOrEqual(3);
@@ -90,17 +57,15 @@ describe('payload retention from the tenant log object (VOUCH_RETENTION)', () =>
       expect((await state.storage.getAlarm())! - Date.now()).toBeGreaterThan(29 * MINUTE);
 
       // A decision after the pass keeps its payload (the next pass is not due).
-      expect(await d.decide('kept')).toBe(200);
+      expect((await d.decide('kept')).status).toBe(200);
       const kept = payloadDigestsOf((await d.entries()).at(-1)!);
       for (const p of kept) expect(await d.port.payload(p)).toBeDefined();
 
       // The erasure entries are signed like any other: the bundle's checkpoint covers them, and
       // the old decisions replay as erased, never as missing.
-      const keys = { jwks: await d.get('/.well-known/vouch/keys'), vkeys: (await d.text('/.well-known/vouch/vkeys')).trim().split('\n').filter((l) => !l.startsWith('#')) };
-      const { sink, reader, files } = memoryBundle();
-      const manifest = await exportBundle(d.port, sink, { keys, tool: { name: 'vouch', version: 'test' }, payloads: true });
+      const bundle = await exportAndVerify(d);
+      const { manifest, report } = bundle;
       expect(manifest.range.to).toBe(after.length + 1);
-      const report = await verifyBundle(reader, { trusted: parseTrust(JSON.stringify(keys.jwks)) });
       expect(report.findings).toEqual([]);
       expect(report.ok).toBe(true);
       expect(report.replay).toMatchObject({ mismatch: 0, byReason: { 'payload erased': 3 } });
@@ -108,8 +73,7 @@ describe('payload retention from the tenant log object (VOUCH_RETENTION)', () =>
       expect(report.notes).toContain('3 decision(s) not replayed: payload erased');
 
       // And on Node: the same bundle, written out and checked by `vouch verify` (Node's Cedar build).
-      const res = await fetch(inject('nodeVerify'), { method: 'POST', body: JSON.stringify({ files: Object.fromEntries([...files].map(([name, b]) => [name, base64(b)])), key: JSON.stringify(keys.jwks) }) });
-      const node = (await res.json()) as { code: number; out: string; err: string };
+      const node = await verifyOnNode(bundle);
       expect(node.code, node.err).toBe(0);
       expect(JSON.parse(node.out)).toMatchObject({ ok: true, findings: [], replay: { mismatch: 0, byReason: { 'payload erased': 3 } } });
     });
@@ -119,7 +83,7 @@ describe('payload retention from the tenant log object (VOUCH_RETENTION)', () =>
     const tenant = 'ret-hold';
     await inObject(tenant, async (state) => {
       const d = await deploy(state, tenant, { VOUCH_RETENTION: JSON.stringify({ payloadDays: 0, tenants: { [tenant]: null } }) });
-      expect(await d.decide('held')).toBe(200);
+      expect((await d.decide('held')).status).toBe(200);
       const before = await d.entries();
       await d.fire();
       expect((await d.entries()).length).toBe(before.length);
@@ -135,7 +99,7 @@ describe('payload retention from the tenant log object (VOUCH_RETENTION)', () =>
         VOUCH_RETENTION: JSON.stringify({ payloadDays: 0 }),
         VOUCH_WITNESSES: JSON.stringify({ witnesses: [{ url: witness.url, vkeys: witness.vkeys }], timeoutMs: 5000, retries: 1, intervalMs: 5 * MINUTE }),
       });
-      expect(await d.decide('one')).toBe(200);
+      expect((await d.decide('one')).status).toBe(200);
       // Retention (a minute out) comes first; the witness round (five) waits behind it.
       expect((await state.storage.getAlarm())! - Date.now()).toBeLessThan(2 * MINUTE);
       await d.fire();

@@ -6,60 +6,21 @@
 // Each "deployment" is a VouchLog built over the tenant's object storage with the witness var set
 // (key-rotation.spec.ts does the same with other secrets); `fire()` is what workerd does when the
 // alarm is due (the interval is a minute, so the test object's own alarm never runs first).
-import { env, runInDurableObject } from 'cloudflare:test';
+import { env } from 'cloudflare:test';
 import type { DurableObjectState } from '@cloudflare/workers-types/index.ts';
-import { exportJWK, generateKeyPair, SignJWT } from 'jose';
-import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { exportBundle, verifyBundle } from '../../../src/audit/index.js';
-import { parseTrust } from '../../../src/receipt/index.js';
+import { describe, expect, inject, it } from 'vitest';
 import { buildWorkerApp } from '../../../src/worker/app.js';
-import type { WorkerEnv } from '../../../src/worker/env.js';
-import { VouchLog } from '../../../src/worker/log-object.js';
-import { remoteLogPort } from '../../../src/worker/remote-log.js';
 import { createCosigner, formatCosignerVkey, parseCosignerVkeys, verifyWitnesses } from '../../../src/witness/index.js';
 import { WORKER_CONFIG_DOCUMENT as configDocument } from './_config.js';
-import { memoryBundle } from './_worker-kit.js';
+import { deployObject, exportAndVerify, inObject } from './_object-deploy.js';
 
 const witness = inject('witness');
 const witnessKeys = witness.vkeys.flatMap(parseCosignerVkeys);
 /** A witness nobody runs: connections to it are refused. */
 const DEAD = { url: 'http://127.0.0.1:9', vkeys: [formatCosignerVkey(createCosigner('dead.test/witness', 'Ed25519', new Uint8Array(32).fill(9)))] };
-const ISSUER = 'https://issuer.test';
 
-let auth: string;
-let token: (tenant: string) => Promise<string>;
-beforeAll(async () => {
-  const { publicKey, privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519' });
-  auth = JSON.stringify({ jwks: { keys: [{ ...(await exportJWK(publicKey)), kid: 'k1', alg: 'EdDSA', use: 'sig' }] }, issuer: ISSUER, audience: 'vouch' });
-  token = (tenant) => new SignJWT({ tenant, roles: ['enforce', 'audit', 'admin', 'tool-user'] }).setProtectedHeader({ alg: 'EdDSA', kid: 'k1' }).setSubject('alice').setIssuer(ISSUER).setAudience('vouch').setIssuedAt().setExpirationTime('10m').sign(privateKey);
-});
-
-async function deploy(state: DurableObjectState, tenant: string, witnesses: unknown) {
-  const e: WorkerEnv = { ...env, VOUCH_AUTH: auth, VOUCH_WITNESSES: JSON.stringify(witnesses) };
-  const object = new VouchLog(state as never, e);
-  const app = await buildWorkerApp(e, configDocument, { logObject: () => object });
-  const headers = async () => ({ authorization: `Bearer ${await token(tenant)}`, 'content-type': 'application/json' });
-  const fetchApp = async (path: string, init: RequestInit = {}) => app.app.fetch(new Request(`https://vouch.test${path}`, { ...init, headers: await headers() }));
-  return {
-    object,
-    /** What workerd does when the alarm is due: the alarm is consumed, then the handler runs. */
-    fire: async () => {
-      await state.storage.deleteAlarm();
-      await object.alarm();
-    },
-    decide: async (text: string) => {
-      const res = await fetchApp('/v1/authorize', { method: 'POST', body: JSON.stringify({ event: 'tools/call', phase: 'request', payload: { name: 'echo', arguments: { text } } }) });
-      return { status: res.status, json: (await res.json()) as any };
-    },
-    get: async (path: string) => (await fetchApp(path)).json() as Promise<any>,
-    text: async (path: string) => (await fetchApp(path)).text(),
-    metrics: async () => (await fetchApp('/metrics')).text(),
-  };
-}
-
-function inObject<R>(tenant: string, body: (state: DurableObjectState) => Promise<R>): Promise<R> {
-  return runInDurableObject(env.VOUCH_LOG.get(env.VOUCH_LOG.idFromName(tenant)), (_i: unknown, state: DurableObjectState) => body(state));
-}
+/** A deployment with this VOUCH_WITNESSES over the tenant's object storage (_object-deploy.ts). */
+const deploy = (state: DurableObjectState, tenant: string, witnesses: unknown) => deployObject(state, tenant, { VOUCH_WITNESSES: JSON.stringify(witnesses) });
 
 const metricLine = (text: string, name: string, tenant: string, w: string) => {
   const m = new RegExp(`^${name}\\{tenant="${tenant}",witness="${w.replace(/[./]/g, '\\$&')}"\\} (\\d+)$`, 'm').exec(text);
@@ -100,16 +61,12 @@ describe('witnessing from the tenant log object (VOUCH_WITNESSES)', () => {
       expect(verifyWitnesses(receipt.checkpoint, witnessKeys, 1).ok).toBe(true);
 
       // An audit bundle from the object: its checkpoint verifies with --min-witnesses 1.
-      const keys = { jwks: await d.get('/.well-known/vouch/keys'), vkeys: (await d.text('/.well-known/vouch/vkeys')).trim().split('\n').filter((l) => !l.startsWith('#')) };
-      const { sink, reader } = memoryBundle();
-      const log = remoteLogPort(d.object, tenant, `test.vouch/${tenant}`);
-      await exportBundle(log, sink, { keys, tool: { name: 'vouch', version: 'test' }, payloads: true });
-      const report = await verifyBundle(reader, { trusted: parseTrust(JSON.stringify(keys.jwks)), witnesses: (note) => verifyWitnesses(note, witnessKeys, 1) });
+      const { report } = await exportAndVerify(d, { witnesses: (note) => verifyWitnesses(note, witnessKeys, 1) });
       expect(report.findings).toEqual([]);
       expect(report.witnessCheck).toMatchObject({ ok: true });
 
       // /metrics: the witness caught up, no failure.
-      const m = await d.metrics();
+      const m = await d.text('/metrics');
       expect(metricLine(m, 'vouch_witness_cosigned_size', tenant, witness.name)).toBe(next.size);
       expect(metricLine(m, 'vouch_witness_behind_entries', tenant, witness.name)).toBe(0);
       expect(metricLine(m, 'vouch_witness_failures_total', tenant, witness.name)).toBe(0);
@@ -129,7 +86,7 @@ describe('witnessing from the tenant log object (VOUCH_WITNESSES)', () => {
       await d.fire();
       const cp = await d.get('/v1/checkpoint');
       expect(cp.witnessed).toMatchObject({ size: cp.size, witnesses: [witness.name] });
-      const m = await d.metrics();
+      const m = await d.text('/metrics');
       expect(metricLine(m, 'vouch_witness_failures_total', tenant, 'dead.test/witness')).toBe(2);
       expect(metricLine(m, 'vouch_witness_behind_entries', tenant, 'dead.test/witness')).toBe(cp.size);
       expect(metricLine(m, 'vouch_witness_failures_total', tenant, witness.name)).toBe(0);
