@@ -9,7 +9,8 @@ export const BIN = fileURLToPath(new URL('../bin/vouch.js', import.meta.url));
 /** The node flags of bin/vouch.js's `#!/usr/bin/env -S node ...` line: `vouch serve` as installed starts with them. */
 export const BIN_FLAGS = readFileSync(BIN, 'utf8').split('\n', 1)[0].split(/\s+/).slice(3);
 
-const DECISION = JSON.stringify({ event: 'tools/call', phase: 'request', payload: { name: 'echo', arguments: { text: 'hi' } } });
+/** The one decision the start-up benches send (the first, and every one of the c=64 load). */
+export const DECISION = JSON.stringify({ event: 'tools/call', phase: 'request', payload: { name: 'echo', arguments: { text: 'hi' } } });
 
 export interface Served {
   child: ChildProcess;

@@ -110,6 +110,16 @@ export function isVouchError(e: unknown): e is VouchError {
   return e instanceof VouchError;
 }
 
+/**
+ * The tile archive's own refusal to serve a pruned entry or node (its file missing or changed,
+ * store/sealed-tiles.ts): it names the file and the fix, so a check that reads through it passes
+ * it on rather than rewording it as an altered log.
+ */
+export function isArchiveRefusal(e: unknown): boolean {
+  const code = isVouchError(e) ? e.code : undefined;
+  return code === 'ERR_ARCHIVE_MISSING' || code === 'ERR_ARCHIVE_MISMATCH' || code === 'ERR_ARCHIVE_WATERMARK';
+}
+
 /** The code of any thrown value; unknown throwables are internal errors. */
 export function codeOf(e: unknown): ErrorCode {
   return isVouchError(e) ? e.code : 'ERR_INTERNAL';

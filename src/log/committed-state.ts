@@ -4,7 +4,7 @@
 // and exactly as many as the heads commit to. A log written before heads existed is counted once by
 // a scan of its entries (never through an index); its next entry carries heads.
 import { bytesEqual } from '../canonical/index.js';
-import { StoreError } from '../errors.js';
+import { isArchiveRefusal, StoreError } from '../errors.js';
 import { decodeEntry, type Entry } from './entry.js';
 import { parseCheckpoint } from './checkpoint.js';
 import { parseNote } from './note.js';
@@ -41,7 +41,8 @@ function assertLeaf(storage: Reader, tree: { size: number; root: Hash }, r: Row,
   let ok: boolean;
   try {
     ok = r.seq < tree.size ? verifyInclusion(r.seq, tree.size, leaf, inclusionProof(r.seq, tree.size, storage), tree.root) : bytesEqual(storage.node(0, r.seq), leaf);
-  } catch {
+  } catch (e) {
+    if (isArchiveRefusal(e)) throw e;
     ok = false;
   }
   if (!ok) throw inconsistent(`${what} ${r.seq} is not the leaf the signed tree holds at that position: the log was altered`);

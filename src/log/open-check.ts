@@ -6,7 +6,7 @@
 // before they are signed, the tree they make must carry this service's commit tag
 // (commit-tag.ts): links and nodes anyone can recompute, the tag only the holder of the key.
 import { bytesEqual, toHex } from '../canonical/index.js';
-import { StoreError } from '../errors.js';
+import { isArchiveRefusal, StoreError } from '../errors.js';
 import { openStrict } from './open-strict.js';
 import { decodeEntry, GENESIS_PREV } from './entry.js';
 import { appendLeaf, compactRangeAt, emptyRange, hashLeaf, inclusionProof, rangeRoot, verifyInclusion, type CompactRange, type Hash } from './merkle.js';
@@ -61,6 +61,7 @@ export function checkSignedTree(storage: LogStorage, origin: string, verifiers: 
   try {
     range = compactRangeAt(size, storage);
   } catch (e) {
+    if (isArchiveRefusal(e)) throw e;
     throw inconsistent(`the stored tree of ${size} entries cannot be read: ${(e as Error).message}`);
   }
   if (!bytesEqual(rangeRoot(range), cp.root)) throw inconsistent(`the stored tree of ${size} entries does not reproduce the root of the newest signed checkpoint`);
@@ -70,7 +71,8 @@ export function checkSignedTree(storage: LogStorage, origin: string, verifiers: 
   let proven = false;
   try {
     proven = bytesEqual(storage.node(0, size - 1), newest.leaf) && verifyInclusion(size - 1, size, newest.leaf, inclusionProof(size - 1, size, storage), cp.root);
-  } catch {
+  } catch (e) {
+    if (isArchiveRefusal(e)) throw e;
     proven = false;
   }
   if (!proven) throw inconsistent(`newest entry ${size - 1} is not the leaf the signed tree holds at that position`);
