@@ -11,6 +11,8 @@ export interface ArchiveFinding {
   /** The archive file (relative to the tenant's archive), or `checkpoint`. */
   path: string;
   message: string;
+  /** A finding about the database's copy beside the archive (a row or node that differs), not about an archive file. */
+  database?: true;
 }
 
 export interface ArchiveView {
@@ -125,7 +127,7 @@ export function openArchiveViewOf(read: ArchiveRead, storage: LogStorage, opts: 
     const to = got[got.length - 1].seq + 1;
     if (from >= to) return;
     const rel = formatTilePath({ level: 'entries', index, width: TILE_WIDTH });
-    const differ = (why: string) => reportOnce(findings, `rows of ${rel}`, `${why}, and the archive's ${rel} differ (the database's rows are what the service serves; the other findings say which copy the signed tree holds)`);
+    const differ = (why: string) => reportOnce(findings, `rows of ${rel}`, `${why}, and the archive's ${rel} differ (the database's rows are what the service serves; the other findings say which copy the signed tree holds)`, true);
     const rows = pruned(() => [...storage.entries(from, to)], undefined);
     if (!rows) return;
     let at = from;
@@ -152,7 +154,7 @@ export function openArchiveViewOf(read: ArchiveRead, storage: LogStorage, opts: 
   };
   const nodeDiffers = (level: number, index: number, own: Hash | undefined): void => {
     const rel = formatTilePath({ level: level / TILE_HEIGHT, index: Math.floor(index / TILE_WIDTH), width: TILE_WIDTH });
-    reportOnce(findings, `nodes of ${rel}`, `node ${level}/${index}: the database's copy ${own ? 'and the archive\'s' : 'is missing beside the archive\'s'} ${rel}${own ? ' differ' : ''} (the database's nodes are what proofs are built from; the other findings say which copy the signed tree holds)`);
+    reportOnce(findings, `nodes of ${rel}`, `node ${level}/${index}: the database's copy ${own ? 'and the archive\'s' : 'is missing beside the archive\'s'} ${rel}${own ? ' differ' : ''} (the database's nodes are what proofs are built from; the other findings say which copy the signed tree holds)`, true);
   };
   const view: LogStorage = {
     size: () => storage.size(),
@@ -213,8 +215,8 @@ export function openArchiveViewOf(read: ArchiveRead, storage: LogStorage, opts: 
   return { storage: view, size, sealed, findings };
 }
 
-function reportOnce(findings: ArchiveFinding[], path: string, message: string): void {
-  if (!findings.some((f) => f.path === path)) findings.push({ path, message });
+function reportOnce(findings: ArchiveFinding[], path: string, message: string, database?: true): void {
+  if (!findings.some((f) => f.path === path)) findings.push({ path, message, ...(database && { database }) });
 }
 
 /** The archive checkpoint's size once it is this log's, signed; else 0 with the finding. */

@@ -195,7 +195,7 @@ function runAudit(tenant: string, appender: Appender, store: SqliteLogStore, ori
   // changed or missing archived tile stops signing like a changed row; an archive whose checkpoint
   // is not this log's is that mismatch too (a crash never leaves one: checkpoint renamed last).
   let source: LogStore | ReturnType<typeof openArchiveView>['storage'] = store;
-  let archiveFindings: { message: string }[] = [];
+  let archiveFindings: { message: string; database?: true }[] = [];
   let readFrom = '';
   if (data.archiveRoot) {
     // Its checkpoint must be a note this log stored (keys are not re-checked: the open check did).
@@ -212,7 +212,8 @@ function runAudit(tenant: string, appender: Appender, store: SqliteLogStore, ori
     hashLeaf: nativeLeafHash,
     stopped,
     // One error for the progress report (/healthz) and the halt: which copy was read, said in both.
-    explain: (e) => (archiveFindings.length ? archiveError(e.message) : new StoreError(e.code, `${e.message}${readFrom}`)),
+    // A row that differs from the archive is the store's inconsistency (503, as without an archive); a bad archive file is the archive's.
+    explain: (e) => (archiveFindings.some((f) => !f.database) ? archiveError(e.message) : new StoreError(e.code, `${e.message}${readFrom}${archiveFindings.length ? ` (${archiveFindings.map((f) => f.message).join('; ')})` : ''}`)),
     onMismatch: (e) => appender.halt(e),
     onProgress: (p) => send({ t: 'audit', tenant, checked: p.checked, total: p.total, complete: p.complete, error: p.error && toWireError(p.error) }),
   }).then((p) => {

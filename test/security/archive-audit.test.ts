@@ -101,7 +101,7 @@ describe('vouch serve with a tile archive', () => {
         const h = await get(`${s.url}/healthz`);
         expect(h.status).toBe(503);
         // Both copies are audited: the rows and the archive differ, and the error names the archive's file.
-        expect(h.json.error).toMatchObject({ code: 'ERR_ARCHIVE_MISMATCH', message: expect.stringMatching(new RegExp(`background audit: entry \\d+: stored leaf hash does not match.*${rel}`)) });
+        expect(h.json.error).toMatchObject({ code: 'ERR_STORE_INCONSISTENT', message: expect.stringMatching(new RegExp(`background audit: entry \\d+: stored leaf hash does not match.*read from the archive.*${rel}`)) });
         expect((await decide(s.url)).status).toBe(503);
       } finally {
         await s.close();
