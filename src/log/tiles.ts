@@ -143,10 +143,15 @@ export function encodeEntryBundle(entries: { seq: number; bytes: Uint8Array }[],
   return out;
 }
 
-/** Splits an entry bundle back into entries (for clients and tests); malformed framing throws. */
+/**
+ * Splits an entry bundle back into entries (for clients and tests); malformed framing throws. No
+ * bundle holds more than TILE_WIDTH entries: a hostile one of empty entries (a tile-sized file is
+ * 8 million of them) is refused at the first entry past that, not decoded whole.
+ */
 export function decodeEntryBundle(bundle: Uint8Array): Uint8Array[] {
   const out: Uint8Array[] = [];
   for (let at = 0; at < bundle.length; ) {
+    if (out.length === TILE_WIDTH) throw new InputError('ERR_INPUT', `entry bundle holds more than ${TILE_WIDTH} entries`);
     if (at + 2 > bundle.length) throw new InputError('ERR_INPUT', 'entry bundle ends inside a length prefix');
     const n = (bundle[at] << 8) | bundle[at + 1];
     if (at + 2 + n > bundle.length) throw new InputError('ERR_INPUT', 'entry bundle ends inside an entry');

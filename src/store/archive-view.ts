@@ -11,6 +11,8 @@ export interface ArchiveFinding {
   /** The archive file (relative to the tenant's archive), or `checkpoint`. */
   path: string;
   message: string;
+  /** A finding about the database's copy beside the archive (a row or node that differs), not about an archive file. */
+  database?: true;
 }
 
 export interface ArchiveView {
@@ -28,6 +30,13 @@ export interface ArchiveViewOptions {
   origin: string;
   /** The log's keys with their windows: the archive checkpoint must verify strictly. Without, it must only be a stored note (the log's). */
   verifiers?: NoteVerifier[];
+  /**
+   * Where the store's own copy of the log starts: its pruned watermark (below it the store reads
+   * this same archive, store/sealed-tiles.ts). From there on, every sealed entry and archived node
+   * read from the archive is compared with the store's: the store's rows are what the service
+   * serves, so a row rewritten under a genuine archive is a finding too. Default 0: compare all.
+   */
+  rowsFrom?: number;
 }
 
 /**
@@ -47,6 +56,7 @@ const ZERO: Hash = new Uint8Array(HASH);
 export function openArchiveViewOf(read: ArchiveRead, storage: LogStorage, opts: ArchiveViewOptions): ArchiveView {
   const findings: ArchiveFinding[] = [];
   const size = archiveSize(read, storage, opts, findings);
+  const rowsFrom = opts.rowsFrom ?? 0;
   const sealed = fullTiles(size, 'entries') * TILE_WIDTH;
   const cache = new Map<string, Uint8Array | undefined>();
   /** A tile file's bytes (a few kept: rebuilds read each tile's hashes level by level). */
@@ -108,6 +118,44 @@ export function openArchiveViewOf(read: ArchiveRead, storage: LogStorage, opts: 
       return none;
     }
   };
+  /**
+   * The store's rows beside the archive's entries of one bundle (from rowsFrom on): the same seqs,
+   * bytes and leaf hashes, or one finding for the tile naming the first row that differs.
+   */
+  const compareRows = (index: number, got: StoredEntry[]): void => {
+    const from = Math.max(got[0].seq, rowsFrom);
+    const to = got[got.length - 1].seq + 1;
+    if (from >= to) return;
+    const rel = formatTilePath({ level: 'entries', index, width: TILE_WIDTH });
+    const differ = (why: string) => reportOnce(findings, `rows of ${rel}`, `${why}, and the archive's ${rel} differ (the database's rows are what the service serves; the other findings say which copy the signed tree holds)`, true);
+    const rows = pruned(() => [...storage.entries(from, to)], undefined);
+    if (!rows) return;
+    let at = from;
+    for (const r of rows) {
+      if (r.seq !== at) return differ(`entry ${at}: the database holds no row`);
+      const a = got[at - got[0].seq];
+      if (!bytesEqual(r.bytes, a.bytes)) return differ(`entry ${at}: the database row's bytes`);
+      if (!bytesEqual(r.leaf, a.leaf)) return differ(`entry ${at}: the database row's leaf hash`);
+      at++;
+    }
+    if (at < to) differ(`entry ${at}: the database holds no row`);
+  };
+  /** The store's node beside an archived one (a node the store keeps: level 8 and up, or above rowsFrom): one finding for the tile if they differ. */
+  const compareNode = (level: number, index: number, hash: Hash): void => {
+    if (level < TILE_HEIGHT && index * 2 ** level < rowsFrom) return;
+    let own: Hash | undefined;
+    try {
+      own = storage.node(level, index);
+    } catch (e) {
+      const code = (e as StoreError).code;
+      if (code !== 'ERR_NOT_FOUND' && code !== 'ERR_ARCHIVE_MISSING' && code !== 'ERR_ARCHIVE_MISMATCH') throw e;
+    }
+    if (!own || !bytesEqual(own, hash)) nodeDiffers(level, index, own);
+  };
+  const nodeDiffers = (level: number, index: number, own: Hash | undefined): void => {
+    const rel = formatTilePath({ level: level / TILE_HEIGHT, index: Math.floor(index / TILE_WIDTH), width: TILE_WIDTH });
+    reportOnce(findings, `nodes of ${rel}`, `node ${level}/${index}: the database's copy ${own ? 'and the archive\'s' : 'is missing beside the archive\'s'} ${rel}${own ? ' differ' : ''} (the database's nodes are what proofs are built from; the other findings say which copy the signed tree holds)`, true);
+  };
   const view: LogStorage = {
     size: () => storage.size(),
     entry: (seq) => [...view.entries(seq, seq + 1)][0],
@@ -120,7 +168,12 @@ export function openArchiveViewOf(read: ArchiveRead, storage: LogStorage, opts: 
         // An unreadable bundle is a finding; its entries come from the store so the rest is still checked
         // (a pruned log has no rows there: its own refusal is one more finding, and none are given).
         if (!b) yield* pruned(() => [...storage.entries(seq, end)], []);
-        else for (let s = seq; s < end; s++) yield { seq: s, bytes: b[s % TILE_WIDTH], leaf: hashAt(0, s) ?? ZERO } satisfies StoredEntry;
+        else {
+          const got: StoredEntry[] = [];
+          for (let s = seq; s < end; s++) got.push({ seq: s, bytes: b[s % TILE_WIDTH], leaf: hashAt(0, s) ?? ZERO });
+          compareRows(index, got);
+          yield* got;
+        }
         seq = end;
       }
     },
@@ -128,13 +181,23 @@ export function openArchiveViewOf(read: ArchiveRead, storage: LogStorage, opts: 
       if (index >= archivedEnd(level)) return storage.node(level, index);
       const h = hashAt(level, index);
       if (!h) throw new StoreError('ERR_STORE_INCONSISTENT', `archived node ${level}/${index} cannot be read`);
+      compareNode(level, index, h);
       return h;
     },
     *nodeRange(level, lo, hi) {
       const end = Math.min(hi + 1, archivedEnd(level));
+      // The store's own copy of the archived part, one range read (compared as they are given).
+      const ownFrom = level < TILE_HEIGHT ? Math.max(lo, Math.ceil(rowsFrom / 2 ** level)) : lo;
+      const own = new Map<number, Hash>();
+      if (ownFrom < end) for (const n of storage.nodeRange ? pruned(() => [...storage.nodeRange!(level, ownFrom, end - 1)], []) : []) own.set(n.index, n.hash);
       for (let i = lo; i < end; i++) {
         const hash = hashAt(level, i);
-        if (hash) yield { level, index: i, hash } satisfies TreeNode;
+        if (!hash) continue;
+        if (i >= ownFrom && !(own.get(i) && bytesEqual(own.get(i)!, hash))) {
+          if (storage.nodeRange) nodeDiffers(level, i, own.get(i));
+          else compareNode(level, i, hash);
+        }
+        yield { level, index: i, hash } satisfies TreeNode;
       }
       const rest = Math.max(lo, end);
       if (rest > hi) return;
@@ -152,8 +215,8 @@ export function openArchiveViewOf(read: ArchiveRead, storage: LogStorage, opts: 
   return { storage: view, size, sealed, findings };
 }
 
-function reportOnce(findings: ArchiveFinding[], path: string, message: string): void {
-  if (!findings.some((f) => f.path === path)) findings.push({ path, message });
+function reportOnce(findings: ArchiveFinding[], path: string, message: string, database?: true): void {
+  if (!findings.some((f) => f.path === path)) findings.push({ path, message, ...(database && { database }) });
 }
 
 /** The archive checkpoint's size once it is this log's, signed; else 0 with the finding. */

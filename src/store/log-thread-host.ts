@@ -10,7 +10,7 @@ import { Appender, auditLeaves, commitKeyOf, DEFAULT_AUDIT_DELAY_MS, noteSignerF
 import { StoreError } from '../errors.js';
 import { toWireError, type Answers, type HostMessage, type LogThreadData, type MainMessage, type WireError } from './log-thread-protocol.js';
 import type { LogStore } from './port.js';
-import { openSqliteStore } from './sqlite.js';
+import { openSqliteStore, type SqliteLogStore } from './sqlite.js';
 import { openArchiveView } from './archive-read.js';
 import { tenantArchiveDir } from './archive-write.js';
 
@@ -88,7 +88,7 @@ function derivePublicKey(seed: Uint8Array): Uint8Array {
   return publicKey;
 }
 
-const logs = new Map<string, { appender: Appender; store: LogStore } | { error: WireError }>();
+const logs = new Map<string, { appender: Appender; store: SqliteLogStore } | { error: WireError }>();
 
 // Answers go out once per turn of the loop: the entries of one batch settle together, so they
 // travel in one message, with their checkpoint note once.
@@ -150,7 +150,7 @@ async function rotate(m: Extract<MainMessage, { t: 'rotate' }>): Promise<void> {
 }
 
 function open(tenant: string, path: string, origin: string, keys: ReturnType<typeof keysOf> = { signers: noteSigners, verifiers: noteVerifiers }): void {
-  let store: LogStore | undefined;
+  let store: SqliteLogStore | undefined;
   try {
     store = openSqliteStore(path);
     const appender = Appender.open({
@@ -181,13 +181,13 @@ function open(tenant: string, path: string, origin: string, keys: ReturnType<typ
  * from the first millisecond took CPU from start-up and delayed the first decision by about half
  * a second (bench/startup.bench.ts). Its progress shows 0 of the signed size meanwhile.
  */
-function audit(tenant: string, appender: Appender, store: LogStore, origin: string): void {
+function audit(tenant: string, appender: Appender, store: SqliteLogStore, origin: string): void {
   send({ t: 'audit', tenant, checked: 0, total: appender.opened.size, complete: false });
   const timer = setTimeout(() => runAudit(tenant, appender, store, origin), data.auditDelayMs ?? DEFAULT_AUDIT_DELAY_MS);
   timer.unref?.();
 }
 
-function runAudit(tenant: string, appender: Appender, store: LogStore, origin: string): void {
+function runAudit(tenant: string, appender: Appender, store: SqliteLogStore, origin: string): void {
   // A log closed (closeLog) before, or while, its audit runs: that audit stops; a reopen audits anew.
   const stopped = () => closing || (logs.get(tenant) as { appender?: Appender } | undefined)?.appender !== appender;
   if (stopped()) return;
@@ -195,12 +195,13 @@ function runAudit(tenant: string, appender: Appender, store: LogStore, origin: s
   // changed or missing archived tile stops signing like a changed row; an archive whose checkpoint
   // is not this log's is that mismatch too (a crash never leaves one: checkpoint renamed last).
   let source: LogStore | ReturnType<typeof openArchiveView>['storage'] = store;
-  let archiveFindings: { message: string }[] = [];
+  let archiveFindings: { message: string; database?: true }[] = [];
   let readFrom = '';
   if (data.archiveRoot) {
     // Its checkpoint must be a note this log stored (keys are not re-checked: the open check did).
+    // The rows the log still holds are compared with the archive as they are read: both copies are audited.
     const dir = tenantArchiveDir(data.archiveRoot, tenant);
-    const view = openArchiveView(dir, store, { origin });
+    const view = openArchiveView(dir, store, { origin, rowsFrom: store.prunedBelow() });
     source = view.storage;
     archiveFindings = view.findings;
     if (view.sealed > 0) readFrom = ` (entries 0..${view.sealed - 1} and their hash tiles were read from the archive ${dir}: \`vouch log verify\` names which copy differs)`;
@@ -211,7 +212,8 @@ function runAudit(tenant: string, appender: Appender, store: LogStore, origin: s
     hashLeaf: nativeLeafHash,
     stopped,
     // One error for the progress report (/healthz) and the halt: which copy was read, said in both.
-    explain: (e) => (archiveFindings.length ? archiveError(e.message) : new StoreError(e.code, `${e.message}${readFrom}`)),
+    // A row that differs from the archive is the store's inconsistency (503, as without an archive); a bad archive file is the archive's.
+    explain: (e) => (archiveFindings.some((f) => !f.database) ? archiveError(e.message) : new StoreError(e.code, `${e.message}${readFrom}${archiveFindings.length ? ` (${archiveFindings.map((f) => f.message).join('; ')})` : ''}`)),
     onMismatch: (e) => appender.halt(e),
     onProgress: (p) => send({ t: 'audit', tenant, checked: p.checked, total: p.total, complete: p.complete, error: p.error && toWireError(p.error) }),
   }).then((p) => {

@@ -93,7 +93,7 @@ function verify(argv: string[], io: Io): number {
       const used = new Map<string, UsedKey>();
       const checks = [...ruleChecks(store), keyHistoryCheck({ name: keys.history.keys[0]?.name ?? keys.name, keys: keys.history.keys.filter((k) => k.window.from === 0) }, keys.history)];
       // Sealed history from the archive (where it has it), the tail from SQLite: one rebuild checks both.
-      const view = openArchiveView(archiveDir, store, { origin, verifiers: keys.verifiers });
+      const view = openArchiveView(archiveDir, store, { origin, verifiers: keys.verifiers, rowsFrom: store.prunedBelow() });
       const report = verifyLog(view.storage, { origin, verifiers: keys.verifiers, checks, hashLeaf: nodeHashLeaf, commitKeys, onSigned: (sigs) => countKeys(used, sigs) });
       for (const p of problems) report.findings.push({ kind: 'key', seq: p.seq, code: 'ERR_VERIFY_ENTRY', message: p.message });
       for (const f of [...view.findings, ...checkArchiveEdge(archiveDir, view)]) report.findings.push({ kind: 'archive', code: 'ERR_ARCHIVE_MISMATCH', message: `archive ${f.message}` });

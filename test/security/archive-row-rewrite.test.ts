@@ -1,0 +1,93 @@
+// The file-level attacker against an archived, not yet pruned log: the sealed history is in two
+// copies, the tile archive and the database rows. `vouch log verify` and the background audit read
+// it from the archive; the service serves it from the rows. A row rewritten under a genuine archive
+// must be a finding too, or the copy that is served is the one nobody checks.
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer } from '../../src/http/node-server.js';
+import { hashLeaf } from '../../src/log/index.js';
+import { logPath } from '../../src/store/node.js';
+import { get } from '../http/_server.js';
+import { runVouch } from '../helpers/cli.js';
+import { makeLog } from '../store/_archive-log.js';
+import { flipEntryByte, openAsAttacker } from './_file-attacker.js';
+
+const temps: string[] = [];
+let original: string;
+const copy = (): string => {
+  const root = mkdtempSync(join(tmpdir(), 'vouch-row-rewrite-'));
+  temps.push(root);
+  cpSync(original, join(root, 'data'), { recursive: true });
+  return join(root, 'data');
+};
+
+beforeAll(async () => {
+  const root = mkdtempSync(join(tmpdir(), 'vouch-row-rewrite-'));
+  temps.push(root);
+  original = await makeLog(600, 'agent', join(root, 'data'));
+  expect((await runVouch('log', 'archive', '--data', original)).code).toBe(0);
+}, 120_000);
+
+afterAll(() => {
+  for (const d of temps) rmSync(d, { recursive: true, force: true });
+});
+
+describe('a database row rewritten under a genuine archive', () => {
+  it('a flipped byte in a sealed entry row (leaf left alone): vouch log verify names the row', async () => {
+    const data = copy();
+    flipEntryByte(logPath(data, 'default'), 5, 40);
+    const v = await runVouch('log', 'verify', '--data', data, '--json');
+    expect(v.code).toBe(1);
+    expect(JSON.stringify(v.json.logs[0].findings)).toContain('entry 5');
+  });
+
+  it('a row rewritten with its own leaf hash and level-0 node (the archive left genuine): verify names the row', async () => {
+    const data = copy();
+    const db = openAsAttacker(logPath(data, 'default'));
+    const bytes = Buffer.from((db.prepare('SELECT bytes FROM entries WHERE seq = 300').get() as { bytes: Buffer }).bytes);
+    const forged = Buffer.from(bytes.toString('utf8').replace('agent-300', 'agent-999'));
+    db.prepare('UPDATE entries SET bytes = ?, leaf = ? WHERE seq = 300').run(forged, hashLeaf(forged));
+    db.prepare('UPDATE nodes SET hash = ? WHERE level = 0 AND idx = 300').run(hashLeaf(forged));
+    db.close();
+    const v = await runVouch('log', 'verify', '--data', data, '--json');
+    expect(v.code).toBe(1);
+    expect(JSON.stringify(v.json.logs[0].findings)).toMatch(/entry 300: the database row's bytes, and the archive's tile\/entries\/001 differ/);
+  });
+
+  it('a level-0 node changed in the database (the sibling every proof of entry 5 carries): verify names the node', async () => {
+    const data = copy();
+    const db = openAsAttacker(logPath(data, 'default'));
+    db.prepare('UPDATE nodes SET hash = ? WHERE level = 0 AND idx = 4').run(Buffer.alloc(32, 7));
+    db.close();
+    const v = await runVouch('log', 'verify', '--data', data, '--json');
+    expect(v.code).toBe(1);
+    expect(JSON.stringify(v.json.logs[0].findings)).toMatch(/node 0\/4: the database's copy and the archive's tile\/0\/000 differ/);
+  });
+
+  it('a deleted sealed row (triggers dropped): verify names it', async () => {
+    const data = copy();
+    const db = openAsAttacker(logPath(data, 'default'));
+    db.prepare('DELETE FROM entries WHERE seq = 7').run();
+    db.close();
+    const v = await runVouch('log', 'verify', '--data', data, '--json');
+    expect(v.code).toBe(1);
+    expect(JSON.stringify(v.json.logs[0].findings)).toContain('entry 7: the database holds no row');
+  });
+
+  it('a flipped byte in a sealed row: the background audit stops signing, /healthz names the copy', async () => {
+    const data = copy();
+    flipEntryByte(logPath(data, 'default'), 5, 40);
+    const s = await startServer({ data, port: 0, idleCheckpointMs: 0, auditPage: 64, auditDelayMs: 0, archiveDelayMs: 60_000 });
+    try {
+      const failed = async () => /^vouch_audit_failed\{tenant="default"\} 1$/m.test((await get(`${s.url}/metrics`)).json as string);
+      for (const end = Date.now() + 45_000; !(await failed()) && Date.now() < end; ) await new Promise((r) => setTimeout(r, 100));
+      const h = await get(`${s.url}/healthz`);
+      expect(h.status).toBe(503);
+      expect(JSON.stringify(h.json.error)).toContain('entry 5');
+    } finally {
+      await s.close();
+    }
+  }, 90_000);
+});
