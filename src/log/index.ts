@@ -23,6 +23,6 @@ export { committedHeads, committedNewest, committedRows } from './committed-stat
 export { checkStateRows, HeadsRebuild, EMPTY_HEADS, headsOf, nextHeads, sameHeads, STATE_INDEX, STATE_TYPES, type Heads, type StateType } from './state-heads.js';
 export { ActivationTracker, ENRICH_STATE_KEY, HeadsCheck, IndexCheck, ruleChecks } from './activation-check.js';
 export { keyTypesOf, openCompleteCheckpoint } from './open-complete.js';
-export { decodeEntryBundle, encodeEntryBundle, formatTilePath, parseTilePath, readHashTile, TILE_HEIGHT, TILE_WIDTH, type TileRef } from './tiles.js';
+export { decodeEntryBundle, encodeEntryBundle, MAX_ARCHIVE_CHECKPOINT_BYTES, MAX_ARCHIVE_TILE_BYTES, formatTilePath, parseTilePath, readHashTile, TILE_HEIGHT, TILE_WIDTH, type TileRef } from './tiles.js';
 export { fullTiles, partialTile, tileLevels, tilesBetween } from './tile-plan.js';
 export { tileBytesOf, type TileBytesOptions } from './tile-bytes.js';

@@ -9,6 +9,10 @@ export const TILE_HEIGHT = 8;
 export const TILE_WIDTH = 1 << TILE_HEIGHT;
 /** An entry bundle's length prefix is a big-endian uint16. */
 export const MAX_BUNDLE_ENTRY = 0xffff;
+/** The most bytes an archived tile file can hold: a full entry bundle, TILE_WIDTH entries of at most MAX_BUNDLE_ENTRY bytes, each framed by 2. */
+export const MAX_ARCHIVE_TILE_BYTES = TILE_WIDTH * (2 + MAX_BUNDLE_ENTRY);
+/** An archived checkpoint is a signed note (note.ts MAX_NOTE_LENGTH characters, at most 4 bytes each in UTF-8). */
+export const MAX_ARCHIVE_CHECKPOINT_BYTES = 4 << 20;
 
 /** A hash tile (`level` >= 0) or an entry bundle (`level` = 'entries'); `width` 1..256 (256 = full). */
 export interface TileRef {

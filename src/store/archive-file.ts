@@ -3,12 +3,8 @@
 // a directory or a symlink (dangling or not) is refused at once, never read, waited on or followed.
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { TILE_WIDTH } from '../log/index.js';
-
-/** A full hash tile is TILE_WIDTH hashes; a full entry bundle TILE_WIDTH entries of at most 0xffff bytes, each framed by 2. */
-export const MAX_ARCHIVE_TILE_BYTES = TILE_WIDTH * (2 + 0xffff);
-/** The checkpoint is a signed note (log/note.ts MAX_NOTE_LENGTH characters, at most 4 bytes each in UTF-8). */
-export const MAX_ARCHIVE_CHECKPOINT_BYTES = 4 << 20;
+// The caps are the core's (log/tiles.ts): the Workers archive (worker/archive-r2.ts) applies the same.
+export { MAX_ARCHIVE_CHECKPOINT_BYTES, MAX_ARCHIVE_TILE_BYTES } from '../log/index.js';
 
 /** Why an archive path holds no readable file; `code` is ENOENT when nothing is there. */
 export class ArchiveFileError extends Error {

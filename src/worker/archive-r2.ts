@@ -6,7 +6,7 @@
 import type { R2Bucket } from '@cloudflare/workers-types/index.ts';
 import { bytesEqual } from '../canonical/index.js';
 import { StoreError } from '../errors.js';
-import { formatTilePath, hashLeaf, tileBytesOf, tilesBetween, TILE_WIDTH, type LogStorage, type TileRef } from '../log/index.js';
+import { formatTilePath, hashLeaf, MAX_ARCHIVE_CHECKPOINT_BYTES, MAX_ARCHIVE_TILE_BYTES, tileBytesOf, tilesBetween, TILE_WIDTH, type LogStorage, type TileRef } from '../log/index.js';
 import { archivedTiles, type ArchiveRead } from '../store/archive-view.js';
 
 export interface R2ArchiveSync {
@@ -23,6 +23,9 @@ const IMMUTABLE = 'public, max-age=31536000, immutable';
 const CHECKPOINT_CACHE = 'public, max-age=5';
 
 export const archiveKey = (tenant: string, rel: string): string => `${tenant}/${rel}`;
+
+/** The most bytes an object at `rel` can hold and still be one of the log's; larger ones are never read into memory. */
+const maxBytesOf = (rel: string): number => (rel === 'checkpoint' ? MAX_ARCHIVE_CHECKPOINT_BYTES : MAX_ARCHIVE_TILE_BYTES);
 
 export function r2ArchiveMismatch(key: string, rel: string): StoreError {
   return new StoreError('ERR_ARCHIVE_MISMATCH', `${key} in the archive bucket holds other bytes than the log's ${rel}: the bucket was changed by someone else (never overwritten; compare it with the log's GET /tlog/<tenant>/${rel}, then delete the object and the next pass writes it again)`);
@@ -76,6 +79,12 @@ async function putOnce(bucket: R2Bucket, tenant: string, t: TileRef, bytes: Uint
   if (put) return true;
   const present = await bucket.get(key);
   if (!present) throw new StoreError('ERR_STORE', `${key}: the archive bucket refused the write and holds no object there (deleted meanwhile?): the next pass tries again`);
+  // Its size first: an object of another length is not the log's, and one planted at gigabytes
+  // is never read into the Worker's memory.
+  if (present.size !== bytes.length) {
+    await present.body.cancel();
+    throw r2ArchiveMismatch(key, rel);
+  }
   if (!bytesEqual(new Uint8Array(await present.arrayBuffer()), bytes)) throw r2ArchiveMismatch(key, rel);
   return false;
 }
@@ -88,9 +97,17 @@ async function putOnce(bucket: R2Bucket, tenant: string, t: TileRef, bytes: Uint
  */
 export async function readR2Archive(bucket: R2Bucket, tenant: string, logSize: number): Promise<ArchiveRead> {
   const files = new Map<string, Uint8Array>();
+  /** Objects larger than any file of their kind: named by the check, never read (a Worker has 128 MB). */
+  const oversized = new Map<string, string>();
   const get = async (rel: string) => {
     const o = await bucket.get(archiveKey(tenant, rel));
-    if (o) files.set(rel, new Uint8Array(await o.arrayBuffer()));
+    if (!o) return;
+    if (o.size > maxBytesOf(rel)) {
+      await o.body.cancel();
+      oversized.set(rel, `${o.size} bytes, larger than any archive file of its kind (${maxBytesOf(rel)}): not read`);
+      return;
+    }
+    files.set(rel, new Uint8Array(await o.arrayBuffer()));
   };
   await get('checkpoint');
   const cp = files.get('checkpoint');
@@ -100,5 +117,9 @@ export async function readR2Archive(bucket: R2Bucket, tenant: string, logSize: n
     // A few requests at a time: a Worker may hold six connections open.
     for (let i = 0; i < rels.length; i += 6) await Promise.all(rels.slice(i, i + 6).map(get));
   }
-  return (rel) => files.get(rel);
+  return (rel) => {
+    const why = oversized.get(rel);
+    if (why) throw new StoreError('ERR_ARCHIVE_MISMATCH', why);
+    return files.get(rel);
+  };
 }

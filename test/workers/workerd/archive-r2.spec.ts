@@ -7,6 +7,7 @@
 import { env } from 'cloudflare:test';
 import type { DurableObjectState } from '@cloudflare/workers-types/index.ts';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { MAX_ARCHIVE_CHECKPOINT_BYTES, MAX_ARCHIVE_TILE_BYTES } from '../../../src/log/index.js';
 import type { WorkerEnv } from '../../../src/worker/env.js';
 import { deployObject, exportAndVerify, inObject, MINUTE, verifyOnNode } from './_object-deploy.js';
 
@@ -169,6 +170,52 @@ describe('the tile archive in R2 (VOUCH_ARCHIVE)', () => {
       expect((await d.check()).findings).toEqual([]);
     });
   });
+
+  it('whoever can write the bucket plants objects larger than any tile or checkpoint: named by size, never read into the Worker\'s memory (a tile, the checkpoint, where the next tile goes)', async () => {
+    const tenant = 'arch-big';
+    const huge = new Uint8Array(MAX_ARCHIVE_TILE_BYTES + 1);
+    await inObject(tenant, async (state) => {
+      const d = await deploy(state, tenant);
+      await d.decideMany(260);
+      await d.fire();
+      expect((await d.check()).findings).toEqual([]);
+      // Every object body the Worker reads whole: none of the planted ones may be among them.
+      const read: number[] = [];
+      const get = bucket.get.bind(bucket);
+      vi.spyOn(bucket, 'get').mockImplementation(async (...args: Parameters<typeof bucket.get>) => {
+        const o = await get(...args);
+        if (o && 'arrayBuffer' in o) {
+          const whole = o.arrayBuffer.bind(o);
+          o.arrayBuffer = async () => {
+            read.push(o.size);
+            return whole();
+          };
+        }
+        return o;
+      });
+      for (const rel of ['tile/entries/000', 'tile/0/000', 'checkpoint']) {
+        const key = `${tenant}/${rel}`;
+        const was = (await object(key))!;
+        await bucket.put(key, rel === 'checkpoint' ? new Uint8Array(MAX_ARCHIVE_CHECKPOINT_BYTES + 1) : huge);
+        read.length = 0;
+        const { findings } = await d.check();
+        expect(findings.find((f) => f.path === rel), rel).toMatchObject({ code: 'ERR_ARCHIVE_MISMATCH', message: expect.stringContaining('larger than any archive file of its kind') });
+        expect(Math.max(0, ...read), rel).toBeLessThanOrEqual(MAX_ARCHIVE_TILE_BYTES);
+        await bucket.put(key, was);
+        expect((await d.check()).findings, `${rel} put back`).toEqual([]);
+      }
+      // Planted where the next tile goes: the pass compares sizes and refuses it unread.
+      await d.decideMany(3);
+      const next = `${tenant}/tile/entries/001.p/${(await d.port.latestCheckpoint())!.size - 256}`;
+      await bucket.put(next, huge);
+      read.length = 0;
+      vi.spyOn(console, 'error').mockImplementation(() => {});
+      await d.fire();
+      expect(await d.status()).toMatchObject({ mismatches: 1, error: expect.stringContaining(next) });
+      expect(Math.max(0, ...read)).toBeLessThanOrEqual(MAX_ARCHIVE_TILE_BYTES);
+      expect((await bucket.head(next))!.size).toBe(huge.length);
+    });
+  }, 600_000);
 
   it('without the binding: no archive job, nothing in the bucket, the check says how to bind it', async () => {
     const tenant = 'arch-off';
