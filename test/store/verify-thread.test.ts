@@ -12,6 +12,7 @@ import { ruleChecks } from '../../src/log/activation-check.js';
 import { verifyLog, verifyLogPages, type EntryBody, type LogReport, type NoteVerifier } from '../../src/log/index.js';
 import { initDataDir, logPath, openDataDir, openSqliteStore, type SqliteLogStore } from '../../src/store/node.js';
 import { threadPages } from '../../src/store/verify-thread.js';
+import { runVouch } from '../helpers/cli.js';
 
 const TIME = '2026-11-30T00:00:00Z';
 const CHAIN = `sha256:${'c'.repeat(64)}`;
@@ -184,5 +185,20 @@ describe('log verify on a reading thread', () => {
       if (pages === 2) break;
     }
     expect(pages).toBe(2);
+  });
+
+  it('vouch log verify: --threads 2 (the thread, from the sources) and --threads 1 print the same report; --threads 3 is a usage error', async () => {
+    const path = tampered((db) => {
+      const b = Buffer.from(db.prepare('SELECT bytes FROM entries WHERE seq = 333').pluck().get() as Buffer);
+      b[b.indexOf('agent-') + 3] ^= 1;
+      db.prepare('UPDATE entries SET bytes = ? WHERE seq = 333').run(b);
+    });
+    const data = join(path, '..', '..');
+    const two = await runVouch('log', 'verify', '--data', data, '--threads', '2', '--json');
+    const one = await runVouch('log', 'verify', '--data', data, '--threads', '1', '--json');
+    expect(two.code).toBe(1);
+    expect(two.json).toEqual(one.json);
+    expect(two.json.logs[0].findings.map((f: { kind: string; seq: number }) => `${f.kind} ${f.seq}`)).toEqual(expect.arrayContaining(['leaf 333', 'link 334']));
+    expect((await runVouch('log', 'verify', '--data', data, '--threads', '3')).code).toBe(2);
   });
 });
