@@ -17,6 +17,7 @@ export const BUNDLE_DIR = join(DIST, '.bundle');
 export const BUNDLES = [
   { entry: 'cli/main.js', out: 'vouch' },
   { entry: 'store/log-thread-host.js', out: 'log-thread-host' },
+  { entry: 'store/verify-thread-host.js', out: 'verify-thread-host' },
   { entry: 'crypto/sign-worker.mjs', out: 'sign-worker' },
 ];
 

@@ -36,6 +36,8 @@ export type ErrorCode =
   | 'ERR_VERIFY_RECEIPT'
   /** An RFC 3161 time-stamp token that does not hold: other bytes, another TSA, altered (timestamp/token.ts). */
   | 'ERR_VERIFY_TIMESTAMP'
+  /** `vouch log verify`'s reading thread failed to load or stopped before the end (store/verify-thread.ts): `--threads 1` verifies without it. */
+  | 'ERR_VERIFY_THREAD'
   /** A time-stamping authority's answer that is no valid token for the request (down, refused, garbage). */
   | 'ERR_TSA'
   | 'ERR_LOG_FORK'

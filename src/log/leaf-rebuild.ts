@@ -19,6 +19,8 @@ export interface RebuildState {
 export interface RebuildOptions {
   /** RFC 9162 leaf hash; Node passes a native one (several times the pure-JS rate). */
   hashLeaf?: (bytes: Uint8Array) => Hash;
+  /** The leaf hash of page[i], where the caller has a cheaper way to it (verify-pages.ts: the prefix already in place). */
+  leafAt?: (i: number, e: StoredEntry) => Hash;
   /** Sees each entry with its recomputed leaf once it is in the rebuilt tree (verify-log decodes it there). */
   onEntry?: (e: StoredEntry, leaf: Hash) => void;
 }
@@ -58,10 +60,11 @@ export function rebuildPage(storage: LogStorage, state: RebuildState, page: Stor
     const hi = Math.floor(to / width) - 1;
     stored.push(hi >= lo ? { lo, hashes: nodesOf(storage, level, lo, hi) } : { lo, hashes: [] });
   }
-  for (const e of page) {
+  for (let i = 0; i < page.length; i++) {
+    const e = page[i];
     const seq = state.size;
     if (e.seq !== seq) report({ kind: 'entry', seq: e.seq, message: `entry ${e.seq} stored where ${seq} was expected (gap)` });
-    const leaf = leafOf(e.bytes);
+    const leaf = opts.leafAt ? opts.leafAt(i, e) : leafOf(e.bytes);
     if (!bytesEqual(leaf, e.leaf)) report({ kind: 'leaf', seq: e.seq, message: `entry ${e.seq}: stored leaf hash does not match the entry bytes` });
     // Push the recomputed leaf: each trailing 1 bit of seq merges one subtree (merkle-range.ts).
     let hash = leaf;

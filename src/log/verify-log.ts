@@ -9,14 +9,11 @@ import type { VerifiedSignature } from './note.js';
 // cycle through log/index.js is harmless: neither module uses the other at load time.
 import { readEntry } from './fast-entry.js';
 import { GENESIS_PREV } from './entry.js';
-import { rebuildPage, type RebuildFinding, type RebuildState } from './leaf-rebuild.js';
+import { verifyPages, type PageOptions, type VerifyPage } from './verify-pages.js';
 import { rangeRoot } from './merkle.js';
 import type { NoteVerifier } from './note.js';
 import { checkSignedTree } from './open-check.js';
-import type { LogStorage, StoredCheckpoint, StoredEntry } from './storage.js';
-
-/** Entries read per page. */
-const PAGE = 4096;
+import type { LogStorage, StoredCheckpoint } from './storage.js';
 
 export type FindingKind = 'entry' | 'leaf' | 'link' | 'node' | 'checkpoint' | 'signature' | 'size' | 'activation' | 'payload' | 'key' | 'heads' | 'index' | 'archive';
 
@@ -49,8 +46,6 @@ export interface LogReport {
 export interface VerifyLogOptions {
   origin: string;
   verifiers: NoteVerifier[];
-  /** RFC 9162 leaf hash; the CLI passes a native one (several times the pure-JS rate). */
-  hashLeaf?: (bytes: Uint8Array) => Uint8Array;
   /** Stop listing after this many findings (the count is still exact for what was listed). */
   maxFindings?: number;
   /** Checks over the decoded entries, in order (activation-check.ts: rules activated, payloads stored or erased). */
@@ -62,65 +57,112 @@ export interface VerifyLogOptions {
 }
 
 export function verifyLog(storage: LogStorage, opts: VerifyLogOptions): LogReport {
-  const findings: Finding[] = [];
-  const max = opts.maxFindings ?? 10_000;
-  const add = (f: Finding) => {
-    if (findings.length < max) findings.push(f);
-  };
-  const addRule = (f: RuleFinding | undefined) => f && add({ kind: f.kind, seq: f.seq, code: 'ERR_VERIFY_ENTRY', message: f.message });
-  const size = storage.size();
-  const checkpoints = [...storage.checkpoints()];
-  let next = 0; // index into checkpoints, which come ordered by size
-  const state: RebuildState = { size: 0, hashes: [] };
-  let prev = GENESIS_PREV;
-  let nodes = 0;
+  const v = new LogVerifier(storage, opts);
+  for (const page of verifyPages(storage, v.size, v.pageOptions)) v.page(page);
+  return v.end();
+}
 
-  // First, the rule the service applies before it signs anything (open-check.ts): the newest
-  // note verifies strictly with the log's keys and the stored tree reproduces it.
-  let unsigned: LogReport['unsigned'];
-  try {
-    const opened = checkSignedTree(storage, opts.origin, opts.verifiers, opts.commitKeys?.length ? opts.commitKeys : undefined);
-    if (opened.range.size > opened.signed) unsigned = { entries: opened.range.size - opened.signed, tag: opened.tailTagged ? 'valid' : 'not checked' };
-  } catch (err) {
-    add({ kind: 'checkpoint', checkpoint: checkpoints[checkpoints.length - 1]?.size, code: codeOf(err), message: `start-up check: ${(err as Error).message}` });
-  }
-  const checkCheckpointsAt = (treeSize: number) => {
-    while (next < checkpoints.length && checkpoints[next].size === treeSize) {
-      checkCheckpoint(checkpoints[next], rangeRoot(state), opts, add);
-      next++;
-    }
-  };
-  checkCheckpointsAt(0);
-  const onEntry = (e: StoredEntry, leaf: Uint8Array) => {
-    const at = state.size - 1; // where this entry sits in the rebuilt tree
+/**
+ * verifyLog over pages read and rebuilt elsewhere (store/verify-thread.ts: a thread of its own, with
+ * its own connection to the same file), given in order: `pages` gets the size to read and the
+ * checkpoint sizes to report roots at. The checks and the findings are verifyLog's, in its order.
+ */
+export async function verifyLogPages(storage: LogStorage, opts: VerifyLogOptions, pages: (size: number, page: PageOptions) => AsyncIterable<VerifyPage>): Promise<LogReport> {
+  const v = new LogVerifier(storage, opts);
+  for await (const page of pages(v.size, v.pageOptions)) v.page(page);
+  return v.end();
+}
+
+/** The ordered checks over pages (verify-pages.ts): seq, origin and prev link of each entry, the entry checks, each checkpoint. */
+class LogVerifier {
+  readonly findings: Finding[] = [];
+  readonly size: number;
+  readonly pageOptions: PageOptions;
+  private readonly max: number;
+  private readonly checkpoints: StoredCheckpoint[];
+  private next = 0; // index into checkpoints, which come ordered by size
+  private unsigned: LogReport['unsigned'];
+  private prev = GENESIS_PREV;
+  private nodes = 0;
+  private entries = 0;
+  private root: Uint8Array = rangeRoot({ size: 0, hashes: [] });
+
+  constructor(
+    storage: LogStorage,
+    private readonly opts: VerifyLogOptions,
+  ) {
+    this.max = opts.maxFindings ?? 10_000;
+    this.size = storage.size();
+    this.checkpoints = [...storage.checkpoints()];
+    this.pageOptions = { checkpointSizes: this.checkpoints.map((c) => c.size), maxFindings: this.max };
+    // First, the rule the service applies before it signs anything (open-check.ts): the newest
+    // note verifies strictly with the log's keys and the stored tree reproduces it.
     try {
-      const entry = readEntry(e.bytes);
-      if (entry.seq !== at) add({ kind: 'entry', seq: e.seq, code: 'ERR_VERIFY_ENTRY', message: `entry ${e.seq}: bytes say seq ${entry.seq}` });
-      if (entry.log !== opts.origin) add({ kind: 'entry', seq: e.seq, code: 'ERR_VERIFY_ENTRY', message: `entry ${e.seq}: bytes name log ${JSON.stringify(entry.log)}` });
-      if (entry.prev !== prev) add({ kind: 'link', seq: e.seq, code: 'ERR_VERIFY_ENTRY', message: `entry ${e.seq}: prev does not match the leaf hash of entry ${e.seq - 1}` });
-      for (const c of opts.checks ?? []) addRule(c.visit(entry));
+      const opened = checkSignedTree(storage, opts.origin, opts.verifiers, opts.commitKeys?.length ? opts.commitKeys : undefined);
+      if (opened.range.size > opened.signed) this.unsigned = { entries: opened.range.size - opened.signed, tag: opened.tailTagged ? 'valid' : 'not checked' };
     } catch (err) {
-      add({ kind: 'entry', seq: e.seq, code: codeOf(err), message: `entry ${e.seq}: ${(err as Error).message}` });
+      this.add({ kind: 'checkpoint', checkpoint: this.checkpoints[this.checkpoints.length - 1]?.size, code: codeOf(err), message: `start-up check: ${(err as Error).message}` });
     }
-    prev = toHex(leaf);
-    checkCheckpointsAt(state.size);
-  };
-  // Pages read synchronously; the tree is rebuilt from recomputed leaves (not the stored ones)
-  // and every stored node compared, read a level range at a time (leaf-rebuild.ts).
-  const report = (f: RebuildFinding) => add({ ...f, code: f.kind === 'node' ? 'ERR_VERIFY_PROOF' : 'ERR_VERIFY_ENTRY' });
-  for (let from = 0; from < size; from += PAGE) {
-    const page = [...storage.entries(from, Math.min(size, from + PAGE))];
-    nodes += rebuildPage(storage, state, page, report, { hashLeaf: opts.hashLeaf, onEntry });
+    this.checkpointsAt(0, [{ size: 0, root: this.root }]);
   }
-  for (const c of opts.checks ?? []) for (const f of c.end?.() ?? []) addRule(f);
-  for (; next < checkpoints.length; next++) {
-    add({ kind: 'checkpoint', checkpoint: checkpoints[next].size, code: 'ERR_VERIFY_CHECKPOINT', message: `checkpoint of size ${checkpoints[next].size} is beyond the ${size} stored entries` });
+
+  private add(f: Finding): void {
+    if (this.findings.length < this.max) this.findings.push(f);
   }
-  const last = checkpoints[checkpoints.length - 1];
-  if (size > 0 && (!last || last.size !== size)) {
-    add({ kind: 'size', code: 'ERR_VERIFY_CHECKPOINT', message: `the last checkpoint signs ${last?.size ?? 0} of ${size} entries` });
+
+  private addRule(f: RuleFinding | undefined): void {
+    if (f) this.add({ kind: f.kind, seq: f.seq, code: 'ERR_VERIFY_ENTRY', message: f.message });
   }
-  return { origin: opts.origin, size, root: toHex(rangeRoot(state)), entries: state.size, nodes, checkpoints: checkpoints.length, ...(unsigned && { unsigned }), findings };
+
+  private checkpointsAt(treeSize: number, roots: { size: number; root: Uint8Array }[]): void {
+    while (this.next < this.checkpoints.length && this.checkpoints[this.next].size === treeSize) {
+      const root = roots.find((r) => r.size === treeSize)?.root ?? this.root;
+      checkCheckpoint(this.checkpoints[this.next], root, this.opts, (f) => this.add(f));
+      this.next++;
+    }
+  }
+
+  /** The next page, in order. The tree was rebuilt from recomputed leaves (not the stored ones) and every stored node compared (leaf-rebuild.ts). */
+  page(p: VerifyPage): void {
+    const { origin, checks = [] } = this.opts;
+    const n = p.offsets.length - 1;
+    let fi = 0;
+    for (let i = 0; i < n; i++) {
+      for (; fi < p.findings.length && p.findings[fi].at === i; fi++) {
+        const f = p.findings[fi].f;
+        this.add({ ...f, code: f.kind === 'node' ? 'ERR_VERIFY_PROOF' : 'ERR_VERIFY_ENTRY' });
+      }
+      const at = this.entries++; // where this entry sits in the rebuilt tree
+      const seq = p.seqs ? p.seqs[i] : at;
+      // Each entry is judged on its own: whatever its bytes are, the finding names its seq and the walk goes on.
+      try {
+        const entry = readEntry(p.data.subarray(p.offsets[i] + 1, p.offsets[i + 1]));
+        if (entry.seq !== at) this.add({ kind: 'entry', seq, code: 'ERR_VERIFY_ENTRY', message: `entry ${seq}: bytes say seq ${entry.seq}` });
+        if (entry.log !== origin) this.add({ kind: 'entry', seq, code: 'ERR_VERIFY_ENTRY', message: `entry ${seq}: bytes name log ${JSON.stringify(entry.log)}` });
+        if (entry.prev !== this.prev) this.add({ kind: 'link', seq, code: 'ERR_VERIFY_ENTRY', message: `entry ${seq}: prev does not match the leaf hash of entry ${seq - 1}` });
+        for (const c of checks) this.addRule(c.visit(entry));
+      } catch (err) {
+        this.add({ kind: 'entry', seq, code: codeOf(err), message: `entry ${seq}: ${(err as Error).message}` });
+      }
+      this.prev = toHex(p.leaves.subarray(32 * i, 32 * i + 32));
+      this.checkpointsAt(this.entries, p.roots);
+    }
+    this.nodes += p.nodes;
+    this.root = p.root;
+  }
+
+  end(): LogReport {
+    const { checkpoints, size } = this;
+    for (const c of this.opts.checks ?? []) for (const f of c.end?.() ?? []) this.addRule(f);
+    for (; this.next < checkpoints.length; this.next++) {
+      this.add({ kind: 'checkpoint', checkpoint: checkpoints[this.next].size, code: 'ERR_VERIFY_CHECKPOINT', message: `checkpoint of size ${checkpoints[this.next].size} is beyond the ${size} stored entries` });
+    }
+    const last = checkpoints[checkpoints.length - 1];
+    if (size > 0 && (!last || last.size !== size)) {
+      this.add({ kind: 'size', code: 'ERR_VERIFY_CHECKPOINT', message: `the last checkpoint signs ${last?.size ?? 0} of ${size} entries` });
+    }
+    return { origin: this.opts.origin, size, root: toHex(this.root), entries: this.entries, nodes: this.nodes, checkpoints: checkpoints.length, ...(this.unsigned && { unsigned: this.unsigned }), findings: this.findings };
+  }
 }
 
 function checkCheckpoint(c: StoredCheckpoint, root: Uint8Array, opts: VerifyLogOptions, add: (f: Finding) => void): void {

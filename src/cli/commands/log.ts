@@ -1,11 +1,12 @@
 // vouch log verify | tail: fsck of the tenant logs in a data directory, and a look at the newest entries.
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { ruleChecks } from '../../log/activation-check.js';
-import { commitKeyOf, decodeEntry, keyHistoryCheck, verifyLog, type KeyWindow, type LogReport, type VerifiedSignature } from '../../log/index.js';
+import { commitKeyOf, decodeEntry, keyHistoryCheck, verifyLog, verifyLogPages, type KeyWindow, type LogReport, type VerifiedSignature } from '../../log/index.js';
 import { tenantKeysForVerify } from '../../store/tenant-keys.js';
 import { pendingMldsaSeed } from '../../store/key-rotation.js';
-import { nodeHashLeaf } from '../../audit/node-bundle.js';
 import { archiveOption } from './_archive-option.js';
+import { threadPages } from '../../store/verify-thread.js';
 import { acquireLogLock, checkArchiveEdge, checkPrunedOpen, defaultArchiveRoot, listTenants, loadKeys, logPath, openArchiveView, openSqliteStore, pruneToArchive, syncArchive, tenantArchiveDir, DEFAULT_KEY_NAME } from '../../store/node.js';
 import { codeOf, type ErrorCode } from '../../errors.js';
 import { intOption, parse, unknownCommand } from '../args.js';
@@ -13,7 +14,7 @@ import { EXIT, UsageError, type Io } from '../io.js';
 import { followLogs } from './_log-follow.js';
 import { formatTailLine } from './_tail-line.js';
 
-export const help = `vouch log verify [--data DIR] [--archive DIR] [--tenant T] [--json]
+export const help = `vouch log verify [--data DIR] [--archive DIR] [--tenant T] [--threads 1|2] [--json]
 vouch log archive [--data DIR] [--archive DIR] [--tenant T] [--json]
 vouch log prune --tenant T [--data DIR] [--archive DIR] [--vacuum] [--json]
 vouch log tail [--data DIR] [--tenant T] [-n N] [--json] [--follow [--interval MS]]
@@ -28,6 +29,9 @@ verify  checks every entry (bytes, leaf hash, seq, prev link), every stored tree
         Sealed entries and tree nodes are read from the tile archive (--archive, default
         DIR/archive; docs/archive.md) where it has them, the rest from the database, so every
         archived byte is checked against the signed checkpoints too [archive].
+        On two cores or more (--threads 2, the default there) a second thread reads, hashes and
+        rebuilds the tree while this one checks the entries (docs/performance.md#log-verify); a
+        log read partly from its archive, and --threads 1, verify on one thread.
         Exit 0 clean, 1 findings, 2 usage.
 archive brings each tenant's tile archive (ARCHIVE/<tenant>/: checkpoint, tile/<L>/<N>,
         tile/entries/<N>, C2SP tlog-tiles) up to its newest stored checkpoint, reading the
@@ -58,15 +62,25 @@ export async function run(argv: string[], io: Io): Promise<number> {
   throw unknownCommand('log command', sub, ['verify', 'archive', 'prune', 'tail']);
 }
 
+const prunedBelowOrUnknown = (store: { prunedBelow(): number }): number | undefined => {
+  try {
+    return store.prunedBelow();
+  } catch {
+    return undefined;
+  }
+};
+
 function tenantsOf(dir: string, tenant: string | undefined): string[] {
   const all = tenant ? [tenant] : listTenants(dir);
   for (const t of all) if (!existsSync(logPath(dir, t))) throw new UsageError(`no log for tenant ${t} in ${dir}`);
   return all;
 }
 
-function verify(argv: string[], io: Io): number {
-  const { values } = parse(argv, { tenant: { type: 'string' }, archive: { type: 'string' }, 'key-name': { type: 'string', default: DEFAULT_KEY_NAME } });
+async function verify(argv: string[], io: Io): Promise<number> {
+  const { values } = parse(argv, { tenant: { type: 'string' }, archive: { type: 'string' }, 'key-name': { type: 'string', default: DEFAULT_KEY_NAME }, threads: { type: 'string' } });
   if (values.help) return io.out(help), EXIT.ok;
+  if (values.threads !== undefined && values.threads !== '1' && values.threads !== '2') throw new UsageError('--threads takes 1 or 2');
+  const threads = values.threads === undefined ? Math.min(2, availableParallelism()) : Number(values.threads);
   const dir = values.data!;
   const archiveRoot = archiveOption(values.archive, { mustExist: true }) ?? defaultArchiveRoot(dir);
   const loaded = loadKeys(dir, values['key-name']);
@@ -94,7 +108,13 @@ function verify(argv: string[], io: Io): number {
       const checks = [...ruleChecks(store), keyHistoryCheck({ name: keys.history.keys[0]?.name ?? keys.name, keys: keys.history.keys.filter((k) => k.window.from === 0) }, keys.history)];
       // Sealed history from the archive (where it has it), the tail from SQLite: one rebuild checks both.
       const view = openArchiveView(archiveDir, store, { origin, verifiers: keys.verifiers, rowsFrom: store.prunedBelow() });
-      const report = verifyLog(view.storage, { origin, verifiers: keys.verifiers, checks, hashLeaf: nodeHashLeaf, commitKeys, onSigned: (sigs) => countKeys(used, sigs) });
+      const opts = { origin, verifiers: keys.verifiers, checks, commitKeys, onSigned: (sigs: VerifiedSignature[]) => countKeys(used, sigs) };
+      // The reading thread opens the file alone: only where the view reads nothing from an archive
+      // (a watermark that cannot be read is verified on this thread, which lists it as a finding).
+      const report =
+        threads > 1 && view.size === 0 && prunedBelowOrUnknown(store) === 0
+          ? await verifyLogPages(view.storage, opts, (size, page) => threadPages({ path: logPath(dir, t), archive: archiveDir }, size, page))
+          : verifyLog(view.storage, opts);
       for (const p of problems) report.findings.push({ kind: 'key', seq: p.seq, code: 'ERR_VERIFY_ENTRY', message: p.message });
       for (const f of [...view.findings, ...checkArchiveEdge(archiveDir, view)]) report.findings.push({ kind: 'archive', code: 'ERR_ARCHIVE_MISMATCH', message: `archive ${f.message}` });
       // Each pruned tile as the service reads it (sealed-tiles.ts): the refusal names the file.
