@@ -1,11 +1,11 @@
 // vouch log verify | tail: fsck of the tenant logs in a data directory, and a look at the newest entries.
 import { existsSync } from 'node:fs';
-import { ruleChecks } from '../../log/activation-check.js';
+import { ruleChecks, type EntryCheck } from '../../log/activation-check.js';
 import { commitKeyOf, decodeEntry, keyHistoryCheck, verifyLog, type KeyWindow, type LogReport, type VerifiedSignature } from '../../log/index.js';
 import { tenantKeysForVerify } from '../../store/tenant-keys.js';
 import { pendingMldsaSeed } from '../../store/key-rotation.js';
 import { nodeHashLeaf } from '../../audit/node-bundle.js';
-import { acquireLogLock, checkArchiveEdge, checkPrunedOpen, defaultArchiveRoot, listTenants, loadKeys, logPath, openArchiveView, openSqliteStore, pruneToArchive, syncArchive, tenantArchiveDir, DEFAULT_KEY_NAME } from '../../store/node.js';
+import { acquireLogLock, checkArchiveEdge, checkPrunedOpen, defaultArchiveRoot, listTenants, loadKeys, logPath, openArchiveView, openPayloadLedger, openSqliteStore, pruneToArchive, syncArchive, tenantArchiveDir, DEFAULT_KEY_NAME } from '../../store/node.js';
 import { codeOf, type ErrorCode } from '../../errors.js';
 import { intOption, parse, unknownCommand } from '../args.js';
 import { EXIT, UsageError, type Io } from '../io.js';
@@ -79,6 +79,7 @@ function verify(argv: string[], io: Io): number {
     const archiveDir = tenantArchiveDir(archiveRoot, t);
     // A pruned log reads its sealed entries from this archive; a watermark it does not back is a finding, not a crash.
     const store = openSqliteStore(logPath(dir, t), { readonly: true, archive: archiveDir, skipArchiveCheck: true });
+    let checks: EntryCheck[] = [];
     try {
       const origin = store.meta('origin') ?? `${values['key-name']}/${t}`;
       const pruned: { code: ErrorCode; message: string }[] = [];
@@ -90,7 +91,8 @@ function verify(argv: string[], io: Io): number {
       // Key history (issue 18): each checkpoint is checked with the keys of its time.
       const { keys, problems } = tenantKeysForVerify(store, origin, files, values['key-name']!, { commitKeys });
       const used = new Map<string, UsedKey>();
-      const checks = [...ruleChecks(store), keyHistoryCheck({ name: keys.history.keys[0]?.name ?? keys.name, keys: keys.history.keys.filter((k) => k.window.from === 0) }, keys.history)];
+      // The payload check's per-payload state goes to a scratch file of the verifier's own (issue 40: memory does not grow with the log).
+      checks = [...ruleChecks(store, openPayloadLedger()), keyHistoryCheck({ name: keys.history.keys[0]?.name ?? keys.name, keys: keys.history.keys.filter((k) => k.window.from === 0) }, keys.history)];
       // Sealed history from the archive (where it has it), the tail from SQLite: one rebuild checks both.
       const view = openArchiveView(archiveDir, store, { origin, verifiers: keys.verifiers });
       const report = verifyLog(view.storage, { origin, verifiers: keys.verifiers, checks, hashLeaf: nodeHashLeaf, commitKeys, onSigned: (sigs) => countKeys(used, sigs) });
@@ -107,6 +109,7 @@ function verify(argv: string[], io: Io): number {
       for (const f of pruned) report.findings.push({ kind: 'archive', code: f.code, message: f.message });
       reports.push({ ...report, keys: [...used.values()], archive: { dir: archiveDir, size: view.size, sealed: view.sealed } });
     } finally {
+      for (const c of checks) c.close?.();
       store.close();
     }
   }
