@@ -1,9 +1,12 @@
 // Rules come only from entries (issue 15 item 3): every decision must name the chain and policy set
 // the newest `policy` entry before it activated (issue 35), and every payload an entry names must be stored unless
 // an `erasure` entry removed it. `vouch log verify` (verifyLog's `checks`) and replay use these.
-import { digestBytes, isDigest, type Digest } from '../canonical/index.js';
+import { isDigest, type Digest } from '../canonical/index.js';
 import type { Entry } from './entry.js';
+import { PayloadPresenceCheck, type PayloadLedger } from './payload-presence.js';
 import { HeadsRebuild, STATE_INDEX, type StateType } from './state-heads.js';
+
+export { ENRICH_STATE_KEY, MAX_LISTED, PayloadPresenceCheck, payloadDigestsOf, PRESENCE_CACHE, type MovedErasure, type PayloadLedger, type UnexcusedPayload } from './payload-presence.js';
 
 /** What an entry check reports; verifyLog turns it into a Finding with this kind. */
 export interface RuleFinding {
@@ -16,6 +19,8 @@ export interface RuleFinding {
 export interface EntryCheck {
   visit(entry: Entry): RuleFinding | undefined;
   end?(): RuleFinding[];
+  /** Releases what the check holds outside the heap (a scratch file), when verify stops before end. */
+  close?(): void;
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -80,101 +85,6 @@ export class ActivationTracker implements EntryCheck {
   }
 }
 
-/**
- * The key of a decision's state under which the enrichment band records, per enricher, the digest
- * of what it added (interceptors/_enrich-band.ts writes it; defined here, where the log checks it).
- */
-export const ENRICH_STATE_KEY = '(enrichment)';
-
-/**
- * The payload digests an entry names and expects stored: a decision's input and intent, what its
- * enrichers added (the model was given those bytes), an execution's parameters.
- */
-export function payloadDigestsOf(e: Entry): Digest[] {
-  const out: Digest[] = [];
-  const push = (d: unknown) => {
-    if (isDigest(d) && !out.includes(d)) out.push(d);
-  };
-  if (e.type === 'decision') {
-    for (const v of [e.input, e.intent]) if (isRecord(v)) push(v.digest);
-    const band = isRecord(e.state) ? e.state[ENRICH_STATE_KEY] : undefined;
-    if (Array.isArray(band)) for (const r of band) if (isRecord(r)) push(r.enrichment);
-  } else if (e.type === 'execution' && isRecord(e.executed)) push(e.executed.digest);
-  return out;
-}
-
-/**
- * Payloads that entries name but the store lacks, unless an erasure entry (before or after) names
- * them: a missing payload with no erasure is a finding, never "benign". A stored payload must hash
- * to its digest (a rewritten one is a finding). A retention erasure (`digests` with `before`: only
- * payloads no entry at or after seq `before` names) that took a payload a newer entry still names
- * is a finding too: someone moved the store's retention index to make it erase early. A retention
- * erasure excuses only the copy it took: a payload named again after it (stored again by that
- * entry) and now missing was deleted by someone else. An erasure on request excuses the digest at
- * any seq (a decision can commit between its entry and the delete). `get` is the store's lookup.
- */
-export class PayloadPresenceCheck implements EntryCheck {
-  private readonly missing = new Map<Digest, number>();
-  /** Erased on request (or by a batch with no `before`): absent at any seq is accounted for. */
-  private readonly erased = new Set<Digest>();
-  /** Erased by retention: digest -> the highest `before`; only namings below it are accounted for. */
-  private readonly retainedBefore = new Map<Digest, { before: number; seq: number }>();
-  /** digest -> the newest seq naming it so far. */
-  private readonly lastNamed = new Map<Digest, number>();
-
-  constructor(private readonly get: (digest: Digest) => Uint8Array | undefined) {}
-
-  visit(e: Entry): RuleFinding | undefined {
-    if (e.type === 'erasure') return this.erasure(e);
-    let finding: RuleFinding | undefined;
-    for (const d of payloadDigestsOf(e)) {
-      const seen = this.lastNamed.has(d);
-      this.lastNamed.set(d, e.seq);
-      if (seen) continue;
-      const bytes = this.get(d);
-      if (!bytes) this.missing.set(d, e.seq);
-      else if (digestBytes(bytes) !== d) finding ??= { kind: 'payload', seq: e.seq, message: `payload ${d} named by entry ${e.seq} is stored with bytes that hash to ${digestBytes(bytes)}: it was rewritten` };
-    }
-    return finding;
-  }
-
-  /** One digest (on request) or a batch (retention): entries/erasure.ts. */
-  private erasure(e: Entry): RuleFinding | undefined {
-    if (isDigest(e.digest)) this.erased.add(e.digest);
-    if (!Array.isArray(e.digests)) return undefined;
-    const before = Number.isSafeInteger(e.before) ? (e.before as number) : undefined;
-    let finding: RuleFinding | undefined;
-    for (const d of e.digests) {
-      if (!isDigest(d)) continue;
-      if (before === undefined) this.erased.add(d);
-      else if ((this.retainedBefore.get(d)?.before ?? -1) < before) this.retainedBefore.set(d, { before, seq: e.seq });
-      const named = this.lastNamed.get(d);
-      if (before !== undefined && named !== undefined && named >= before && !this.get(d)) {
-        finding ??= { kind: 'payload', seq: e.seq, message: `payload ${d} is gone under retention erasure ${e.seq} (payloads no entry since seq ${before} names), yet entry ${named} names it: the store's retention index was moved` };
-      }
-    }
-    return finding;
-  }
-
-  end(): RuleFinding[] {
-    const out: RuleFinding[] = [];
-    for (const [digest, seq] of this.missing) {
-      if (this.erased.has(digest)) continue;
-      const last = this.lastNamed.get(digest) ?? seq;
-      const retained = this.retainedBefore.get(digest);
-      if (retained && last < retained.before) continue;
-      out.push({
-        kind: 'payload',
-        seq: last,
-        message: retained
-          ? `payload ${digest} named by entry ${last} is not stored; retention erasure ${retained.seq} took only a copy no entry since seq ${retained.before} named, and no erasure entry removed this one`
-          : `payload ${digest} named by entry ${seq} is not stored, and no erasure entry removed it`,
-      });
-    }
-    return out;
-  }
-}
-
 /** Each entry's `heads` must be the state the entries before it make (state-heads.ts). */
 export class HeadsCheck implements EntryCheck {
   private readonly rebuild: HeadsRebuild;
@@ -199,11 +109,15 @@ export interface IndexedReads {
  * without some rows (issue 35) is named, though the service no longer takes its word for anything.
  */
 export class IndexCheck implements EntryCheck {
-  private readonly seen: Record<'pin' | 'key' | 'policy', number[]> = { pin: [], key: [], policy: [] };
+  /** Pin and key entries (state changes, not decisions: they grow with an operator's acts, not with traffic). */
+  private readonly seen: Record<'pin' | 'key', number[]> = { pin: [], key: [] };
+  /** Only the newest policy entry is compared (the index is read for it alone). */
+  private newestPolicy: number | undefined;
   constructor(private readonly store: IndexedReads) {}
 
   visit(e: Entry): RuleFinding | undefined {
-    if (e.type === 'pin' || e.type === 'key' || e.type === 'policy') this.seen[e.type].push(e.seq);
+    if (e.type === 'pin' || e.type === 'key') this.seen[e.type].push(e.seq);
+    else if (e.type === 'policy') this.newestPolicy = e.seq;
     return undefined;
   }
 
@@ -224,7 +138,7 @@ export class IndexCheck implements EntryCheck {
       compare('key', seqs(this.store.keyEntries?.()), this.seen.key);
       if (this.store.latestPolicyEntry) {
         const newest = this.store.latestPolicyEntry()?.seq;
-        compare('policy', newest === undefined ? [] : [newest], this.seen.policy.slice(-1));
+        compare('policy', newest === undefined ? [] : [newest], this.newestPolicy === undefined ? [] : [this.newestPolicy]);
       }
     } catch (e) {
       out.push({ kind: 'index', seq: 0, message: `the indexes cannot be read: ${(e as Error).message}` });
@@ -233,7 +147,10 @@ export class IndexCheck implements EntryCheck {
   }
 }
 
-/** The checks `vouch log verify` runs over a store's entries. */
-export function ruleChecks(store: { payload(digest: Digest): Uint8Array | undefined } & IndexedReads): EntryCheck[] {
-  return [new ActivationTracker(), new PayloadPresenceCheck((d) => store.payload(d)), new HeadsCheck(), new IndexCheck(store)];
+/**
+ * The checks `vouch log verify` runs over a store's entries. `ledger` holds the payload check's
+ * per-payload state outside the heap (store/payload-ledger.ts); close the checks when done.
+ */
+export function ruleChecks(store: { payload(digest: Digest): Uint8Array | undefined } & IndexedReads, ledger: PayloadLedger): EntryCheck[] {
+  return [new ActivationTracker(), new PayloadPresenceCheck((d) => store.payload(d), ledger), new HeadsCheck(), new IndexCheck(store)];
 }

@@ -22,7 +22,7 @@ export { checkHandovers, type HandoverProblem } from './key-handover.js';
 export { openStrict } from './open-strict.js';
 export { committedHeads, committedNewest, committedRows } from './committed-state.js';
 export { checkStateRows, HeadsRebuild, EMPTY_HEADS, headsOf, nextHeads, sameHeads, STATE_INDEX, STATE_TYPES, type Heads, type StateType } from './state-heads.js';
-export { ActivationTracker, ENRICH_STATE_KEY, HeadsCheck, IndexCheck, ruleChecks } from './activation-check.js';
+export { ActivationTracker, ENRICH_STATE_KEY, HeadsCheck, IndexCheck, PayloadPresenceCheck, ruleChecks, type MovedErasure, type PayloadLedger, type UnexcusedPayload } from './activation-check.js';
 export { keyTypesOf, openCompleteCheckpoint } from './open-complete.js';
 export { decodeEntryBundle, encodeEntryBundle, MAX_ARCHIVE_CHECKPOINT_BYTES, MAX_ARCHIVE_TILE_BYTES, formatTilePath, parseTilePath, readHashTile, TILE_HEIGHT, TILE_WIDTH, type TileRef } from './tiles.js';
 export { fullTiles, partialTile, tileLevels, tilesBetween } from './tile-plan.js';

@@ -5,3 +5,4 @@ export { acquireLogLock } from './lock.js';
 export { openDataDir, initDataDir, keyPaths, loadKeys, readKeySeeds, listTenants, logPath, DEFAULT_DATA_DIR, DEFAULT_KEY_NAME, type DataDir, type TenantLog, type KeyInfo, type OpenOptions, type InitResult } from './data-dir.js';
 export { syncArchive, tenantArchiveDir, defaultArchiveRoot, type ArchiveSync } from './archive-write.js';
 export { openArchiveView, checkArchiveEdge, type ArchiveFinding, type ArchiveView } from './archive-read.js';
+export { openPayloadLedger } from './payload-ledger.js';

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { Digest } from '../../src/canonical/index.js';
 import { ActivationTracker, PayloadPresenceCheck } from '../../src/log/activation-check.js';
 import type { Entry } from '../../src/log/index.js';
+import { openPayloadLedger } from '../../src/store/node.js';
 
 const d = (c: string) => `sha256:${c.repeat(64)}` as Digest;
 const head = (seq: number) => ({ v: 1 as const, log: 'test/x', seq, prev: '0'.repeat(64), time: '2026-12-01T00:00:00Z' });
@@ -34,7 +35,7 @@ describe('ActivationTracker', () => {
 describe('PayloadPresenceCheck', () => {
   it('a missing payload is a finding unless an erasure entry (before or after) names it; a rewritten one is too', () => {
     const stored = new Set<Digest>([d('1')]);
-    const c = new PayloadPresenceCheck((x) => (stored.has(x) ? new Uint8Array([1]) : undefined));
+    const c = new PayloadPresenceCheck((x) => (stored.has(x) ? new Uint8Array([1]) : undefined), openPayloadLedger());
     // Stored, but its bytes do not hash to the digest: rewritten.
     expect(c.visit(decision(0, d('a'), d('b'), d('1')))).toMatchObject({ kind: 'payload', seq: 0, message: expect.stringContaining('rewritten') });
     c.visit(decision(1, d('a'), d('b'), d('2'))); // erased later
@@ -45,7 +46,7 @@ describe('PayloadPresenceCheck', () => {
   });
 
   it('a retention erasure accounts only for the copy it took: named again after it and missing is a finding (file-level attacker)', () => {
-    const c = new PayloadPresenceCheck(() => undefined); // every payload is gone
+    const c = new PayloadPresenceCheck(() => undefined, openPayloadLedger()); // every payload is gone
     c.visit(decision(0, d('a'), d('b'), d('5'))); // taken by retention erasure 2 (before 1)
     c.visit(decision(1, d('a'), d('b'), d('6'))); // named again at 3, after its copy was taken at 2
     c.visit({ ...head(2), type: 'erasure', digests: [d('5'), d('6')], before: 2 });

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256, toHex } from '../../src/canonical/index.js';
 import { ruleChecks } from '../../src/log/activation-check.js';
 import { verifyLog, verifyLogPages, type EntryBody, type LogReport, type NoteVerifier } from '../../src/log/index.js';
-import { initDataDir, logPath, openDataDir, openSqliteStore, type SqliteLogStore } from '../../src/store/node.js';
+import { initDataDir, logPath, openDataDir, openPayloadLedger, openSqliteStore, type SqliteLogStore } from '../../src/store/node.js';
 import { threadPages } from '../../src/store/verify-thread.js';
 import { runVouch } from '../helpers/cli.js';
 
@@ -73,11 +73,13 @@ function tampered(edit: (db: Database.Database) => void): string {
 
 async function both(path: string): Promise<{ one: LogReport; two: LogReport }> {
   const store: SqliteLogStore = openSqliteStore(path, { readonly: true });
+  const checks = [ruleChecks(store, openPayloadLedger()), ruleChecks(store, openPayloadLedger())];
   try {
-    const one = verifyLog(store, { origin, verifiers, checks: ruleChecks(store) });
-    const two = await verifyLogPages(store, { origin, verifiers, checks: ruleChecks(store) }, (size, page) => threadPages({ path }, size, { ...page, page: PAGE }));
+    const one = verifyLog(store, { origin, verifiers, checks: checks[0] });
+    const two = await verifyLogPages(store, { origin, verifiers, checks: checks[1] }, (size, page) => threadPages({ path }, size, { ...page, page: PAGE }));
     return { one, two };
   } finally {
+    for (const c of checks.flat()) c.close?.();
     store.close();
   }
 }

@@ -1,13 +1,13 @@
 // vouch log verify | tail: fsck of the tenant logs in a data directory, and a look at the newest entries.
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { ruleChecks } from '../../log/activation-check.js';
+import { ruleChecks, type EntryCheck } from '../../log/activation-check.js';
 import { commitKeyOf, decodeEntry, keyHistoryCheck, verifyLog, verifyLogPages, type KeyWindow, type LogReport, type VerifiedSignature } from '../../log/index.js';
 import { tenantKeysForVerify } from '../../store/tenant-keys.js';
 import { pendingMldsaSeed } from '../../store/key-rotation.js';
 import { archiveOption } from './_archive-option.js';
 import { threadPages } from '../../store/verify-thread.js';
-import { acquireLogLock, checkArchiveEdge, checkPrunedOpen, defaultArchiveRoot, listTenants, loadKeys, logPath, openArchiveView, openSqliteStore, pruneToArchive, syncArchive, tenantArchiveDir, DEFAULT_KEY_NAME } from '../../store/node.js';
+import { acquireLogLock, checkArchiveEdge, checkPrunedOpen, defaultArchiveRoot, listTenants, loadKeys, logPath, openArchiveView, openPayloadLedger, openSqliteStore, pruneToArchive, syncArchive, tenantArchiveDir, DEFAULT_KEY_NAME } from '../../store/node.js';
 import { codeOf, type ErrorCode } from '../../errors.js';
 import { intOption, parse, unknownCommand } from '../args.js';
 import { EXIT, UsageError, type Io } from '../io.js';
@@ -94,6 +94,7 @@ async function verify(argv: string[], io: Io): Promise<number> {
     const archiveDir = tenantArchiveDir(archiveRoot, t);
     // A pruned log reads its sealed entries from this archive; a watermark it does not back is a finding, not a crash.
     const store = openSqliteStore(logPath(dir, t), { readonly: true, archive: archiveDir, skipArchiveCheck: true });
+    let checks: EntryCheck[] = [];
     try {
       const origin = store.meta('origin') ?? `${values['key-name']}/${t}`;
       const pruned: { code: ErrorCode; message: string }[] = [];
@@ -105,7 +106,8 @@ async function verify(argv: string[], io: Io): Promise<number> {
       // Key history (issue 18): each checkpoint is checked with the keys of its time.
       const { keys, problems } = tenantKeysForVerify(store, origin, files, values['key-name']!, { commitKeys });
       const used = new Map<string, UsedKey>();
-      const checks = [...ruleChecks(store), keyHistoryCheck({ name: keys.history.keys[0]?.name ?? keys.name, keys: keys.history.keys.filter((k) => k.window.from === 0) }, keys.history)];
+      // The payload check's per-payload state goes to a scratch file of the verifier's own (issue 40: memory does not grow with the log).
+      checks = [...ruleChecks(store, openPayloadLedger()), keyHistoryCheck({ name: keys.history.keys[0]?.name ?? keys.name, keys: keys.history.keys.filter((k) => k.window.from === 0) }, keys.history)];
       // Sealed history from the archive (where it has it), the tail from SQLite: one rebuild checks both.
       const view = openArchiveView(archiveDir, store, { origin, verifiers: keys.verifiers, rowsFrom: store.prunedBelow() });
       const opts = { origin, verifiers: keys.verifiers, checks, commitKeys, onSigned: (sigs: VerifiedSignature[]) => countKeys(used, sigs) };
@@ -128,6 +130,7 @@ async function verify(argv: string[], io: Io): Promise<number> {
       for (const f of pruned) report.findings.push({ kind: 'archive', code: f.code, message: f.message });
       reports.push({ ...report, keys: [...used.values()], archive: { dir: archiveDir, size: view.size, sealed: view.sealed } });
     } finally {
+      for (const c of checks) c.close?.();
       store.close();
     }
   }
