@@ -11,6 +11,7 @@ import { readEntry } from './fast-entry.js';
 import { GENESIS_PREV } from './entry.js';
 import { rebuildPage, type RebuildFinding, type RebuildState } from './leaf-rebuild.js';
 import { rangeRoot } from './merkle.js';
+import { readRows } from './read-rows.js';
 import type { NoteVerifier } from './note.js';
 import { checkSignedTree } from './open-check.js';
 import type { LogStorage, StoredCheckpoint, StoredEntry } from './storage.js';
@@ -93,7 +94,9 @@ export function verifyLog(storage: LogStorage, opts: VerifyLogOptions): LogRepor
   checkCheckpointsAt(0);
   const onEntry = (e: StoredEntry, leaf: Uint8Array) => {
     const at = state.size - 1; // where this entry sits in the rebuilt tree
-    try {
+    // A row the store refused to decode (read-rows.ts): its finding, then on with the next row.
+    if (e.refused) add({ kind: 'entry', seq: e.seq, code: codeOf(e.refused), message: e.refused.message });
+    else try {
       const entry = readEntry(e.bytes);
       if (entry.seq !== at) add({ kind: 'entry', seq: e.seq, code: 'ERR_VERIFY_ENTRY', message: `entry ${e.seq}: bytes say seq ${entry.seq}` });
       if (entry.log !== opts.origin) add({ kind: 'entry', seq: e.seq, code: 'ERR_VERIFY_ENTRY', message: `entry ${e.seq}: bytes name log ${JSON.stringify(entry.log)}` });
@@ -109,7 +112,7 @@ export function verifyLog(storage: LogStorage, opts: VerifyLogOptions): LogRepor
   // and every stored node compared, read a level range at a time (leaf-rebuild.ts).
   const report = (f: RebuildFinding) => add({ ...f, code: f.kind === 'node' ? 'ERR_VERIFY_PROOF' : 'ERR_VERIFY_ENTRY' });
   for (let from = 0; from < size; from += PAGE) {
-    const page = [...storage.entries(from, Math.min(size, from + PAGE))];
+    const page = readRows(storage, from, Math.min(size, from + PAGE)); // a row the store refuses is a finding, not the end
     nodes += rebuildPage(storage, state, page, report, { hashLeaf: opts.hashLeaf, onEntry });
   }
   for (const c of opts.checks ?? []) for (const f of c.end?.() ?? []) addRule(f);
