@@ -8,6 +8,11 @@ export interface StoredEntry {
   seq: number;
   bytes: Uint8Array;
   leaf: Hash;
+  /**
+   * Set only by readRows (read-rows.ts) for a row the store refused to decode: `bytes` are empty
+   * and `leaf` is the stored tree's level-0 node. No store returns it.
+   */
+  refused?: Error;
 }
 
 export interface StoredCheckpoint {

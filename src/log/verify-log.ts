@@ -134,8 +134,11 @@ class LogVerifier {
       }
       const at = this.entries++; // where this entry sits in the rebuilt tree
       const seq = p.seqs ? p.seqs[i] : at;
+      // A row the store refused to give back (read-rows.ts): its finding, then on with the next row.
+      const refused = p.refused?.find((r) => r.at === i);
+      if (refused) this.add({ kind: 'entry', seq, code: refused.code, message: refused.message });
       // Each entry is judged on its own: whatever its bytes are, the finding names its seq and the walk goes on.
-      try {
+      else try {
         const entry = readEntry(p.data.subarray(p.offsets[i] + 1, p.offsets[i + 1]));
         if (entry.seq !== at) this.add({ kind: 'entry', seq, code: 'ERR_VERIFY_ENTRY', message: `entry ${seq}: bytes say seq ${entry.seq}` });
         if (entry.log !== origin) this.add({ kind: 'entry', seq, code: 'ERR_VERIFY_ENTRY', message: `entry ${seq}: bytes name log ${JSON.stringify(entry.log)}` });

@@ -3,8 +3,10 @@
 // slice), their recomputed leaves, and what the tree rebuild over them found. Made in-line by
 // verifyLog, or on a thread of its own (store/verify-thread.ts) while verifyLog checks the entries.
 import { sha256 } from '../canonical/index.js';
+import { codeOf, type ErrorCode } from '../errors.js';
 import { rebuildPage, type RebuildFinding, type RebuildState } from './leaf-rebuild.js';
 import { rangeRoot, type Hash } from './merkle.js';
+import { readRows } from './read-rows.js';
 import type { LogStorage, StoredEntry } from './storage.js';
 
 /** Entries read per page. */
@@ -27,6 +29,8 @@ export interface VerifyPage {
   nodes: number;
   /** The rebuilt root after this page. */
   root: Hash;
+  /** Rows the store refused to give back (a compact row that does not decode): entry `at` has no bytes, its stored leaf stood in. */
+  refused?: { at: number; code: ErrorCode; message: string }[];
 }
 
 export interface PageOptions {
@@ -48,7 +52,7 @@ export function* verifyPages(storage: LogStorage, size: number, opts: PageOption
   while (k < sizes.length && sizes[k] <= 0) k++;
   let listed = 0;
   for (let from = 0; from < size; from += step) {
-    const rows = [...storage.entries(from, Math.min(size, from + step))];
+    const rows = readRows(storage, from, Math.min(size, from + step)); // a row the store refuses is a finding, not the end
     const n = rows.length;
     let total = 0;
     for (const r of rows) total += r.bytes.length + 1;
@@ -57,13 +61,15 @@ export function* verifyPages(storage: LogStorage, size: number, opts: PageOption
     const leaves = new Uint8Array(HASH * n);
     const packed: StoredEntry[] = new Array(n);
     let seqs: number[] | undefined;
+    let refused: VerifyPage['refused'];
     for (let i = 0, o = 0; i < n; i++) {
       const r = rows[i];
       offsets[i] = o;
       data.set(r.bytes, o + 1); // data[o] stays 0x00: the leaf prefix
       o += r.bytes.length + 1;
       offsets[i + 1] = o;
-      packed[i] = { seq: r.seq, bytes: data.subarray(offsets[i] + 1, o), leaf: r.leaf };
+      packed[i] = { seq: r.seq, bytes: data.subarray(offsets[i] + 1, o), leaf: r.leaf, ...(r.refused && { refused: r.refused }) };
+      if (r.refused) (refused ??= []).push({ at: i, code: codeOf(r.refused), message: r.refused.message });
       if (r.seq !== state.size + i) (seqs ??= rows.map((x) => x.seq));
     }
     const findings: VerifyPage['findings'] = [];
@@ -86,6 +92,6 @@ export function* verifyPages(storage: LogStorage, size: number, opts: PageOption
         },
       },
     );
-    yield { data, offsets, leaves, ...(seqs && { seqs }), findings, roots, nodes, root: rangeRoot(state) };
+    yield { data, offsets, leaves, ...(seqs && { seqs }), findings, roots, nodes, root: rangeRoot(state), ...(refused && { refused }) };
   }
 }

@@ -27,7 +27,7 @@ export interface SqliteStoreOptions {
   readonly?: boolean;
   /**
    * Whether new entry rows are written compressed (docs/storage.md). Default: as the log file's
-   * meta key `entry_codec` says (`deflate`: yes); without it, raw (codec 0) as before migration 0008.
+   * meta key `entry_codec` says (`raw`: no; `deflate` or no key: yes, for new and existing logs alike).
    */
   compress?: boolean;
   /**
@@ -55,8 +55,18 @@ export interface SqliteLogStore extends LogStore {
   vacuum(): void;
 }
 
-/** The meta key that turns compact entry rows on for a log file (value `deflate`). */
+/** The meta key that says how a log file stores new entry rows: `deflate` (the default) or `raw`. */
 export const ENTRY_CODEC_META = 'entry_codec';
+
+/**
+ * Whether new rows are compressed, from the meta key's value: on unless it says `raw` (docs/storage.md).
+ * Any other value is refused, not guessed at: a typo must not silently pick a format.
+ */
+export function compressFromMeta(value: unknown): boolean {
+  if (value === undefined || value === 'deflate') return true;
+  if (value === 'raw') return false;
+  throw new StoreError('ERR_STORE', `the log file's meta key ${ENTRY_CODEC_META} is ${JSON.stringify(value)}: it is 'deflate' (compact rows, the default) or 'raw' (docs/storage.md); fix it with sqlite3 while the service is stopped`);
+}
 
 interface Row {
   seq: number;
@@ -381,7 +391,7 @@ class SqliteStore implements SqliteLogStore {
       if (!this.compact) this.q.putEntry.run(e.seq, e.bytes, e.leaf);
       else {
         // Decided at the first write (the meta key may be set after open), then fixed for this store.
-        this.compress ??= this.q.meta.get(ENTRY_CODEC_META) === 'deflate';
+        this.compress ??= compressFromMeta(this.q.meta.get(ENTRY_CODEC_META));
         const row = encodeEntryRow(e.bytes, this.compress ? this.dicts.forEntry(e.seq, e.bytes) : undefined);
         this.q.putEntry.run(e.seq, row.stored, e.leaf, row.codec);
       }

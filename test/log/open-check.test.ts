@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { Appender, auditLeaves, checkSignedTree, type EntryBody, type LogStorage } from '../../src/log/index.js';
 import { openSqliteStore } from '../../src/store/node.js';
 import { testKeys } from '../helpers/keys.js';
+import { rowBytes, writeRow } from '../security/_file-attacker.js';
 
 const ORIGIN = 'test.vouch/default';
 const keys = testKeys();
@@ -64,7 +65,8 @@ describe('open check', () => {
   it('refuses entries beyond the newest signed checkpoint, a newest entry that is not its leaf, and a missing key', async () => {
     const path = await makeLog(9);
     const db = attacker(path);
-    const last = db.prepare('SELECT bytes, leaf FROM entries WHERE seq = 8').get() as { bytes: Buffer; leaf: Buffer };
+    // The attacker copies entry 8's signed bytes (inflated: rows are compact by default) into a raw row 9.
+    const last = { bytes: Buffer.from(rowBytes(db, 8)), leaf: db.prepare('SELECT leaf FROM entries WHERE seq = 8').pluck().get() as Buffer };
     db.prepare('INSERT INTO entries (seq, bytes, leaf) VALUES (9, ?, ?)').run(last.bytes, last.leaf);
     db.close();
     let store = openSqliteStore(path, { readonly: true });
@@ -74,10 +76,13 @@ describe('open check', () => {
 
     const path2 = await makeLog(9);
     const db2 = attacker(path2);
-    db2.prepare('UPDATE entries SET bytes = ? WHERE seq = 8').run(Buffer.concat([last.bytes.subarray(0, -1), Buffer.from(' }')]));
+    writeRow(db2, 8, Buffer.concat([last.bytes.subarray(0, -1), Buffer.from(' }')])); // recompressed if the row was compact
+    const compact = (db2.prepare('SELECT codec FROM entries WHERE seq = 8').pluck().get() as number) !== 0;
     db2.close();
     store = openSqliteStore(path2, { readonly: true });
-    expect(() => checkSignedTree(store, ORIGIN, keys.verifiers)).toThrow(/stored leaf hash of newest entry 8 does not match its bytes/);
+    // A raw row fails the open check's leaf test; a compact one is refused by the codec on read (its inflated bytes must hash to its leaf), coded, naming the fix.
+    expect(() => checkSignedTree(store, ORIGIN, keys.verifiers)).toThrow(compact ? /entry 8: its bytes, inflated with dictionary \d+, do not hash to its leaf.*restore it from a backup/ : /stored leaf hash of newest entry 8 does not match its bytes/);
+    expect(() => checkSignedTree(store, ORIGIN, keys.verifiers)).toThrow(expect.objectContaining({ code: 'ERR_STORE_INCONSISTENT' }));
     expect(() => checkSignedTree(store, ORIGIN, undefined)).toThrow(/no verification keys given/);
     expect(() => checkSignedTree(store, 'other.vouch/x', keys.verifiers)).toThrow(/signed for origin "test.vouch\/default"/);
     store.close();
@@ -100,11 +105,12 @@ describe('background leaf audit', () => {
 
   it('names a flipped byte, a gap and a wrong node, and reports the mismatch once', async () => {
     const cases: [string, (db: Database.Database) => void, RegExp][] = [
+      // A byte of entry 3's signed JSON, written back recompressed when the row is compact (the codec then refuses it on read).
       ['byte', (db) => {
-        const b = Buffer.from((db.prepare('SELECT bytes FROM entries WHERE seq = 3').get() as { bytes: Buffer }).bytes);
+        const b = rowBytes(db, 3);
         b[5] ^= 1;
-        db.prepare('UPDATE entries SET bytes = ? WHERE seq = 3').run(b);
-      }, /entry 3: stored leaf hash does not match the entry bytes/],
+        writeRow(db, 3, b);
+      }, /entry 3: (stored leaf hash does not match the entry bytes|its bytes, inflated with dictionary \d+, do not hash to its leaf)/],
       ['gap', (db) => void db.prepare('DELETE FROM entries WHERE seq = 12').run(), /gap/],
       ['node', (db) => void db.prepare('UPDATE nodes SET hash = ? WHERE level = 2 AND idx = 1').run(Buffer.alloc(32, 1)), /tree node 2\/1 \(completed by entry 7\) is wrong/],
     ];

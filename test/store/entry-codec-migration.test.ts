@@ -1,7 +1,8 @@
 // Migration 0008 (compact entry rows, docs/storage.md) on a log today's main wrote
 // (fixtures/store-pre-0008): its raw rows stay readable byte for byte and `vouch log verify`
-// passes before and after; entries appended after the migration are stored compressed, and the
-// log still verifies, through the writer's log thread as the service runs it too.
+// passes before and after; entries appended after the migration are stored compressed by default
+// (nothing to turn on), and the log still verifies, through the writer's log thread as the service
+// runs it too. `meta entry_codec=raw` keeps new rows raw; any other value is refused, coded.
 import Database from 'better-sqlite3';
 import { chmodSync, cpSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -52,10 +53,7 @@ describe('migration 0008 on a log written before it', () => {
     expect(old.prepare('SELECT MAX(version) FROM schema_migrations').pluck().get()).toBe(7);
     old.close();
 
-    // Compact rows are turned on per log file (docs/storage.md), as an operator would.
-    const on = new Database(db);
-    on.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run(ENTRY_CODEC_META, 'deflate');
-    on.close();
+    // Compact rows are the default (docs/storage.md): the operator sets nothing.
     const dd = await openDataDir(dir, { thread: true, logThread: true });
     try {
       const log = dd.log('default');
@@ -90,5 +88,45 @@ describe('migration 0008 on a log written before it', () => {
     const v = await logVerify(dir);
     expect(v.out).toContain('80 entries');
     expect(v, v.out).toMatchObject({ code: 0 });
+  }, 60_000);
+});
+
+/** The fixture with meta entry_codec set to `value`, then 10 entries appended by the service's writer. */
+async function appendWithCodec(value: string): Promise<{ db: string; dir: string; error?: unknown }> {
+  const dir = copyFixture();
+  const db = join(dir, 'logs', 'default.db');
+  const dd = await openDataDir(dir, { thread: false });
+  let error: unknown;
+  try {
+    const log = dd.log('default');
+    log.store.setMeta(ENTRY_CODEC_META, value);
+    for (let i = 40; i < 50; i++) await log.appender.append(body(i, 'after'), [{ digest: inputDigest(i), bytes: Uint8Array.of(i & 0xff, i >> 8) }]);
+  } catch (e) {
+    error = e;
+  } finally {
+    await dd.close();
+  }
+  return { db, dir, error };
+}
+
+describe('turning compact rows off for a log file', () => {
+  it('meta entry_codec=raw: new rows are stored raw, and the log verifies', async () => {
+    const { db, dir, error } = await appendWithCodec('raw');
+    expect(error).toBeUndefined();
+    const d = new Database(db, { readonly: true });
+    try {
+      expect(d.prepare('SELECT COUNT(*) FROM entries WHERE codec = 0').pluck().get()).toBe(50);
+      expect(d.prepare('SELECT COUNT(*) FROM entry_dictionaries').pluck().get()).toBe(0);
+    } finally {
+      d.close();
+    }
+    const v = await logVerify(dir);
+    expect(v, v.out).toMatchObject({ code: 0 });
+  }, 60_000);
+
+  it('any other value is refused, coded, naming the two it may be: nothing is appended', async () => {
+    const { db, error } = await appendWithCodec('zstd');
+    expect(error).toMatchObject({ code: 'ERR_STORE', message: expect.stringMatching(/entry_codec is "zstd".*'deflate'.*'raw'/) });
+    expect(rawRows(db)).toHaveLength(40);
   }, 60_000);
 });
