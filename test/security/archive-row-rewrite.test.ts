@@ -12,7 +12,7 @@ import { logPath } from '../../src/store/node.js';
 import { get } from '../http/_server.js';
 import { runVouch } from '../helpers/cli.js';
 import { makeLog } from '../store/_archive-log.js';
-import { flipEntryByte, openAsAttacker } from './_file-attacker.js';
+import { flipEntryByte, openAsAttacker, rowBytes, writeRow } from './_file-attacker.js';
 
 const temps: string[] = [];
 let original: string;
@@ -46,9 +46,9 @@ describe('a database row rewritten under a genuine archive', () => {
   it('a row rewritten with its own leaf hash and level-0 node (the archive left genuine): verify names the row', async () => {
     const data = copy();
     const db = openAsAttacker(logPath(data, 'default'));
-    const bytes = Buffer.from((db.prepare('SELECT bytes FROM entries WHERE seq = 300').get() as { bytes: Buffer }).bytes);
+    const bytes = Buffer.from(rowBytes(db, 300));
     const forged = Buffer.from(bytes.toString('utf8').replace('agent-300', 'agent-999'));
-    db.prepare('UPDATE entries SET bytes = ?, leaf = ? WHERE seq = 300').run(forged, hashLeaf(forged));
+    writeRow(db, 300, forged, hashLeaf(forged)); // as the writer would store it (compact rows recompressed)
     db.prepare('UPDATE nodes SET hash = ? WHERE level = 0 AND idx = 300').run(hashLeaf(forged));
     db.close();
     const v = await runVouch('log', 'verify', '--data', data, '--json');

@@ -13,6 +13,7 @@ import { verifyLog, verifyLogPages, type EntryBody, type LogReport, type NoteVer
 import { initDataDir, logPath, openDataDir, openPayloadLedger, openSqliteStore, type SqliteLogStore } from '../../src/store/node.js';
 import { threadPages } from '../../src/store/verify-thread.js';
 import { runVouch } from '../helpers/cli.js';
+import { rowBytes, writeRow } from '../security/_file-attacker.js';
 
 const TIME = '2026-11-30T00:00:00Z';
 const CHAIN = `sha256:${'c'.repeat(64)}`;
@@ -106,10 +107,13 @@ describe('log verify on a reading thread', () => {
         b[at(b)] ^= 1;
         db.prepare(`UPDATE ${table} SET ${column} = ? WHERE ${where}`).run(b);
       };
-      const codec = db.prepare("SELECT COUNT(*) FROM pragma_table_info('entries') WHERE name = 'codec'").pluck().get() ? (db.prepare('SELECT MAX(codec) FROM entries').pluck().get() as number) : 0;
-      expect(codec).toBe(0); // raw rows: a flipped byte is a flipped byte of the signed entry
-      // Entry bytes: a byte of the principal (still JSON), at seq 17 and 317.
-      for (const seq of [17, 317]) flip('entries', 'bytes', `seq = ${seq}`, (b) => b.indexOf('agent-') + 2);
+      // Entry bytes: a byte of the principal (still JSON), at seq 17 and 317, written back as the
+      // writer would (compact rows recompressed: _file-attacker.ts), so the signed JSON is what changed.
+      for (const seq of [17, 317]) {
+        const b = Buffer.from(rowBytes(db, seq));
+        b[b.indexOf('agent-') + 2] ^= 1;
+        writeRow(db, seq, b);
+      }
       // A tree node above the leaves, completed by entry 63 (level 2, index 15) and by entry 351 (2/87).
       flip('nodes', 'hash', 'level = 2 AND idx = 15', () => 0);
       flip('nodes', 'hash', 'level = 2 AND idx = 87', () => 31);
@@ -123,14 +127,14 @@ describe('log verify on a reading thread', () => {
     const { one, two } = await both(path);
     expect(two).toEqual(one);
     const named = (kind: string, key: 'seq' | 'checkpoint', at: number) => two.findings.some((f) => f.kind === kind && f[key] === at);
-    for (const seq of [17, 317]) {
-      expect(named('leaf', 'seq', seq), `leaf ${seq}`).toBe(true); // the reading thread: stored leaf vs bytes
-      expect(named('link', 'seq', seq + 1), `link ${seq + 1}`).toBe(true); // this thread: the next entry's prev
-    }
+    // A compact row whose signed JSON changed no longer matches its stored leaf: the store refuses it
+    // on the reading thread (entry-codec.ts) and the refusal reaches this thread as that seq's finding.
+    for (const seq of [17, 317]) expect(two.findings.some((f) => f.kind === 'entry' && f.seq === seq && f.code === 'ERR_STORE_INCONSISTENT'), `entry ${seq}`).toBe(true);
     expect(named('node', 'seq', 63)).toBe(true);
     expect(named('node', 'seq', 351)).toBe(true);
     for (const size of [early, late]) expect(named('checkpoint', 'checkpoint', size), `checkpoint ${size}`).toBe(true);
-    for (const seq of [100, 300]) expect(named('leaf', 'seq', seq), `leaf ${seq}`).toBe(true);
+    // A flipped stored leaf: a raw row's is a leaf finding; a compact row's read is refused against it (as above).
+    for (const seq of [100, 300]) expect(named('leaf', 'seq', seq) || two.findings.some((f) => f.kind === 'entry' && f.seq === seq && f.code === 'ERR_STORE_INCONSISTENT'), `leaf ${seq}`).toBe(true);
     // The rule checks run on this thread over the thread's pages: the principal edit is not one, the rest are clean.
     expect(two.findings.filter((f) => f.kind === 'activation' || f.kind === 'payload')).toEqual([]);
   });
@@ -191,16 +195,16 @@ describe('log verify on a reading thread', () => {
 
   it('vouch log verify: --threads 2 (the thread, from the sources) and --threads 1 print the same report; --threads 3 is a usage error', async () => {
     const path = tampered((db) => {
-      const b = Buffer.from(db.prepare('SELECT bytes FROM entries WHERE seq = 333').pluck().get() as Buffer);
+      const b = Buffer.from(rowBytes(db, 333));
       b[b.indexOf('agent-') + 3] ^= 1;
-      db.prepare('UPDATE entries SET bytes = ? WHERE seq = 333').run(b);
+      writeRow(db, 333, b);
     });
     const data = join(path, '..', '..');
     const two = await runVouch('log', 'verify', '--data', data, '--threads', '2', '--json');
     const one = await runVouch('log', 'verify', '--data', data, '--threads', '1', '--json');
     expect(two.code).toBe(1);
     expect(two.json).toEqual(one.json);
-    expect(two.json.logs[0].findings.map((f: { kind: string; seq: number }) => `${f.kind} ${f.seq}`)).toEqual(expect.arrayContaining(['leaf 333', 'link 334']));
+    expect(two.json.logs[0].findings.map((f: { kind: string; seq: number }) => `${f.kind} ${f.seq}`)).toEqual(['entry 333']);
     expect((await runVouch('log', 'verify', '--data', data, '--threads', '3')).code).toBe(2);
   });
 });
