@@ -65,7 +65,7 @@ export class Metrics {
   private archives = new Map<string, { size: number; mismatches: number; failures: number }>();
   private tenantLogs?: () => { open: number; opens: number; closes: number };
 
-  /** Open tenant logs and their opens and closes (node-server's tenant pool), read at each render. */
+  /** Open tenant logs and their opens and closes (tenant-logs.ts's tenant pool), read at each render. */
   tenantLogsFrom(stats: () => { open: number; opens: number; closes: number }): void {
     this.tenantLogs = stats;
   }

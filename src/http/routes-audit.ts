@@ -17,7 +17,7 @@ import { readJsonBody } from './body.js';
 import { erasureReasonOf } from './erase-reason.js';
 import type { RestContext } from './routes-rest.js';
 
-/** Swaps a tenant's policy in a running service (Node: node-server.ts); absent where unsupported. */
+/** Swaps a tenant's policy in a running service (Node: tenant-logs.ts); absent where unsupported. */
 export interface PolicyAdmin {
   activate(tenant: string, resolved: ResolvedConfig, by?: string): Promise<{ chain: string; policySet: string; interceptors: number }>;
 }

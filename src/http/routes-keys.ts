@@ -2,7 +2,7 @@
 // signs every tenant log: each gets its signed `key` entry and handover, as `vouch keys rotate`),
 // so it needs the operator role, which no tenant token carries (issue 35); a tenant admin revokes
 // a retired key of its own log after a size and reads its own log's key history. Each `key` entry
-// records who (`by`). Portable: the work is behind the KeyAdmin port (Node: node-server.ts).
+// records who (`by`). Portable: the work is behind the KeyAdmin port (Node: node-key-admin.ts).
 import type { Hono } from 'hono';
 import { toBase64 } from '../canonical/index.js';
 import { ConfigError, InputError } from '../errors.js';

@@ -6,20 +6,22 @@
 // `minIntervalMs`; when the oldest unsigned entry is older than `maxCoverageMs`, appends are
 // refused (ERR_STORE_BEHIND) until signing catches up. A store that cannot commit unsigned
 // entries (no `appendEntries`) commits each checkpoint with its entries: durable means signed.
-import { toHex } from '../canonical/index.js';
 import { StoreError, VouchError } from '../errors.js';
 import { signCheckpoint } from './checkpoint.js';
-import { encodeEntry, type EntryBody } from './entry.js';
-import { NOT_FOLLOWED, type Appended, type BatchStats, type Durable, type DurableOptions, type LogAppender, type LogHealth, type SignedTree } from './appending.js';
-import { appendLeaf, cachedReader, hashLeaf, inclusionProof, rangeRoot, type CompactRange, type Hash } from './merkle.js';
+import type { EntryBody } from './entry.js';
+import type { Appended, BatchStats, Durable, DurableOptions, LogAppender, LogHealth, SignedTree } from './appending.js';
+import { rangeRoot, type CompactRange, type Hash } from './merkle.js';
 import type { NoteSigner, NoteVerifier } from './note.js';
 import { checkSignedTree, inconsistent } from './open-check.js';
 import { commitTag } from './commit-tag.js';
 import { pacingOf, signDelay, type Pacing } from './pacing.js';
-import type { Attachment, EntryBatch, LogStorage, StoredEntry } from './storage.js';
-import { nextHeads, type Heads } from './heads.js';
+import type { Attachment, EntryBatch, LogStorage } from './storage.js';
+import type { Heads } from './heads.js';
 import { committedHeads, committedNewest } from './committed-state.js';
-import { decisionPair, pairsInForce } from './activation-check.js';
+import { pairsInForce } from './activation-check.js';
+import { buildBatch, mergeBatches, type Pending, type Tip } from './_append-batch.js';
+import { answerCovered, failWaiters, tellDurable, waiterFor, type Waiter } from './_append-waiters.js';
+import { SignTimer } from './_sign-timer.js';
 
 export interface AppenderOptions extends Partial<Pacing> {
   origin: string;
@@ -46,32 +48,6 @@ export interface AppenderOptions extends Partial<Pacing> {
   monotonic?: () => number;
 }
 
-interface Pending {
-  body: EntryBody;
-  attachments: Attachment[];
-  /** Its caller waits for the signed checkpoint (append), not only for the commit: pacing signs sooner. */
-  signedWanted?: boolean;
-  /** false: nobody reads `signed` (DurableOptions): no proof is made, `signed` is NOT_FOLLOWED. */
-  follow?: boolean;
-  /** A key rotation (key-history.ts): committed alone, signed by the current keys, then these sign. */
-  rotateTo?: NoteSigner[];
-  /** With rotateTo: the incoming keys' commit key (commits after the handover are tagged under it). */
-  rotateKey?: Uint8Array;
-  resolve: (d: Durable) => void;
-  reject: (e: unknown) => void;
-}
-
-/** A committed entry waiting for its checkpoint. */
-interface Waiter extends StoredEntry {
-  /** Set once the caller has its durable answer (at commit, or with the checkpoint on a store that signs first). */
-  told: boolean;
-  item: Pending;
-  /** Kept until the caller is told (a store that signs first). */
-  signedPromise?: Promise<Appended>;
-  resolve: (a: Appended) => void;
-  reject: (e: unknown) => void;
-}
-
 /** A committed batch not yet covered by a signed checkpoint. */
 interface Uncovered {
   size: number;
@@ -79,14 +55,6 @@ interface Uncovered {
   at: number;
   /** Held for a store that commits entries with their checkpoint only. */
   held?: EntryBatch;
-}
-
-/** Where the log ends: its tree, the next entry's prev, and the state its newest entry commits to. */
-interface Tip {
-  range: CompactRange;
-  prev: string;
-  heads: Heads;
-  inForce: string[] | undefined;
 }
 
 const schedule: (f: () => void) => void = typeof setImmediate === 'function' ? (f) => void setImmediate(f) : (f) => void setTimeout(f, 0);
@@ -112,9 +80,7 @@ export class Appender implements LogAppender {
   private last: { at: number; entries: number; signMs?: number } | undefined;
   /** Recent signature time (a moving average, ms): a slow signer stretches the interval under load (pacing.ts signShare). */
   private signMs: number | undefined;
-  private timer: ReturnType<typeof setTimeout> | undefined;
-  /** When the armed timer fires (monotonic ms). */
-  private timerDue: number | undefined;
+  private timer = new SignTimer();
   private closed = false;
   /** Set once the log was found inconsistent after open (background audit): every append fails with it. */
   private haltedBy: StoreError | undefined;
@@ -235,7 +201,7 @@ export class Appender implements LogAppender {
   async close(): Promise<void> {
     this.closed = true;
     await this.idle();
-    if (this.timer) clearTimeout(this.timer);
+    this.timer.cancel();
   }
 
   /** Coverage bound: refuse new entries while the oldest unsigned one is older than `maxCoverageMs`. */
@@ -276,39 +242,9 @@ export class Appender implements LogAppender {
 
   private commit(items: Pending[]): void {
     const { origin, storage } = this.opts;
-    let { range, prev, heads, inForce } = this;
-    const batch: EntryBatch = { entries: [], nodes: [], payloads: [] };
-    const accepted: Pending[] = [];
-    for (const item of items) {
-      let bytes: Uint8Array;
-      const body = item.body;
-      // A decision made under rules that are no longer in force (it was still running when a new
-      // policy entry was written) is refused, not recorded: every decision in the log is under
-      // the newest activation before it, which verifiers check.
-      const pair = body.type === 'decision' && inForce ? decisionPair(body) : undefined;
-      if (pair && !inForce!.includes(`${pair.chain} ${pair.policySet}`)) {
-        item.reject(new StoreError('ERR_POLICY_CHANGED', 'the policy in force changed while this request was decided: nothing was recorded or allowed; send it again'));
-        continue;
-      }
-      const nextState = nextHeads(heads, body.type, range.size);
-      try {
-        bytes = encodeEntry(origin, range.size, prev, body, nextState);
-      } catch (e) {
-        item.reject(e); // a bad body fails alone; it takes no seq
-        continue;
-      }
-      heads = nextState;
-      inForce = pairsInForce(body) ?? inForce;
-      const leaf = hashLeaf(bytes);
-      const next = appendLeaf(range, leaf);
-      batch.entries.push({ seq: range.size, bytes, leaf });
-      batch.nodes.push(...next.created);
-      accepted.push(item);
-      batch.payloads!.push(...item.attachments);
-      range = next.range;
-      prev = toHex(leaf);
-    }
+    const { batch, accepted, tip } = buildBatch(origin, { range: this.range, prev: this.prev, heads: this.heads, inForce: this.inForce }, items);
     if (accepted.length === 0) return;
+    const { range, prev, heads, inForce } = tip;
     if (this.early) {
       if (this.opts.commitKey) batch.tag = commitTag(this.opts.commitKey, origin, range.size, rangeRoot(range));
       try {
@@ -325,26 +261,11 @@ export class Appender implements LogAppender {
     this.inForce = inForce;
     this.uncovered.push({ size: range.size, entries: accepted.length, at: this.now(), held: this.early ? undefined : batch });
     accepted.forEach((item, i) => {
-      const e = batch.entries[i];
-      const w = { ...e, told: false, item } as Waiter;
-      let signed = NOT_FOLLOWED;
-      if (item.follow === false) w.resolve = w.reject = () => undefined;
-      else {
-        signed = new Promise<Appended>((resolve, reject) => {
-          w.resolve = resolve;
-          w.reject = reject;
-        });
-        signed.catch(() => undefined); // a durable-only caller may never look
-      }
+      const { w, signed } = waiterFor(batch.entries[i], item);
       this.waiters.push(w);
-      if (this.early) this.tell(w, signed);
+      if (this.early) tellDurable(w, signed);
       else w.signedPromise = signed;
     });
-  }
-
-  private tell(w: Waiter, signed: Promise<Appended>): void {
-    w.told = true;
-    w.item.resolve({ seq: w.seq, bytes: w.bytes, leaf: w.leaf, signed });
   }
 
   /** Sign the newest committed tree if nothing is being signed and pacing allows. */
@@ -357,16 +278,7 @@ export class Appender implements LogAppender {
     const signedWaiting = !this.early || this.waiters.some((w) => w.item.signedWanted !== false);
     const wait = signDelay(this.pacing, now, this.last, pending, this.signFailedAt, signedWaiting);
     if (wait > 0) {
-      // A caller that wants the signature may arrive while a longer (durable-only) wait is armed.
-      const due = now + wait;
-      if (this.timer && this.timerDue !== undefined && this.timerDue <= due) return;
-      if (this.timer) clearTimeout(this.timer);
-      this.timerDue = due;
-      this.timer = setTimeout(() => {
-        this.timer = undefined;
-        this.timerDue = undefined;
-        this.maybeSign();
-      }, wait);
+      this.timer.arm(now, wait, () => this.maybeSign());
       return;
     }
     const tip: Tip = { range: this.range, prev: this.prev, heads: this.heads, inForce: this.inForce };
@@ -394,7 +306,7 @@ export class Appender implements LogAppender {
     try {
       if (this.haltedBy) throw this.haltedBy;
       if (this.early) this.opts.storage.putCheckpoint!({ size, root, note });
-      else this.opts.storage.appendBatch({ ...merge(batches.map((b) => b.held!)), checkpoint: { size, root, note } });
+      else this.opts.storage.appendBatch({ ...mergeBatches(batches.map((b) => b.held!)), checkpoint: { size, root, note } });
     } catch (e) {
       this.uncovered.unshift(...batches);
       return this.signFailed(e, true);
@@ -411,16 +323,7 @@ export class Appender implements LogAppender {
     for (const b of batches) this.opts.onBatch?.({ entries: b.entries, size: b.size, signMs, coverMs: at - b.at });
     const n = this.waiters.findIndex((w) => w.seq >= size);
     const done = this.waiters.splice(0, n < 0 ? this.waiters.length : n);
-    const reader = cachedReader(this.opts.storage);
-    for (const w of done) {
-      if (!w.told) this.tell(w, w.signedPromise!);
-      if (w.item.follow === false) continue; // nobody reads it: no proof
-      try {
-        w.resolve({ seq: w.seq, bytes: w.bytes, leaf: w.leaf, size, proof: inclusionProof(w.seq, size, reader), checkpoint: note });
-      } catch (err) {
-        w.reject(err);
-      }
-    }
+    answerCovered(done, size, note, this.opts.storage);
     this.maybeSign();
     this.wake();
   }
@@ -448,15 +351,7 @@ export class Appender implements LogAppender {
   }
 
   private failWaiters(n: number, err: unknown): void {
-    for (const w of this.waiters.splice(0, n)) {
-      if (w.told) w.reject(err);
-      else w.item.reject(err);
-    }
+    failWaiters(this.waiters.splice(0, n), err);
     if (!this.early) this.uncovered = [];
   }
-}
-
-function merge(held: EntryBatch[]): EntryBatch {
-  if (held.length === 1) return held[0];
-  return { entries: held.flatMap((h) => h.entries), nodes: held.flatMap((h) => h.nodes), payloads: held.flatMap((h) => h.payloads ?? []) };
 }

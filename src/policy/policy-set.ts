@@ -71,8 +71,8 @@ function isJsonObject(v: unknown): v is { [k: string]: Json } {
 export interface LoadPolicyOptions {
   /**
    * Policy-set digests known to have passed this engine's validation already: a log's `policy`
-   * entry records each activation with the Cedar version that validated it (node-server.ts reads
-   * them). Validation is a pure function of the text, the schema and the engine version, so it is
+   * entry records each activation with the Cedar version that validated it
+   * (http/validated-policy-sets.ts reads them). Validation is a pure function of the text, the schema and the engine version, so it is
    * skipped for these; parsing, ids and preparsing are not. Validation is the author's check, not a
    * guard: a policy that would fail it still evaluates, and any evaluation error denies.
    */

@@ -1,48 +1,16 @@
-// The data directory (Node only, 0700): the signing keys (0600 files) and one SQLite log per tenant
-// (0600 files, store/sqlite.ts). `vouch init` creates it; `serve` and the CLI open it. Keys are
-// never overwritten.
-import { chmodSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { toHex } from '../canonical/index.js';
-import { createEd25519Verifier, createMldsa44Verifier, createMldsaVerifier, createVerifier, mldsa44KeyFromSeed, mldsaKeyFromSeed, noteKeyId, signInContext, toJwks, type Jwks, type SignatureAlg, type Signer } from '../crypto/index.js';
-import { createNodeEd25519Signer, createSignerFromSeed, generateSeed, nodeEd25519PublicKeyFromSeed, readKeyFile, writeKeyFile } from '../crypto/node.js';
-import { ConfigError, StoreError } from '../errors.js';
-import { Appender, assertTenant, commitKeyOf, isTenant, logOriginOf, formatVkey, noteSignerFor, noteVerifierFor, type BatchStats, type HistoryKey, type KeyHistory, type LogAppender, type NoteSigner, type NoteVerifier } from '../log/index.js';
-import { KEY_FILES, logSignersOf, RESTORE_ADVICE } from './key-files-check.js';
-import { rotationPending } from './key-rotation.js';
-import { acquireLogLock, type LogLock } from './lock.js';
-import { startLogThread, wireKeys, type LogThread, type LogThreadOptions, type ThreadedLog } from './log-thread.js';
-import { DataDirKeys, type RotatableLog, type RotationResult } from './data-dir-keys.js';
-import { tenantKeysForVerify, type TenantKeys } from './tenant-keys.js';
-import type { LogStore } from './port.js';
-import { openSqliteStore } from './sqlite.js';
-
-export const DEFAULT_DATA_DIR = '.vouch';
-export const DEFAULT_KEY_NAME = 'vouch.local';
-
-export interface KeyInfo {
-  alg: SignatureAlg;
-  name: string;
-  publicKey: Uint8Array;
-  /** C2SP key id, hex. */
-  keyId: string;
-  vkey: string;
-}
-
-export interface TenantLog {
-  tenant: string;
-  origin: string;
-  /** Reads (and the few writes that are not entries: meta, documents, payload erasure). */
-  store: LogStore;
-  appender: LogAppender;
-  /**
-   * Verifiers of every key of this log's checked key history, under the names they sign with (a log
-   * made since issue 18: its origin), each with the tree sizes it signs; they follow rotations.
-   */
-  readonly verifiers: NoteVerifier[];
-  /** With a log thread: resolves once the writer has opened and checked the log; rejects if it refused. */
-  ready?: Promise<void>;
-}
+// The data directory opened (Node only, 0700): its keys and key history, and its tenant logs, each
+// opened at first use and closed one by one or all at once. Layout: data-dir-layout.ts; `vouch init`:
+// data-dir-init.ts; key files: data-dir-key-files.ts; one tenant's log: data-dir-log.ts.
+import { createVerifier, signInContext, type Jwks } from '../crypto/index.js';
+import { StoreError } from '../errors.js';
+import { logOriginOf, noteSignerFor, noteVerifierFor, type BatchStats, type HistoryKey, type KeyHistory, type NoteSigner, type NoteVerifier } from '../log/index.js';
+import type { LogLock } from './lock.js';
+import { startLogThread, type LogThread, type LogThreadOptions } from './log-thread.js';
+import { DataDirKeys, type RotationResult } from './data-dir-keys.js';
+import { listTenants } from './data-dir-layout.js';
+import { DEFAULT_KEY_NAME, keyInfo, keysOfSeeds, readKeySeeds, type KeyInfo, type LoadedKeys } from './data-dir-key-files.js';
+import { openTenantLog, rotatable, type TenantLog } from './data-dir-log.js';
+import { unopenedKeyHistories } from './data-dir-unopened.js';
 
 export interface DataDir {
   dir: string;
@@ -87,56 +55,6 @@ export interface DataDir {
   closeLog(tenant: string): Promise<void>;
   /** Finish in-flight batches, close databases and the signing thread. */
   close(): Promise<void>;
-}
-
-export interface InitResult {
-  created: string[];
-  kept: string[];
-}
-
-export function keyPaths(dir: string) {
-  return { mldsa: join(dir, 'keys', 'mldsa65.key'), ed25519: join(dir, 'keys', 'ed25519.key'), mldsa44: join(dir, 'keys', 'mldsa44.key') };
-}
-
-/**
- * Create keys where missing; existing keys are kept, never overwritten. Only a directory without a
- * log gets new keys (its first run): a key made beside a log it did not sign would only be refused
- * as a stranger's, and the log's own key would look lost. There, a missing key file is an error.
- */
-export function initDataDir(dir: string, opts: { ed25519?: boolean; mldsa44?: boolean } = {}): InitResult {
-  const out: InitResult = { created: [], kept: [] };
-  if (listTenants(dir).length > 0) {
-    const paths = keyPaths(dir);
-    if (!existsSync(paths.mldsa)) throw missingKeyFile(dir, 'ML-DSA-65');
-    // Nor an Ed25519 or ML-DSA-44 file: whether the log needs one, opening it says (tenant-keys.ts).
-    // A log made before ML-DSA-44 log signatures gains that key with \`vouch keys rotate\` (a signed
-    // key entry), never by a file appearing beside it (its checkpoints would then lack a line).
-    out.kept.push(...[paths.mldsa, paths.ed25519, paths.mldsa44].filter((p) => existsSync(p)));
-    return out;
-  }
-  // The directory itself only when vouch creates it (it may be one the operator made for more);
-  // keys/ and logs/ are vouch's own: 0700 whatever they were.
-  if (!existsSync(dir)) {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    chmodSync(dir, 0o700);
-  }
-  for (const sub of ['keys', 'logs']) {
-    mkdirSync(join(dir, sub), { recursive: true, mode: 0o700 });
-    chmodSync(join(dir, sub), 0o700);
-  }
-  const paths = keyPaths(dir);
-  const want: [string, SignatureAlg][] = [[paths.mldsa, 'ML-DSA-65']];
-  if (opts.ed25519 !== false) want.push([paths.ed25519, 'Ed25519']);
-  // tlog-checkpoint: logs SHOULD sign with ML-DSA-44 (type 0x06), what public witnesses read.
-  if (opts.mldsa44 !== false) want.push([paths.mldsa44, 'ML-DSA-44']);
-  for (const [path, alg] of want) {
-    if (existsSync(path)) out.kept.push(path);
-    else {
-      writeKeyFile(path, generateSeed(), alg);
-      out.created.push(path);
-    }
-  }
-  return out;
 }
 
 export interface OpenOptions {
@@ -190,31 +108,7 @@ export async function openDataDir(dir: string, opts: OpenOptions = {}): Promise<
   /** Logs being closed: opened again only once the close is over (one writer per file). */
   const closingLogs = new Map<string, Promise<void>>();
   const originOf = (tenant: string) => logOriginOf(keyName, tenant);
-  /**
-   * The key histories of logs on disk this process has not opened (read-only), for the published
-   * key set. Only a history without problems is published, and a log whose history has problems
-   * (an index hiding a revocation, a forged key entry: issue 35) makes the key set refuse, with the
-   * reason, rather than publish keys without what the log says of them.
-   */
-  const unopened = (only?: string): TenantKeys[] =>
-    listTenants(dir)
-      .filter((t) => !keeper.tenants.has(t) && (only === undefined || t === only))
-      .flatMap((t) => {
-        let store;
-        try {
-          store = openSqliteStore(logPath(dir, t), { readonly: true });
-        } catch {
-          return [];
-        }
-        try {
-          // Signed key entries only: one in an unsigned tail is anyone's until that tail is signed.
-          const v = tenantKeysForVerify(store, store.meta('origin') ?? originOf(t), keeper.current.keys, keyName, { tail: false });
-          if (v.problems.length) throw new StoreError('ERR_STORE_INCONSISTENT', `refusing to publish keys: the key history of tenant ${t} cannot be trusted: ${v.problems.map((p) => p.message).join('; ')}`);
-          return [v.keys];
-        } finally {
-          store.close();
-        }
-      });
+  const unopened = (only?: string) => unopenedKeyHistories(dir, keeper, keyName, originOf, only);
 
   const self: DataDir = {
     dir,
@@ -266,60 +160,7 @@ export async function openDataDir(dir: string, opts: OpenOptions = {}): Promise<
       if (closingLogs.has(tenant)) throw new StoreError('ERR_STORE_CLOSED', `log of tenant ${tenant} is being closed: open it again once closed`);
       const open = logs.get(tenant);
       if (open) return open;
-      assertTenant(tenant);
-      mkdirSync(join(dir, 'logs'), { recursive: true, mode: 0o700 });
-      // One writer per log: serve and the CLI writers (policy activate, payload erase) both lock.
-      const lock = acquireLogLock(dir, tenant, opts.lockWaitMs);
-      let store: LogStore;
-      try {
-        store = openSqliteStore(logPath(dir, tenant));
-      } catch (e) {
-        lock.release();
-        throw e;
-      }
-      const origin = originOf(tenant);
-      const recorded = store.meta('origin');
-      if (recorded === undefined) store.setMeta('origin', origin);
-      else if (recorded !== origin) {
-        store.close();
-        lock.release();
-        throw new StoreError('ERR_STORE_INCONSISTENT', `log of tenant ${tenant} was created for origin ${recorded}, not ${origin}`);
-      }
-      let fk: ReturnType<DataDirKeys['forTenant']>;
-      try {
-        fk = keeper.forTenant(tenant, store, origin);
-      } catch (e) {
-        store.close();
-        lock.release();
-        throw e;
-      }
-      const verifiersOf = () => keeper.tenants.get(tenant)?.verifiers ?? fk.keys.verifiers;
-      if (thread) {
-        const appender = thread.open(tenant, logPath(dir, tenant), origin, store.size(), { keyName: fk.keys.name, keys: wireKeys(fk.keys.verifiers) });
-        const t: TenantLog = { tenant, origin, store, appender, ready: appender.ready, get verifiers() { return verifiersOf(); } };
-        logs.set(tenant, t);
-        locks.set(tenant, lock);
-        return t;
-      }
-      let appender: Appender;
-      try {
-        appender = Appender.open({
-          origin,
-          storage: store,
-          signers: fk.signers,
-          verifiers: fk.keys.verifiers,
-          commitKey: commitKeyOf(fk.set.mldsaSeed),
-          formerCommitKeys: keeper.seedSets().filter((s) => s !== fk.set).map((s) => commitKeyOf(s.mldsaSeed)),
-          maxBatch: opts.maxBatch,
-          monotonic: opts.monotonic,
-          onBatch: opts.onBatch && ((s) => opts.onBatch!(tenant, s)),
-        });
-      } catch (e) {
-        store.close();
-        lock.release();
-        throw e;
-      }
-      const t: TenantLog = { tenant, origin, store, appender, get verifiers() { return verifiersOf(); } };
+      const { log: t, lock } = openTenantLog({ dir, tenant, originOf, keeper, thread, lockWaitMs: opts.lockWaitMs, maxBatch: opts.maxBatch, monotonic: opts.monotonic, onBatch: opts.onBatch });
       logs.set(tenant, t);
       locks.set(tenant, lock);
       return t;
@@ -336,112 +177,4 @@ export async function openDataDir(dir: string, opts: OpenOptions = {}): Promise<
     },
   };
   return self;
-}
-
-/** What key rotation needs of a tenant log: in process, the Appender swaps signers; in the log thread, the writer does. */
-function rotatable(t: TenantLog): RotatableLog {
-  return {
-    tenant: t.tenant,
-    origin: t.origin,
-    store: t.store,
-    ready: t.ready,
-    append: (body) => t.appender.append(body),
-    rotate(body, next, name) {
-      const a = t.appender as LogAppender & { rotate?: Appender['rotate']; rotateKeys?: ThreadedLog['rotateKeys'] };
-      if (a.rotateKeys) return a.rotateKeys(body, { keyName: name, mldsaSeed: next.mldsaSeed, ed25519Seed: next.ed25519Seed, mldsa44Seed: next.mldsa44Seed });
-      if (a.rotate) return a.rotate(body, next.signers.map((s) => noteSignerFor(name, s)), commitKeyOf(next.mldsaSeed));
-      throw new ConfigError('ERR_CONFIG', `log of tenant ${t.tenant} cannot rotate keys`);
-    },
-  };
-}
-
-/** Read the data directory's key files: public key facts, verifiers, and the seeds for signers. */
-export interface LoadedKeys {
-  keys: KeyInfo[];
-  verifiers: NoteVerifier[];
-  mldsaSeed: Uint8Array;
-  ed25519Seed?: Uint8Array;
-  mldsa44Seed?: Uint8Array;
-}
-
-/** The signing seeds in the key files, each checked for its algorithm. */
-export function readKeySeeds(dir: string): { mldsaSeed: Uint8Array; ed25519Seed?: Uint8Array; mldsa44Seed?: Uint8Array } {
-  const paths = keyPaths(dir);
-  if (!existsSync(paths.mldsa)) {
-    if (listTenants(dir).length > 0) throw missingKeyFile(dir, 'ML-DSA-65');
-    throw new ConfigError('ERR_CONFIG', `no signing key at ${paths.mldsa}: run \`vouch init --data ${dir}\` first`);
-  }
-  const mldsa = readKeyFile(paths.mldsa);
-  if (mldsa.alg !== 'ML-DSA-65') throw new ConfigError('ERR_CONFIG', `${paths.mldsa} holds a ${mldsa.alg} key, not ML-DSA-65`);
-  const optional = (path: string, alg: SignatureAlg): Uint8Array | undefined => {
-    if (!existsSync(path)) return undefined;
-    const k = readKeyFile(path);
-    if (k.alg !== alg) throw new ConfigError('ERR_CONFIG', `${path} holds a ${k.alg} key, not ${alg}`);
-    return k.seed;
-  };
-  const ed25519Seed = optional(paths.ed25519, 'Ed25519');
-  const mldsa44Seed = optional(paths.mldsa44, 'ML-DSA-44');
-  return { mldsaSeed: mldsa.seed, ...(ed25519Seed && { ed25519Seed }), ...(mldsa44Seed && { mldsa44Seed }) };
-}
-
-/**
- * The keys of the seeds. `mldsaPublicKey`: the ML-DSA-65 public key when it was derived already
- * (the log thread derives it while this thread loads the policy: 80 ms of start-up otherwise).
- */
-export function keysOfSeeds(seeds: { mldsaSeed: Uint8Array; ed25519Seed?: Uint8Array; mldsa44Seed?: Uint8Array }, keyName: string, mldsaPublicKey?: Uint8Array): LoadedKeys {
-  const mldsaPub = mldsaPublicKey ?? mldsaKeyFromSeed(seeds.mldsaSeed).publicKey;
-  const keys = [keyInfo('ML-DSA-65', keyName, mldsaPub)];
-  const verifiers = [noteVerifierFor(keyName, createMldsaVerifier(mldsaPub))];
-  if (seeds.ed25519Seed) {
-    const pub = nodeEd25519PublicKeyFromSeed(seeds.ed25519Seed);
-    keys.push(keyInfo('Ed25519', keyName, pub));
-    verifiers.push(noteVerifierFor(keyName, createEd25519Verifier(pub)));
-  }
-  if (seeds.mldsa44Seed) {
-    const pub = mldsa44KeyFromSeed(seeds.mldsa44Seed).publicKey;
-    keys.push(keyInfo('ML-DSA-44', keyName, pub));
-    verifiers.push(noteVerifierFor(keyName, createMldsa44Verifier(pub)));
-  }
-  return { keys, verifiers, mldsaSeed: seeds.mldsaSeed, ...(seeds.ed25519Seed && { ed25519Seed: seeds.ed25519Seed }), ...(seeds.mldsa44Seed && { mldsa44Seed: seeds.mldsa44Seed }) };
-}
-
-export function loadKeys(dir: string, keyName = DEFAULT_KEY_NAME): LoadedKeys {
-  return keysOfSeeds(readKeySeeds(dir), keyName);
-}
-
-/** ERR_KEY_MISSING for a data directory with a log: which file, the key its logs are signed with, how to restore it. */
-function missingKeyFile(dir: string, alg: SignatureAlg): StoreError {
-  const signers = new Set<string>();
-  for (const t of listTenants(dir)) {
-    try {
-      const store = openSqliteStore(logPath(dir, t), { readonly: true });
-      try {
-        const note = store.latestCheckpoint()?.note;
-        if (note) for (const l of logSignersOf(note)) if (l.alg === alg) signers.add(`${l.label} (log of tenant ${t})`);
-      } finally {
-        store.close();
-      }
-    } catch {
-      // An unreadable log names no key; the file is missing all the same.
-    }
-  }
-  const by = signers.size ? `; its logs are signed by key ${[...signers].join(', ')}` : '';
-  const next = rotationPending(dir) ? ` (a key rotation stopped half way: ${join(dir, 'keys', 'next')} holds its incoming keys and keys/history/ the outgoing ones; the key id above is the one the logs need)` : '';
-  return new StoreError('ERR_KEY_MISSING', `${join(dir, KEY_FILES[alg])} is missing, and ${dir} holds a log${by}: ${RESTORE_ADVICE}${next}`);
-}
-
-/** Tenants with a log in this data directory. */
-export function listTenants(dir: string): string[] {
-  const logs = join(dir, 'logs');
-  if (!existsSync(logs)) return [];
-  return readdirSync(logs).filter((f) => f.endsWith('.db')).map((f) => f.slice(0, -3)).filter(isTenant).sort();
-}
-
-export function logPath(dir: string, tenant: string): string {
-  assertTenant(tenant);
-  return join(dir, 'logs', `${tenant}.db`);
-}
-
-function keyInfo(alg: SignatureAlg, name: string, publicKey: Uint8Array): KeyInfo {
-  return { alg, name, publicKey, keyId: toHex(noteKeyId(name, alg, publicKey)), vkey: formatVkey(name, alg, publicKey) };
 }

@@ -5,7 +5,8 @@ import { bytesEqual } from '../canonical/index.js';
 import { jwksKid, toJwks, type Jwks, type PublicKeyEntry } from '../crypto/index.js';
 import { StoreError } from '../errors.js';
 import { formatVkey, logOriginOf } from '../log/index.js';
-import { loadKeys, logPath } from './data-dir.js';
+import { logPath } from './data-dir-layout.js';
+import { loadKeys } from './data-dir-key-files.js';
 import { openSqliteStore } from './sqlite.js';
 import { tenantKeysForVerify } from './tenant-keys.js';
 

@@ -17,7 +17,7 @@ import { keyNameOf, originOf, type WorkerEnv } from './env.js';
 import { readKeySets, readPublicKeys } from './keys.js';
 import { WORKER_KEYS_DOC } from './log-keys.js';
 import { keyRegistry, keysHealth, publishedKeySet, publishedOf } from './published-keys.js';
-import type { LogObjectRpc } from './log-object.js';
+import type { LogObjectRpc } from './log-object-rpc.js';
 import { activateWorkerPolicy, type WorkerPolicy, type WorkerPolicyOptions } from './policy.js';
 import { remoteLogPort } from './remote-log.js';
 import { durableStateStores } from './state-stores.js';

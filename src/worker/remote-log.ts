@@ -1,7 +1,7 @@
 // The LogPort the Worker's app uses: every call forwarded over RPC to the tenant's log object
 // (idFromName(tenant)), errors rethrown with their codes. The Worker keeps no log state itself.
 import type { LogPort } from '../store/log-port.js';
-import type { LogObjectRpc } from './log-object.js';
+import type { LogObjectRpc } from './log-object-rpc.js';
 import { unwrapResult } from './rpc-result.js';
 
 export function remoteLogPort(stub: LogObjectRpc, tenant: string, origin: string, opts: { witnessed?: boolean } = {}): LogPort {

@@ -1,11 +1,12 @@
 // Start-up skips validating a policy set the log's newest `policy` entry says this Cedar version
-// validated (node-server.ts validatedPolicySets, policy/policy-set.ts). Only a consistent entry
+// validated (validated-policy-sets.ts, policy/policy-set.ts). Only a consistent entry
 // counts: one a file attacker edited is no evidence, and the policy is validated as usual.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startServer, validatedPolicySets } from '../../src/http/node-server.js';
+import { startServer } from '../../src/http/node-server.js';
+import { validatedPolicySets } from '../../src/http/validated-policy-sets.js';
 import { logPath } from '../../src/store/node.js';
 import { flipEntryByte, openAsAttacker } from '../security/_file-attacker.js';
 

@@ -7,7 +7,7 @@ import { expect } from 'vitest';
 import { exportBundle, verifyBundle } from '../../../src/audit/index.js';
 import type { Json } from '../../../src/interceptors/types.js';
 import { parseTrust } from '../../../src/receipt/index.js';
-import type { LogObjectRpc } from '../../../src/worker/log-object.js';
+import type { LogObjectRpc } from '../../../src/worker/log-object-rpc.js';
 import { remoteLogPort } from '../../../src/worker/remote-log.js';
 import { memoryBundle } from './_worker-kit.js';
 import { buildWorkerApp, type WorkerApp } from '../../../src/worker/app.js';

@@ -17,7 +17,8 @@ import { buildWorkerApp } from '../../../src/worker/app.js';
 import { WORKER_CONFIG_DOCUMENT as configDocument } from './_config.js';
 import type { WorkerEnv } from '../../../src/worker/env.js';
 import { noteSignersOf, readKeySets } from '../../../src/worker/keys.js';
-import { HANDOVER_BY, VouchLog } from '../../../src/worker/log-object.js';
+import { VouchLog } from '../../../src/worker/log-object.js';
+import { HANDOVER_BY } from '../../../src/worker/log-object-rpc.js';
 import { WORKER_MIGRATIONS } from '../../../src/worker/migrations.js';
 
 const ISSUER = 'https://issuer.test';

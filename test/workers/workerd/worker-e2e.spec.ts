@@ -9,7 +9,7 @@ import { fromBase64, utf8 } from '../../../src/canonical/index.js';
 import { resolveConfigDocument } from '../../../src/policy/index.js';
 import { parseTrust, verifiersFor, verifyReceipt } from '../../../src/receipt/index.js';
 import { WORKER_CONFIG_DOCUMENT as configDocument } from './_config.js';
-import type { LogObjectRpc } from '../../../src/worker/log-object.js';
+import type { LogObjectRpc } from '../../../src/worker/log-object-rpc.js';
 import { remoteLogPort } from '../../../src/worker/remote-log.js';
 import { call, memoryBundle, rpc } from './_worker-kit.js';
 
