@@ -3,6 +3,7 @@
 // deep nesting, a bad field) goes to decodeEntry itself, which throws the precise error.
 import { utf8 } from '../canonical/index.js';
 import { decodeEntry, ENTRY_TYPES, ENTRY_VERSION, type Entry, type EntryType } from './entry.js';
+import { scanCanonical } from './canonical-scan.js';
 import { isHeads } from './heads.js';
 
 const ESCAPED_SURROGATE = /\\u[dD][89a-fA-F]/;
@@ -59,16 +60,19 @@ function sortedDeep(v: unknown, depth: number): boolean {
  * a text equal to JSON.stringify of its own parse, with every object's keys sorted, is canonical.
  * (Integer-like keys, which V8 reorders, simply fail here and take decodeEntry's full check.)
  */
-function isCanonical(v: unknown, text: string): boolean {
+export function isCanonical(v: unknown, text: string): boolean {
   return JSON.stringify(v) === text && sortedDeep(v, 0);
 }
 
 export function readEntry(bytes: Uint8Array): Entry {
   let text: string;
   let v: Record<string, unknown>;
+  let scanned: boolean;
   try {
     text = utf8.decode(bytes); // the platform's strict decoder where installed (Node: 15x a TextDecoder's rate)
-    if (ESCAPED_SURROGATE.test(text)) return decodeEntry(bytes);
+    // A text the scan passes has no \u escape but \u00xx: no escaped surrogate to look for.
+    scanned = scanCanonical(text);
+    if (!scanned && ESCAPED_SURROGATE.test(text)) return decodeEntry(bytes);
     v = JSON.parse(text);
   } catch {
     return decodeEntry(bytes);
@@ -77,7 +81,7 @@ export function readEntry(bytes: Uint8Array): Entry {
     typeof v !== 'object' || v === null || Array.isArray(v) ||
     v.v !== ENTRY_VERSION || typeof v.log !== 'string' || v.log === '' || !Number.isSafeInteger(v.seq) || (v.seq as number) < 0 ||
     typeof v.prev !== 'string' || !HEX64.test(v.prev) || !ENTRY_TYPES.includes(v.type as EntryType) || typeof v.time !== 'string' ||
-    (v.heads !== undefined && !isHeads(v.heads, v.seq as number)) || !isCanonical(v, text)
+    (v.heads !== undefined && !isHeads(v.heads, v.seq as number)) || !(scanned || isCanonical(v, text))
   ) {
     return decodeEntry(bytes);
   }

@@ -17,8 +17,15 @@ export function hashLeaf(data: Uint8Array): Hash {
 
 /** RFC 9162 2.1.1: HASH(0x01 || MTH(D[0:k]) || MTH(D[k:n])). Children are not length-checked. */
 export function hashChildren(left: Hash, right: Hash): Hash {
-  return sha256(concatBytes(NODE_PREFIX, left, right));
+  if (left.length !== HASH_SIZE || right.length !== HASH_SIZE) return sha256(concatBytes(NODE_PREFIX, left, right));
+  // One buffer for every node hash (sha256 is synchronous and returns a copy): no concat per node.
+  NODE_INPUT.set(left, 1);
+  NODE_INPUT.set(right, 1 + HASH_SIZE);
+  return sha256(NODE_INPUT);
 }
+
+const NODE_INPUT = new Uint8Array(1 + 2 * HASH_SIZE);
+NODE_INPUT[0] = 0x01;
 
 /** RFC 9162 2.1.1: the hash of an empty list is the hash of an empty string. */
 export const EMPTY_ROOT: Hash = sha256(new Uint8Array(0));

@@ -7,7 +7,7 @@ import { codeOf, type ErrorCode } from '../errors.js';
 import { rebuildPage, type RebuildFinding, type RebuildState } from './leaf-rebuild.js';
 import { rangeRoot, type Hash } from './merkle.js';
 import { readRows } from './read-rows.js';
-import type { LogStorage, StoredEntry } from './storage.js';
+import type { LogStorage } from './storage.js';
 
 /** Entries read per page. */
 export const VERIFY_PAGE = 4096;
@@ -59,7 +59,6 @@ export function* verifyPages(storage: LogStorage, size: number, opts: PageOption
     const data = new Uint8Array(total);
     const offsets = new Uint32Array(n + 1);
     const leaves = new Uint8Array(HASH * n);
-    const packed: StoredEntry[] = new Array(n);
     let seqs: number[] | undefined;
     let refused: VerifyPage['refused'];
     for (let i = 0, o = 0; i < n; i++) {
@@ -68,7 +67,6 @@ export function* verifyPages(storage: LogStorage, size: number, opts: PageOption
       data.set(r.bytes, o + 1); // data[o] stays 0x00: the leaf prefix
       o += r.bytes.length + 1;
       offsets[i + 1] = o;
-      packed[i] = { seq: r.seq, bytes: data.subarray(offsets[i] + 1, o), leaf: r.leaf, ...(r.refused && { refused: r.refused }) };
       if (r.refused) (refused ??= []).push({ at: i, code: codeOf(r.refused), message: r.refused.message });
       if (r.seq !== state.size + i) (seqs ??= rows.map((x) => x.seq));
     }
@@ -78,7 +76,7 @@ export function* verifyPages(storage: LogStorage, size: number, opts: PageOption
     const nodes = rebuildPage(
       storage,
       state,
-      packed,
+      rows, // their bytes are hashed from the page (leafAt), not from the rows
       (f) => {
         if (listed++ < opts.maxFindings) findings.push({ at, f });
       },
