@@ -5,17 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { scanCanonical } from '../../src/log/canonical-scan.js';
 import { canonicalOf, isCanonical } from '../../src/log/fast-entry.js';
-
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { rng } from '../helpers/rng.js';
 
 const KEYS = ['a', 'b', 'ab', 'B', 'Z', '_', 'seq', 'log', 'prev', 'type', 'time', 'v', '0', '1', '10', '01', '-1', '1.5', 'é', 'ä', '\u2028', '😀', 'a"b', 'a\\b', 'a\nb', '', ' ', 'A b', '__proto__', 'zz', 'z'];
 const STRINGS = ['', 'x', 'hello world', 'a"b', 'back\\slash', 'nl\nx', 'tab\tx', '\b\f\r', '\u0000', '\u001f', '\u007f', 'é', '\u2028\u2029', '😀', '\ud800', '\udc00x', '/', '<script>', 'sha256:' + 'ab'.repeat(32)];
