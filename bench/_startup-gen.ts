@@ -97,6 +97,15 @@ export async function startupLog(n: number, log: (line: string) => void = () => 
       const entries: { seq: number; bytes: Uint8Array; leaf: Uint8Array }[] = [];
       const nodes: TreeNode[] = [];
       const payloads: { digest: Digest; bytes: Uint8Array }[] = [];
+      /** One entry onto the chunk: its leaf, the tree nodes it completes, the next entry's prev. */
+      const append = (seq: number, bytes: Uint8Array) => {
+        const leaf = leafHash(bytes);
+        const step = appendLeaf(range, leaf);
+        entries.push({ seq, bytes, leaf });
+        nodes.push(...step.created);
+        range = step.range;
+        prev = toHex(leaf);
+      };
       for (let seq = from; seq < Math.min(n, from + CHUNK); seq++) {
         const input = each && seq > 0 ? inputOf(seq) : undefined;
         const inputDigest = input && sha256Digest(input);
@@ -104,12 +113,7 @@ export async function startupLog(n: number, log: (line: string) => void = () => 
         let text = '';
         for (const p of parts) text += p === '\u0000seq' ? String(seq) : p === '\u0000prev' ? prev : p === '\u0000trace' ? `t-${seq.toString(36).padStart(14, '0')}` : p === '\u0000input' ? inputDigest! : p;
         const bytes = seq === 0 ? encodeEntry(origin, 0, GENESIS_PREV, POLICY, HEADS) : utf8.encode(text);
-        const leaf = leafHash(bytes);
-        const step = appendLeaf(range, leaf);
-        entries.push({ seq, bytes, leaf });
-        nodes.push(...step.created);
-        range = step.range;
-        prev = toHex(leaf);
+        append(seq, bytes);
       }
       // Retention's erasure entries, after the last decision: MAX_ERASURE_DIGESTS digests each, written as the appender would (heads counting them).
       if (erasedBelow > 1 && from + CHUNK >= n) {
@@ -119,12 +123,7 @@ export async function startupLog(n: number, log: (line: string) => void = () => 
           const seq = range.size;
           heads = nextHeads(heads, 'erasure', seq);
           const bytes = encodeEntry(origin, seq, prev, erasureEntryBody({ time: '2026-11-30T12:00:00.000Z', digests, before: erasedBelow, reason: 'retention (bench)', by: 'operator:retention' }), heads);
-          const leaf = leafHash(bytes);
-          const step = appendLeaf(range, leaf);
-          entries.push({ seq, bytes, leaf });
-          nodes.push(...step.created);
-          range = step.range;
-          prev = toHex(leaf);
+          append(seq, bytes);
         }
       }
       const note = await signCheckpoint({ origin, size: range.size, root: rangeRoot(range), extensions: [] }, noteSigners);
