@@ -3,7 +3,7 @@
 // below the archive's checkpoint) comes from the archive, the rest from the log's store. Rebuilding
 // the tree over it checks every archived byte against the signed checkpoints. No I/O: the caller's
 // `read` gives a file's bytes.
-import { bytesEqual } from '../canonical/index.js';
+import { bytesEqual, sameBytes } from '../canonical/index.js';
 import { decodeEntryBundle, formatTilePath, fullTiles, openStrict, parseCheckpoint, parseNote, partialTile, tileBytesOf, tileLevels, TILE_HEIGHT, TILE_WIDTH, type Hash, type LogStorage, type NoteVerifier, type StoredEntry, type TileRef, type TreeNode } from '../log/index.js';
 import { StoreError } from '../errors.js';
 
@@ -134,7 +134,7 @@ export function openArchiveViewOf(read: ArchiveRead, storage: LogStorage, opts: 
     for (const r of rows) {
       if (r.seq !== at) return differ(`entry ${at}: the database holds no row`);
       const a = got[at - got[0].seq];
-      if (!bytesEqual(r.bytes, a.bytes)) return differ(`entry ${at}: the database row's bytes`);
+      if (!sameBytes(r.bytes, a.bytes)) return differ(`entry ${at}: the database row's bytes`);
       if (!bytesEqual(r.leaf, a.leaf)) return differ(`entry ${at}: the database row's leaf hash`);
       at++;
     }
@@ -188,13 +188,14 @@ export function openArchiveViewOf(read: ArchiveRead, storage: LogStorage, opts: 
       const end = Math.min(hi + 1, archivedEnd(level));
       // The store's own copy of the archived part, one range read (compared as they are given).
       const ownFrom = level < TILE_HEIGHT ? Math.max(lo, Math.ceil(rowsFrom / 2 ** level)) : lo;
-      const own = new Map<number, Hash>();
-      if (ownFrom < end) for (const n of storage.nodeRange ? pruned(() => [...storage.nodeRange!(level, ownFrom, end - 1)], []) : []) own.set(n.index, n.hash);
+      const own: (Hash | undefined)[] = new Array(Math.max(0, end - ownFrom)); // by index - ownFrom
+      if (ownFrom < end) for (const n of storage.nodeRange ? pruned(() => [...storage.nodeRange!(level, ownFrom, end - 1)], []) : []) if (n.index >= ownFrom && n.index < end) own[n.index - ownFrom] = n.hash;
       for (let i = lo; i < end; i++) {
         const hash = hashAt(level, i);
         if (!hash) continue;
-        if (i >= ownFrom && !(own.get(i) && bytesEqual(own.get(i)!, hash))) {
-          if (storage.nodeRange) nodeDiffers(level, i, own.get(i));
+        const mine = i >= ownFrom ? own[i - ownFrom] : undefined;
+        if (i >= ownFrom && !(mine && bytesEqual(mine, hash))) {
+          if (storage.nodeRange) nodeDiffers(level, i, mine);
           else compareNode(level, i, hash);
         }
         yield { level, index: i, hash } satisfies TreeNode;

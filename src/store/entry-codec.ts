@@ -1,10 +1,10 @@
 // How an entry row's bytes sit on disk (issue 40, docs/storage.md): codec 0 is the signed bytes
 // themselves; codec n > 0 is raw DEFLATE of them with dictionary n (entry_dictionaries). Every read
 // of a row's bytes goes through decodeEntryRow, which gives back the signed bytes or throws.
-import { deflateRawSync, inflateRawSync } from 'node:zlib';
-import { bytesEqual } from '../canonical/index.js';
+import { deflateRawSync } from 'node:zlib';
+import { bytesEqual, sha256 } from '../canonical/index.js';
 import { StoreError } from '../errors.js';
-import { hashLeaf } from '../log/index.js';
+import { rawInflater } from './inflate-raw.js';
 
 export const CODEC_RAW = 0;
 
@@ -23,10 +23,17 @@ export interface EncodedRow {
 // The three partial indexes over entries (migrations 0003-0005) test the stored bytes for these
 // substrings: a row that holds any of them stays raw, so the indexes see every entry they would
 // have seen uncompressed, and a compressed row that inflates to one is refused (it hides from them).
-const INDEXED = ['"type":"policy"', '"type":"pin"', '"type":"key"'].map((s) => Buffer.from(s));
+// One pass for the three: every `"type":"policy"` (pin, key) begins with a `"type":"`, and what
+// follows each of those is compared (a decision holds a few, its interceptor results' types).
+const TYPE = Buffer.from('"type":"');
+const INDEXED = ['policy"', 'pin"', 'key"'].map((s) => Buffer.from(s));
 const isIndexed = (b: Uint8Array): boolean => {
   const buf = Buffer.from(b.buffer, b.byteOffset, b.byteLength);
-  return INDEXED.some((s) => buf.includes(s));
+  for (let i = buf.indexOf(TYPE); i !== -1; i = buf.indexOf(TYPE, i + 1)) {
+    const at = i + TYPE.length;
+    for (const s of INDEXED) if (at + s.length <= buf.length && buf.compare(s, 0, s.length, at, at + s.length) === 0) return true;
+  }
+  return false;
 };
 
 /** Whether an entry may be stored compressed at all (policy, pin and key entries may not). */
@@ -55,14 +62,14 @@ export function decodeEntryRow(seq: number, codec: number, stored: Uint8Array, l
   if (!Number.isSafeInteger(codec) || codec < 0) throw inconsistent(seq, `unknown codec ${codec}`);
   const dict = dictionary(codec);
   if (!dict) throw inconsistent(seq, `its dictionary ${codec} is not stored`);
-  let out: Buffer;
+  let prefixed: Buffer; // 0x00, then the inflated bytes (inflate-raw.ts): the leaf is one hash of it
   try {
-    out = inflateRawSync(stored, { dictionary: dict.bytes, maxOutputLength: MAX_ENTRY_BYTES });
+    prefixed = rawInflater(dict.bytes, MAX_ENTRY_BYTES)(stored);
   } catch (cause) {
     throw inconsistent(seq, `its compressed bytes do not inflate with dictionary ${codec} (${(cause as Error).message})`);
   }
-  const bytes = new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
-  if (!leaf || !bytesEqual(hashLeaf(bytes), leaf)) throw inconsistent(seq, `its bytes, inflated with dictionary ${codec}, do not hash to its leaf`);
+  const bytes = new Uint8Array(prefixed.buffer, prefixed.byteOffset + 1, prefixed.byteLength - 1);
+  if (!leaf || !bytesEqual(sha256(prefixed), leaf)) throw inconsistent(seq, `its bytes, inflated with dictionary ${codec}, do not hash to its leaf`);
   if (isIndexed(bytes)) throw inconsistent(seq, 'a policy, pin or key entry is stored compressed, out of sight of its index');
   return bytes;
 }

@@ -4,9 +4,11 @@
 // ahead of the main thread, which checks the entries meanwhile.
 import { parentPort, workerData } from 'node:worker_threads';
 import '../crypto/node-sha256.js'; // native SHA-256 for leaves and nodes, as on the main thread
+import '../crypto/node-bytes.js'; // native comparison of a row with its archived copy
 import { verifyPages } from '../log/verify-pages.js';
-import { codeOf } from '../errors.js';
+import { codeOf, StoreError } from '../errors.js';
 import { openSqliteStore } from './sqlite.js';
+import { openArchiveView, type ArchiveFinding } from './archive-read.js';
 import type { VerifyThreadData, VerifyThreadMessage } from './verify-thread.js';
 
 const data = workerData as VerifyThreadData;
@@ -15,18 +17,25 @@ const post = (m: VerifyThreadMessage, transfer: ArrayBuffer[] = []) => parentPor
 
 try {
   const store = openSqliteStore(data.path, { readonly: true, archive: data.archive, skipArchiveCheck: true });
+  let archive: ArchiveFinding[] = [];
   try {
+    // The archive the main thread opened and checked: the same files, read here (a checkpoint that changed meanwhile is an error, not another view).
+    const view = data.view && data.archive ? openArchiveView(data.archive, store, { origin: data.view.origin, rowsFrom: data.view.rowsFrom }) : undefined;
+    if (data.view && view?.size !== data.view.size) {
+      throw new StoreError('ERR_VERIFY_THREAD', `the archive's checkpoint changed while log verify ran (size ${data.view.size}, now ${view?.size ?? 'none'}): run it again`);
+    }
     let sent = 0;
-    for (const page of verifyPages(store, data.size, data.page)) {
+    for (const page of verifyPages(view?.storage ?? store, data.size, data.page)) {
       post({ type: 'page', page }, [page.data.buffer as ArrayBuffer, page.offsets.buffer as ArrayBuffer, page.leaves.buffer as ArrayBuffer]);
       sent++;
       // A bounded queue: never more than `inflight` pages the main thread has not finished.
       for (let done = Atomics.load(consumed, 0); sent - done >= data.inflight; done = Atomics.load(consumed, 0)) Atomics.wait(consumed, 0, done, 1000);
     }
+    archive = view?.findings ?? [];
   } finally {
     store.close();
   }
-  post({ type: 'done' });
+  post({ type: 'done', archive });
 } catch (e) {
   post({ type: 'error', code: codeOf(e), message: (e as Error).message });
 }

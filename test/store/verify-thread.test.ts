@@ -3,7 +3,7 @@
 // nodes and checkpoint roots; this one entries, links and rules), the two reports are equal, and a
 // reading thread that cannot load or read is a coded error, never a hang.
 import Database from 'better-sqlite3';
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -206,5 +206,46 @@ describe('log verify on a reading thread', () => {
     expect(two.json).toEqual(one.json);
     expect(two.json.logs[0].findings.map((f: { kind: string; seq: number }) => `${f.kind} ${f.seq}`)).toEqual(['entry 333']);
     expect((await runVouch('log', 'verify', '--data', data, '--threads', '3')).code).toBe(2);
+  });
+
+  it('a log with a tile archive: read through the archive on the thread, the same report as on one thread, clean and with both copies edited', async () => {
+    const copy = (edit: (data: string) => void) => {
+      const data = join(tempDir('vouch-vthread-arch-'), 'data');
+      cpSync(clean, data, { recursive: true });
+      edit(data);
+      return data;
+    };
+    const archived = copy(() => undefined);
+    expect((await runVouch('log', 'archive', '--data', archived)).code).toBe(0);
+    const report = async (data: string) => {
+      const two = await runVouch('log', 'verify', '--data', data, '--threads', '2', '--json');
+      const one = await runVouch('log', 'verify', '--data', data, '--threads', '1', '--json');
+      expect(two.json).toEqual(one.json);
+      return two;
+    };
+    const ok = await report(archived);
+    expect(ok.code).toBe(0);
+    expect(ok.json.logs[0].archive.sealed).toBe(256); // one full bundle read from the archive
+    // The archive's entry bundle edited (a byte of an entry's principal), and a database row in the
+    // archived part rewritten with its leaf (as the attacker would keep the store consistent).
+    const edited = copy((data) => {
+      cpSync(join(archived, 'archive'), join(data, 'archive'), { recursive: true });
+      const bundle = join(data, 'archive', 'default', 'tile', 'entries', '000');
+      const b = readFileSync(bundle);
+      b[b.indexOf('agent-40') + 3] ^= 1;
+      writeFileSync(bundle, b);
+      const db = new Database(logPath(data, 'default'));
+      for (const t of db.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger'").pluck().all() as string[]) db.exec(`DROP TRIGGER "${t}"`);
+      const row = Buffer.from(rowBytes(db, 200));
+      row[row.indexOf('agent-') + 2] ^= 1;
+      writeRow(db, 200, row, sha256(Uint8Array.from([0, ...row]))); // its own leaf hash: the row reads back
+      db.close();
+    });
+    const bad = await report(edited);
+    expect(bad.code).toBe(1);
+    const text = JSON.stringify(bad.json.logs[0].findings);
+    // agent-40 is entry 41 (entry 0 is the policy): the archive's bytes no longer hash to its leaf.
+    expect(bad.json.logs[0].findings.some((f: { kind: string; seq?: number }) => f.kind === 'leaf' && f.seq === 41), text).toBe(true);
+    expect(text).toMatch(/the database row's bytes, and the archive's tile\/entries\/000 differ/);
   });
 });

@@ -30,8 +30,9 @@ verify  checks every entry (bytes, leaf hash, seq, prev link), every stored tree
         DIR/archive; docs/archive.md) where it has them, the rest from the database, so every
         archived byte is checked against the signed checkpoints too [archive].
         On two cores or more (--threads 2, the default there) a second thread reads, hashes and
-        rebuilds the tree while this one checks the entries (docs/performance.md#log-verify); a
-        log read partly from its archive, and --threads 1, verify on one thread.
+        rebuilds the tree (reading the archive too, where there is one) while this one checks
+        the entries (docs/performance.md#log-verify); a pruned log, and --threads 1, verify on
+        one thread.
         Exit 0 clean, 1 findings, 2 usage.
 archive brings each tenant's tile archive (ARCHIVE/<tenant>/: checkpoint, tile/<L>/<N>,
         tile/entries/<N>, C2SP tlog-tiles) up to its newest stored checkpoint, reading the
@@ -111,11 +112,13 @@ async function verify(argv: string[], io: Io): Promise<number> {
       // Sealed history from the archive (where it has it), the tail from SQLite: one rebuild checks both.
       const view = openArchiveView(archiveDir, store, { origin, verifiers: keys.verifiers, rowsFrom: store.prunedBelow() });
       const opts = { origin, verifiers: keys.verifiers, checks, commitKeys, onSigned: (sigs: VerifiedSignature[]) => countKeys(used, sigs) };
-      // The reading thread opens the file alone: only where the view reads nothing from an archive
-      // (a watermark that cannot be read is verified on this thread, which lists it as a finding).
+      // The reading thread opens the file alone, and the archive through the same view when this
+      // one reads from it (a pruned log, or a watermark that cannot be read, is verified on this
+      // thread, which lists it as a finding); the view's findings come back from it.
+      const threadView = view.size > 0 ? { origin, size: view.size, rowsFrom: 0 } : undefined;
       const report =
-        threads > 1 && view.size === 0 && prunedBelowOrUnknown(store) === 0
-          ? await verifyLogPages(view.storage, opts, (size, page) => threadPages({ path: logPath(dir, t), archive: archiveDir }, size, page))
+        threads > 1 && prunedBelowOrUnknown(store) === 0 // nothing pruned: the view compares every row (rowsFrom 0)
+          ? await verifyLogPages(view.storage, opts, (size, page) => threadPages({ path: logPath(dir, t), archive: archiveDir, view: threadView }, size, page, { onArchive: (f) => view.findings.push(...f) }))
           : verifyLog(view.storage, opts);
       for (const p of problems) report.findings.push({ kind: 'key', seq: p.seq, code: 'ERR_VERIFY_ENTRY', message: p.message });
       for (const f of [...view.findings, ...checkArchiveEdge(archiveDir, view)]) report.findings.push({ kind: 'archive', code: 'ERR_ARCHIVE_MISMATCH', message: `archive ${f.message}` });
