@@ -12,7 +12,12 @@ export interface LogArchiverOptions {
   /** Wait this long after a commit before syncing (commits meanwhile join the same sync). */
   delayMs?: number;
   logLine?: (line: Record<string, unknown>) => void;
+  /** After each pass over an open log: the size the archive holds, or how it failed (for /metrics; kept there, not read back here). */
+  onPass?: (tenant: string, pass: ArchivePass) => void;
 }
+
+/** One pass's outcome: the archive's checkpoint size, or a failure (`mismatch`: the integrity alarm, ERR_ARCHIVE_MISMATCH). */
+export type ArchivePass = { ok: true; size: number } | { ok: false; mismatch: boolean };
 
 interface TenantState {
   /** Size the archive holds (written by this process), once known. */
@@ -56,10 +61,12 @@ export function createLogArchiver(opts: LogArchiverOptions) {
           if (!r) return void (s.size = undefined); // closed: its next open starts from the archive's checkpoint
           if (r.written > 0) opts.logLine?.({ level: 'debug', msg: 'archive synced', tenant, size: r.size, written: r.written, kept: r.kept });
           s.size = r.size;
+          opts.onPass?.(tenant, { ok: true, size: r.size });
         } catch (e) {
           const code = codeOf(e);
           s.size = undefined; // re-read from the archive next time
           if (code === 'ERR_ARCHIVE_MISMATCH') s.stopped = true;
+          opts.onPass?.(tenant, { ok: false, mismatch: code === 'ERR_ARCHIVE_MISMATCH' });
           opts.logLine?.({ level: code === 'ERR_ARCHIVE_MISMATCH' ? 'error' : 'warn', msg: s.stopped ? 'archive integrity alarm: archiving stopped for this tenant' : 'archive sync failed (retried after the next commit)', tenant, code, error: (e as Error).message });
         }
       } while (s.again && !s.stopped);

@@ -39,8 +39,9 @@ class Counters {
 
 /**
  * Per-tenant lines the operator's view lists at most (issue 40: 1,000 tenants must not make
- * /metrics 1,000 times longer): tenants whose audit failed first, then the largest logs; the
- * totals over every tenant follow as lines without a tenant label.
+ * /metrics 1,000 times longer): tenants with an integrity alarm (a failed audit, a refused archive
+ * pass) first, then the largest logs; the totals over every tenant follow as lines without a
+ * tenant label.
  */
 export const TOP_TENANTS = 20;
 
@@ -70,11 +71,13 @@ export class Metrics {
     this.tenantLogs = stats;
   }
 
-  /** The tenants the operator's view lists by name: every one when few; else failed audits first, then the largest logs. */
+  /** The tenants the operator's view lists by name: every one when few; else integrity alarms first, then the largest logs. */
   private listed(): Set<string> {
     const all = new Set([...this.logSize.keys(), ...this.audits.keys(), ...this.published.keys(), ...[...this.witnesses.values()].map((w) => w.tenant), ...this.tsa.keys(), ...this.archives.keys()]);
     if (all.size <= TOP_TENANTS) return all;
-    const rank = [...all].sort((a, b) => Number(this.audits.get(b)?.failed ?? false) - Number(this.audits.get(a)?.failed ?? false) || (this.logSize.get(b) ?? 0) - (this.logSize.get(a) ?? 0) || (a < b ? -1 : 1));
+    // An integrity alarm (a failed audit, a refused archive pass) is listed whatever its log's size.
+    const alarmed = (t: string) => Number(!!this.audits.get(t)?.failed || (this.archives.get(t)?.mismatches ?? 0) > 0);
+    const rank = [...all].sort((a, b) => alarmed(b) - alarmed(a) || (this.logSize.get(b) ?? 0) - (this.logSize.get(a) ?? 0) || (a < b ? -1 : 1));
     return new Set(rank.slice(0, TOP_TENANTS));
   }
 
@@ -146,6 +149,19 @@ export class Metrics {
     this.tsa.set(tenant, { failures: (was?.failures ?? 0) + (st.ok ? 0 : 1), stampedSize: st.stamped?.size ?? was?.stampedSize ?? 0, lastSuccessMs: st.stamped?.received ?? was?.lastSuccessMs, logSize: Math.max(st.size, was?.logSize ?? 0) });
   }
 
+  /**
+   * One pass of `vouch serve`'s archiver (http/log-archiver.ts): the size its checkpoint holds
+   * after it, or a failure counted (a mismatch is the integrity alarm). Kept here from the passes:
+   * a scrape reads no archive file. A failed pass keeps the last size known.
+   */
+  archivePass(tenant: string, p: { ok: true; size: number } | { ok: false; mismatch: boolean }): void {
+    const a = this.archives.get(tenant) ?? { size: 0, mismatches: 0, failures: 0 };
+    if (p.ok) a.size = p.size;
+    else if (p.mismatch) a.mismatches++;
+    else a.failures++;
+    this.archives.set(tenant, a);
+  }
+
   /** A tenant log's tile archive as its writer keeps it (the Worker's log objects, R2): replaces what was set. */
   archiveProgress(tenant: string, p: { size: number; mismatches: number; failures: number }): void {
     this.archives.set(tenant, { ...p });
@@ -183,10 +199,11 @@ export class Metrics {
       // Totals over every tenant, however many: the per-tenant lines above list TOP_TENANTS at most.
       const audits = [...this.audits.values()];
       l.push('# HELP vouch_tenants Tenants with a log this process has seen.', '# TYPE vouch_tenants gauge', `vouch_tenants ${new Set([...this.logSize.keys(), ...this.audits.keys()]).size}`);
-      l.push('# HELP vouch_tenants_listed Tenants listed by name in the per-tenant lines (failed audits first, then the largest logs).', '# TYPE vouch_tenants_listed gauge', `vouch_tenants_listed ${listed!.size}`);
+      l.push('# HELP vouch_tenants_listed Tenants listed by name in the per-tenant lines (integrity alarms first, then the largest logs).', '# TYPE vouch_tenants_listed gauge', `vouch_tenants_listed ${listed!.size}`);
       l.push('# HELP vouch_log_entries_all Entries in every tenant log together.', '# TYPE vouch_log_entries_all gauge', `vouch_log_entries_all ${[...this.logSize.values()].reduce((a, b) => a + b, 0)}`);
       l.push('# HELP vouch_audit_failed_tenants Tenant logs whose background audit found a mismatch.', '# TYPE vouch_audit_failed_tenants gauge', `vouch_audit_failed_tenants ${audits.filter((a) => a.failed).length}`);
       l.push('# HELP vouch_audit_incomplete_tenants Tenant logs whose background audit has not finished.', '# TYPE vouch_audit_incomplete_tenants gauge', `vouch_audit_incomplete_tenants ${audits.filter((a) => !a.complete && !a.failed).length}`);
+      if (this.archives.size) l.push('# HELP vouch_archive_mismatch_tenants Tenants whose tile archive raised the integrity alarm (ERR_ARCHIVE_MISMATCH).', '# TYPE vouch_archive_mismatch_tenants gauge', `vouch_archive_mismatch_tenants ${[...this.archives.values()].filter((a) => a.mismatches > 0).length}`);
       const pool = this.tenantLogs?.();
       if (pool) {
         l.push('# HELP vouch_tenant_logs_open Tenant logs open now (idle ones close; --max-open-tenants caps them).', '# TYPE vouch_tenant_logs_open gauge', `vouch_tenant_logs_open ${pool.open}`);

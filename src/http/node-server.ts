@@ -100,7 +100,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     throw e;
   }
   const dataDir = await opening;
-  archiver = archiveRoot === undefined ? undefined : createLogArchiver({ root: archiveRoot, delayMs: opts.archiveDelayMs, logLine: opts.logLine, storeOf: (t) => (dataDir.openTenants().includes(t) ? dataDir.log(t).store : undefined) });
+  archiver = archiveRoot === undefined ? undefined : createLogArchiver({ root: archiveRoot, delayMs: opts.archiveDelayMs, logLine: opts.logLine, onPass: (t, p) => metrics.archivePass(t, p), storeOf: (t) => (dataDir.openTenants().includes(t) ? dataDir.log(t).store : undefined) });
   // The interceptor servers a tenant's policy may name (posted, or pinned in its log): the start-up
   // file's allow-list and its own remotes. The start-up file itself is the operator's (issue 35).
   const remoteAllow = remoteAllowListOf(policy.resolved.config);

@@ -37,3 +37,44 @@ describe('Prometheus histograms', () => {
     expect(bucket(text, 'vouch_decision_duration_seconds', '5')).toBe(11);
   });
 });
+
+describe('archive passes (vouch serve on Node)', () => {
+  const tenantsIn = (text: string) => new Set([...text.matchAll(/tenant="([^"]+)"/g)].map((x) => x[1]));
+
+  it('count per tenant from the passes: the size after the last good one, mismatches and other failures apart', () => {
+    const m = new Metrics();
+    m.archivePass('a', { ok: true, size: 300 });
+    m.archivePass('a', { ok: false, mismatch: false });
+    m.archivePass('a', { ok: false, mismatch: true });
+    m.archivePass('b', { ok: true, size: 7 });
+    const text = m.render('all');
+    expect(text).toMatch(/^vouch_archive_size\{tenant="a"\} 300$/m);
+    expect(text).toMatch(/^vouch_archive_failures_total\{tenant="a"\} 1$/m);
+    expect(text).toMatch(/^vouch_archive_mismatches_total\{tenant="a"\} 1$/m);
+    expect(text).toMatch(/^vouch_archive_mismatches_total\{tenant="b"\} 0$/m);
+    expect(text).toMatch(/^vouch_archive_mismatch_tenants 1$/m);
+    // A tenant's own view shows its archive only (issue 35), and no service-wide totals.
+    const own = m.render({ tenant: 'b' });
+    expect(tenantsIn(own)).toEqual(new Set(['b']));
+    expect(own).not.toContain('vouch_archive_mismatch_tenants');
+  });
+
+  it('stay bounded with many tenants, and a tenant whose archive raised the alarm is listed however small its log', () => {
+    const m = new Metrics();
+    for (let i = 0; i < 500; i++) {
+      m.batch(`t${i}`, 1, 1000 + i);
+      m.archivePass(`t${i}`, { ok: true, size: 1000 + i });
+    }
+    m.batch('small', 1, 1);
+    m.archivePass('small', { ok: false, mismatch: true });
+    const text = m.render('all');
+    const listed = tenantsIn(text);
+    expect(listed.size).toBe(20);
+    expect(listed).toContain('small');
+    expect(listed).toContain('t499'); // then the largest logs
+    expect(listed).not.toContain('t0');
+    expect(text).toMatch(/^vouch_archive_mismatch_tenants 1$/m);
+    expect(text).toMatch(/^vouch_archive_mismatches_total\{tenant="small"\} 1$/m);
+    expect(text.length).toBeLessThan(20_000);
+  });
+});
