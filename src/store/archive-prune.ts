@@ -1,14 +1,15 @@
 // Dropping sealed history from SQLite (issue 40): the entry rows and the level 0..7 tree nodes of
-// full tiles the archive holds, once each tile is read back from the archive files and checked
-// against the log (bytes, leaf hashes, its subtree root the log's node 8/i) and the tree of those
-// nodes against the archive's signed checkpoint. Deleting and raising the watermark is one
+// full tiles the archive holds, once the log's level-8 nodes are hashed up to the archive's signed
+// checkpoint (sealed-tree.ts: never the stored nodes above them) and each tile is read back from
+// the archive files and checked against the log (bytes, leaf hashes, its subtree root node 8/i). Deleting and raising the watermark is one
 // transaction: a crash before it loses nothing, after it the archive holds everything dropped.
 import { join } from 'node:path';
 import { bytesEqual } from '../canonical/index.js';
 import { StoreError } from '../errors.js';
-import { formatTilePath, openStrict, rootAt, TILE_WIDTH, type NoteVerifier } from '../log/index.js';
+import { formatTilePath, openStrict, TILE_WIDTH, type NoteVerifier } from '../log/index.js';
 import { ArchiveFileError, syncArchiveFile } from './archive-file.js';
 import { openSealedTiles, readArchiveCheckpoint } from './sealed-tiles.js';
+import { checkSealedTree } from './sealed-tree.js';
 import type { SqliteLogStore } from './sqlite.js';
 
 export interface PruneResult {
@@ -50,11 +51,13 @@ export async function pruneToArchive(store: SqliteLogStore, dir: string, opts: P
   const below = Math.floor(cp.size / TILE_WIDTH) * TILE_WIDTH;
   const result: PruneResult = { from, below: from, archived: cp.size, entries: 0, nodes: 0 };
   if (below <= from) return result;
-  // 2. The tree the log signed: the stored nodes (level 8 and up for the sealed part) give its root.
-  if (!bytesEqual(rootAt(cp.size, store), cp.root)) throw mismatch(`the log's stored tree does not hash to its checkpoint at ${cp.size}`);
-  // 3. Each tile to drop, as the archive files hold it: durable, its root the log's node 8/i, its
-  // entries and leaf hashes the rows about to go.
-  const tiles = openSealedTiles(dir, (i) => store.node(8, i));
+  // 2. The tree the log signed: every level-8 node under the checkpoint, hashed up (not the stored
+  // nodes above them, which a forged tile leaves genuine), with the partial last tile gives its root.
+  const tree = checkSealedTree(cp.size, cp.root, store, { from: from / TILE_WIDTH, to: below / TILE_WIDTH });
+  if (!tree.ok) throw mismatch(tree.finding);
+  // 3. Each tile to drop, as the archive files hold it: durable, its root the node 8/i checked in
+  // step 2, its entries and leaf hashes the rows about to go.
+  const tiles = openSealedTiles(dir, tree.node8);
   for (let i = from / TILE_WIDTH; i < below / TILE_WIDTH; i++) {
     for (const level of [0, 'entries'] as const) await fsyncFile(join(dir, formatTilePath({ level, index: i, width: TILE_WIDTH })));
     const tile = tiles.tile(i);
