@@ -13,6 +13,7 @@ export { auditLeaves, DEFAULT_AUDIT_DELAY_MS, type AuditProgress, type LeafAudit
 export { checkSignedTree } from './open-check.js';
 export { commitKeyOf, commitTag, commitTagValid, type CommitTag } from './commit-tag.js';
 export { verifyPages, VERIFY_PAGE, type PageOptions, type VerifyPage } from './verify-pages.js';
+export { verifyLogTail } from './verify-tail.js';
 export { verifyLog, verifyLogPages, type Finding, type FindingKind, type LogReport, type VerifyLogOptions } from './verify-log.js';
 export type { Attachment, Batch, EntryBatch, LogStorage, StoredCheckpoint, StoredEntry } from './storage.js';
 export { checkExtends, type ExtendsFailure, type ExtendsResult } from './consistency.js';

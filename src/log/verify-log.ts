@@ -168,7 +168,8 @@ class LogVerifier {
   }
 }
 
-function checkCheckpoint(c: StoredCheckpoint, root: Uint8Array, opts: VerifyLogOptions, add: (f: Finding) => void): void {
+/** One stored checkpoint against the root rebuilt at its size: its root column, its signed note (verify-tail.ts too). */
+export function checkCheckpoint(c: StoredCheckpoint, root: Uint8Array, opts: VerifyLogOptions, add: (f: Finding) => void): void {
   const at = c.size;
   if (!bytesEqual(c.root, root)) add({ kind: 'checkpoint', checkpoint: at, code: 'ERR_VERIFY_CHECKPOINT', message: `checkpoint ${at}: stored root differs from the root of the first ${at} entries` });
   try {

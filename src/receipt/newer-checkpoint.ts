@@ -33,8 +33,11 @@ export interface ForkEvidence {
 
 const MAX_PROOF = 126; // two paths of at most 63 hashes each (RFC 9162 2.1.4.1)
 
-export function parseNewerCheckpoint(text: string): NewerCheckpoint {
+/** `file`: how messages name the input (the CLI gives its path). */
+export function parseNewerCheckpoint(text: string, file = 'the newer checkpoint file'): NewerCheckpoint {
   const t = text.trimStart();
+  // Empty is most often a download that failed (curl -o on an error): say so, not "does not verify".
+  if (t === '') throw new InputError('ERR_INPUT', `${file} is empty: fetch it again (GET /v1/proofs/consistency?from=SIZE, SIZE the receipt's tree size; or GET /v1/checkpoint), or point at the signed note itself (DATA/checkpoints/TENANT.note)`);
   if (!t.startsWith('{')) return { note: text, proof: [], hasProof: false };
   let doc: unknown;
   try {

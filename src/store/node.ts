@@ -1,5 +1,5 @@
 // Node-only stores: SQLite and the data directory. Never imported by the core or the Worker.
-export { openSqliteStore, checkPrunedOpen, loadMigrations, ENTRY_CODEC_META, compressFromMeta, type SqliteStoreOptions, type SqliteLogStore } from './sqlite.js';
+export { openSqliteStore, archiveMissing, checkPrunedOpen, loadMigrations, ENTRY_CODEC_META, compressFromMeta, type SqliteStoreOptions, type SqliteLogStore } from './sqlite.js';
 export { pruneToArchive, type PruneResult } from './archive-prune.js';
 export { acquireLogLock } from './lock.js';
 export { openDataDir, type DataDir, type OpenOptions } from './data-dir.js';

@@ -134,6 +134,8 @@ export function checkPrunedOpen(store: SqliteLogStore): void {
   const dir = store.archiveDir();
   const refuse = (why: string) => new StoreError('ERR_ARCHIVE_WATERMARK', `the log's entries below ${below} were pruned to the archive, but ${why} (restore the archive, or the database and archive together, from the backup taken before pruning; docs/archive.md)`);
   if (!dir) throw refuse('no archive is recorded or given');
+  // The whole directory gone is a restore that brought back the database alone, not an edit: say that plainly.
+  if (!existsSync(dir)) throw archiveMissing(below, dir);
   let note: string;
   try {
     note = readArchiveCheckpoint(dir);
@@ -144,6 +146,17 @@ export function checkPrunedOpen(store: SqliteLogStore): void {
   if (!Number.isSafeInteger(size) || store.checkpointAt(size)?.note !== note) throw refuse(`${join(dir, 'checkpoint')} is not a checkpoint this log stored`);
   if (size < below) throw refuse(`the archive's checkpoint covers only ${size} entries`);
   store.entry(below - 1); // the last pruned tile, read and checked (ERR_ARCHIVE_* names the file)
+}
+
+/**
+ * A pruned log whose archive directory is not there at all: the usual cause is a restore of the
+ * database without DATA/archive/ (docs/keeping-logs.md#restoring-a-pruned-log). `orElse`: another fix the caller offers.
+ */
+export function archiveMissing(below: number, dir: string, orElse?: string): StoreError {
+  return new StoreError(
+    'ERR_ARCHIVE_MISSING',
+    `the log is pruned below seq ${below} and its archive at ${dir} is missing: entries below ${below} are kept only there (restore the archive directory ${dir} from the same backup as the database${orElse ? `, or ${orElse}` : ''}; docs/keeping-logs.md#restoring-a-pruned-log)`,
+  );
 }
 
 const TILE = 256;

@@ -160,6 +160,22 @@ describe('vouch verify --checkpoint NEWER', () => {
     expect(r.out).not.toMatch(/truncation: not checked/);
   });
 
+  // A download that failed half way (curl -o on an error, a redirect to nothing) leaves an empty file.
+  for (const [what, content] of [
+    ['an empty checkpoint file', ''],
+    ['a checkpoint file of blank lines', '\n \n'],
+  ] as const) {
+    it(`${what}: exit 3 (bad input), ERR_INPUT saying the file is empty and how to get it again`, async () => {
+      const p = file('empty.note', content);
+      const r = await cli(receiptPath, '--key', vkeyPath, '--checkpoint', p);
+      expect(r.code).toBe(3);
+      expect(r.err).toContain(`ERR_INPUT: the checkpoint file ${p} is empty`);
+      expect(r.err).toMatch(/fetch it again .*GET \/v1\/proofs\/consistency\?from=SIZE/);
+      expect(r.err).toContain('signed note');
+      expect(r.out).not.toMatch(/VALID|INVALID/);
+    });
+  }
+
   it('a forged checkpoint at the same size with another root: exit 1, both notes printed in full', async () => {
     const forged = await signCheckpoint({ origin: ORIGIN, size: 3, root: new Uint8Array(32).fill(1), extensions: [] }, keys.signers);
     const r = await cli(receiptPath, '--key', vkeyPath, '--checkpoint', file('forged.note', forged));

@@ -38,6 +38,13 @@ describe('--checkpoint NEWER', () => {
     expect(() => parseNewerCheckpoint(JSON.stringify({ origin: ORIGIN, size: 0, root: null, checkpoint: null }))).toThrow(expect.objectContaining({ code: 'ERR_INPUT', message: expect.stringMatching(/holds no checkpoint/) }));
   });
 
+  it('an empty file (or blank lines) is a coded input error that says so, named as the caller names it', () => {
+    for (const text of ['', ' \n\n']) {
+      expect(() => parseNewerCheckpoint(text)).toThrow(expect.objectContaining({ code: 'ERR_INPUT', message: expect.stringMatching(/^the newer checkpoint file is empty: fetch it again/) }));
+      expect(() => parseNewerCheckpoint(text, 'the checkpoint file cp.note')).toThrow(expect.objectContaining({ message: expect.stringMatching(/^the checkpoint file cp\.note is empty/) }));
+    }
+  });
+
   it('a forged checkpoint of the same size with another root: a fork, both notes kept as evidence', async () => {
     const forged = await signCheckpoint({ origin: ORIGIN, size: 3, root: new Uint8Array(32).fill(9), extensions: [] }, keys.signers);
     for (const text of [forged, JSON.stringify({ from: 3, to: 3, proof: [], checkpoint: forged })]) {

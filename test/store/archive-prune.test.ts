@@ -201,7 +201,8 @@ describe('the file attacker after pruning', () => {
     const s = openSqliteStore(logPath(dir, 'default')); // migration 0009 applied
     s.close();
     raw(dir, "INSERT INTO pruned (below, archive) VALUES (256, '../archive/default')");
-    expect(() => openSqliteStore(logPath(dir, 'default'), { readonly: true })).toThrow(expect.objectContaining({ code: 'ERR_ARCHIVE_WATERMARK' }));
+    // On disk the same as a pruned log restored without its archive (archive-prune-restore.test.ts): refused, ERR_ARCHIVE_MISSING.
+    expect(() => openSqliteStore(logPath(dir, 'default'), { readonly: true })).toThrow(expect.objectContaining({ code: 'ERR_ARCHIVE_MISSING' }));
   });
 
   it('the triggers: no delete at or above the watermark, no state entry, no node from level 8; the watermark never falls nor goes', () => {

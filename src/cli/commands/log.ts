@@ -2,12 +2,12 @@
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { ruleChecks, type EntryCheck } from '../../log/activation-check.js';
-import { commitKeyOf, decodeEntry, keyHistoryCheck, verifyLog, verifyLogPages, type KeyWindow, type LogReport, type VerifiedSignature } from '../../log/index.js';
+import { commitKeyOf, decodeEntry, keyHistoryCheck, verifyLog, verifyLogPages, verifyLogTail, type KeyWindow, type LogReport, type VerifiedSignature } from '../../log/index.js';
 import { tenantKeysForVerify } from '../../store/tenant-keys.js';
 import { pendingMldsaSeed } from '../../store/key-rotation.js';
 import { archiveOption } from './_archive-option.js';
 import { threadPages } from '../../store/verify-thread.js';
-import { acquireLogLock, checkArchiveEdge, checkPrunedOpen, defaultArchiveRoot, listTenants, loadKeys, logPath, openArchiveView, openPayloadLedger, openSqliteStore, pruneToArchive, syncArchive, tenantArchiveDir, DEFAULT_KEY_NAME } from '../../store/node.js';
+import { acquireLogLock, archiveMissing, checkArchiveEdge, checkPrunedOpen, defaultArchiveRoot, listTenants, loadKeys, logPath, openArchiveView, openPayloadLedger, openSqliteStore, pruneToArchive, syncArchive, tenantArchiveDir, DEFAULT_KEY_NAME } from '../../store/node.js';
 import { codeOf, type ErrorCode } from '../../errors.js';
 import { intOption, parse, unknownCommand } from '../args.js';
 import { EXIT, UsageError, type Io } from '../io.js';
@@ -28,7 +28,10 @@ verify  checks every entry (bytes, leaf hash, seq, prev link), every stored tree
         check start-up makes before it signs them; a missing or wrong tag is a finding.
         Sealed entries and tree nodes are read from the tile archive (--archive, default
         DIR/archive; docs/archive.md) where it has them, the rest from the database, so every
-        archived byte is checked against the signed checkpoints too [archive].
+        archived byte is checked against the signed checkpoints too [archive]. A pruned log
+        whose archive directory is missing (the database restored alone) gives one finding,
+        ERR_ARCHIVE_MISSING, and only the entries from the watermark up are checked
+        (docs/keeping-logs.md#restoring-a-pruned-log).
         On two cores or more (--threads 2, the default there) a second thread reads, hashes and
         rebuilds the tree (reading the archive too, where there is one) while this one checks
         the entries (docs/performance.md#log-verify); a pruned log, and --threads 1, verify on
@@ -90,7 +93,8 @@ async function verify(argv: string[], io: Io): Promise<number> {
   // ...and the incoming seed of a rotation that stopped half way: start-up (`vouch keys rotate`) accepts both.
   const incoming = pendingMldsaSeed(dir);
   const commitKeys = [commitKeyOf(loaded.mldsaSeed), ...(incoming ? [commitKeyOf(incoming)] : [])];
-  const reports: (LogReport & { keys: UsedKey[]; archive: { dir: string; size: number; sealed: number } })[] = [];
+  // unchecked: a pruned log whose archive directory is missing; only the entries from `below` up were read.
+  const reports: (LogReport & { keys: UsedKey[]; archive: { dir: string; size: number; sealed: number }; unchecked?: { below: number; archive: string } })[] = [];
   for (const t of tenantsOf(dir, values.tenant)) {
     const archiveDir = tenantArchiveDir(archiveRoot, t);
     // A pruned log reads its sealed entries from this archive; a watermark it does not back is a finding, not a crash.
@@ -98,8 +102,12 @@ async function verify(argv: string[], io: Io): Promise<number> {
     let checks: EntryCheck[] = [];
     try {
       const origin = store.meta('origin') ?? `${values['key-name']}/${t}`;
+      const below = prunedBelowOrUnknown(store) ?? 0;
+      // The whole archive directory gone: a restore that brought back the database alone (docs/keeping-logs.md#restoring-a-pruned-log).
+      // Say that, once, and check what the database still holds, rather than list every pruned read as refused.
+      const restoredAlone = below > 0 && !existsSync(archiveDir);
       const pruned: { code: ErrorCode; message: string }[] = [];
-      try {
+      if (!restoredAlone) try {
         checkPrunedOpen(store);
       } catch (e) {
         pruned.push({ code: codeOf(e), message: `pruned log: ${(e as Error).message}` });
@@ -107,6 +115,13 @@ async function verify(argv: string[], io: Io): Promise<number> {
       // Key history (issue 18): each checkpoint is checked with the keys of its time.
       const { keys, problems } = tenantKeysForVerify(store, origin, files, values['key-name']!, { commitKeys });
       const used = new Map<string, UsedKey>();
+      if (restoredAlone) {
+        const report = verifyLogTail(store, below, { origin, verifiers: keys.verifiers, commitKeys, onSigned: (sigs) => countKeys(used, sigs) });
+        report.findings.unshift({ kind: 'archive', code: 'ERR_ARCHIVE_MISSING', message: archiveMissing(below, archiveDir, `pass --archive DIR, the directory that holds ${t}/`).message });
+        for (const p of problems) report.findings.push({ kind: 'key', seq: p.seq, code: 'ERR_VERIFY_ENTRY', message: p.message });
+        reports.push({ ...report, keys: [...used.values()], archive: { dir: archiveDir, size: 0, sealed: 0 }, unchecked: { below, archive: archiveDir } });
+        continue;
+      }
       // The payload check's per-payload state goes to a scratch file of the verifier's own (issue 40: memory does not grow with the log).
       checks = [...ruleChecks(store, openPayloadLedger()), keyHistoryCheck({ name: keys.history.keys[0]?.name ?? keys.name, keys: keys.history.keys.filter((k) => k.window.from === 0) }, keys.history)];
       // Sealed history from the archive (where it has it), the tail from SQLite: one rebuild checks both.
@@ -142,8 +157,9 @@ async function verify(argv: string[], io: Io): Promise<number> {
   else {
     if (reports.length === 0) io.out(`no logs in ${dir}`);
     for (const r of reports) {
-      io.out(`${r.findings.length === 0 ? 'ok  ' : 'FAIL'} ${r.origin}: ${r.entries} entries, ${r.nodes} tree nodes, ${r.checkpoints} checkpoints, root ${r.root.slice(0, 16)}…`);
-      io.out(`  archive ${r.archive.dir}: ${r.archive.size === 0 ? 'none (every entry read from the database)' : `checkpoint at ${r.archive.size}, ${r.archive.sealed} entries read from sealed tiles`}`);
+      const entries = r.unchecked ? `${r.entries} entries checked (seq ${r.unchecked.below}..${r.size - 1}); entries below ${r.unchecked.below} not checked: their archive is missing;` : `${r.entries} entries,`;
+      io.out(`${r.findings.length === 0 ? 'ok  ' : 'FAIL'} ${r.origin}: ${entries} ${r.nodes} tree nodes, ${r.checkpoints} checkpoints${r.unchecked ? ` at or past ${r.unchecked.below}` : ''}, root ${r.root.slice(0, 16)}…`);
+      io.out(`  archive ${r.archive.dir}: ${r.unchecked ? 'missing' : r.archive.size === 0 ? 'none (every entry read from the database)' : `checkpoint at ${r.archive.size}, ${r.archive.sealed} entries read from sealed tiles`}`);
       if (r.unsigned) io.out(`  unsigned: ${r.unsigned.entries} entries after the newest checkpoint are covered by no signature yet; their commit tag: ${r.unsigned.tag}`);
       for (const k of r.keys) io.out(`  key ${k.name}+${k.keyId} ${k.alg}: verified ${k.checkpoints} checkpoint(s)${k.window ? `, signs sizes ${k.window.from}..${k.window.to ?? ''}${k.window.revokedAfter !== undefined ? `, revoked after ${k.window.revokedAfter}` : ''}` : ''}`);
       for (const f of r.findings) io.out(`  - ${f.seq !== undefined ? `seq ${f.seq}` : `checkpoint ${f.checkpoint ?? '-'}`} [${f.kind}] ${f.message}`);

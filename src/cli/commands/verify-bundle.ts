@@ -69,7 +69,7 @@ export async function verifyBundleCommand(argv: string[], io: Io, progressStream
   } catch (e) {
     return io.err(`vouch verify: error ${codeOf(e)}: ${publicMessage(e)}`), EXIT.input; // not a verdict on the bundle
   }
-  const newer = values.checkpoint ? parseNewerCheckpoint(readFileSync(values.checkpoint, 'utf8')) : undefined;
+  const newer = values.checkpoint ? parseNewerCheckpoint(readFileSync(values.checkpoint, 'utf8'), `the checkpoint file ${values.checkpoint}`) : undefined;
   let witnesses: WitnessPolicy;
   try {
     witnesses = witnessPolicy(values);

@@ -170,7 +170,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
       receipt: readReceipt(path),
       trust: readKeyFile(values.key),
       callerKeys: values['caller-key'] ? readCallerKeys(values['caller-key']) : undefined,
-      newer: values.checkpoint ? parseNewerCheckpoint(readText(values.checkpoint, 'checkpoint file')) : undefined,
+      newer: values.checkpoint ? parseNewerCheckpoint(readText(values.checkpoint, 'checkpoint file'), `the checkpoint file ${values.checkpoint}`) : undefined,
     };
   } catch (e) {
     // Unreadable input is not a verdict on the receipt: exit 3, whatever the parser's code.

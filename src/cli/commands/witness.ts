@@ -141,7 +141,7 @@ async function resetLog(argv: string[], io: Io): Promise<number> {
   if (!log) throw new UsageError(`reset-log needs the log's vkeys: --log ${origin}=VKEYFILE`);
   let note: string;
   try {
-    note = parseNewerCheckpoint(readFileSync(values['to-checkpoint'], 'utf8')).note;
+    note = parseNewerCheckpoint(readFileSync(values['to-checkpoint'], 'utf8'), `the checkpoint file ${values['to-checkpoint']}`).note;
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code && !code.startsWith('ERR_')) throw new InputError('ERR_INPUT', `cannot read checkpoint file ${values['to-checkpoint']}: ${code}`);
