@@ -1,19 +1,19 @@
 // SQLite store (Node only): the LogStore over one log file, one transaction per batch. Its parts:
-// opening the file (sqlite-open.ts), statements and row decoding (sqlite-rows.ts), pruned history
-// read from the archive (sqlite-pruned.ts), payload rows (sqlite-payloads.ts).
+// opening the file (sqlite-open.ts), statements and row decoding (sqlite-rows.ts), the write path
+// (sqlite-append.ts), pruned history read from the archive (sqlite-pruned.ts), payload rows (sqlite-payloads.ts).
 import type Database from 'better-sqlite3';
 import type { Digest } from '../canonical/index.js';
 import { StoreError } from '../errors.js';
 import type { Hash, TreeNode } from '../log/merkle.js';
 import type { CommitTag } from '../log/commit-tag.js';
 import { guarded } from './_guarded.js';
-import { encodeEntryRow } from './entry-codec.js';
 import { EntryDictionaries } from './entry-dictionaries.js';
 import type { Batch, DocumentKind, EntryBatch, StoredCheckpoint, StoredEntry } from './port.js';
+import { SqliteAppends } from './sqlite-append.js';
 import { openDatabase, type SqliteStoreOptions } from './sqlite-open.js';
 import { SqlitePayloads } from './sqlite-payloads.js';
 import { checkPrunedOpen, SqlitePrunedStore, type SqliteLogStore } from './sqlite-pruned.js';
-import { compressFromMeta, ENTRY_CODEC_META, prepareStatements, signedBytes, storedEntry, toCheckpoint, u8, type DictionaryOf, type Row, type Statements } from './sqlite-rows.js';
+import { prepareStatements, signedBytes, storedEntry, toCheckpoint, u8, type DictionaryOf, type Row, type Statements } from './sqlite-rows.js';
 
 // The split modules' exports, from here as before (node.ts and the rest import them from sqlite.js).
 export { loadMigrations, type SqliteStoreOptions } from './sqlite-open.js';
@@ -41,31 +41,27 @@ class SqliteStore extends SqlitePrunedStore implements SqliteLogStore {
   private readonly q: Statements;
   private readonly payloads: SqlitePayloads;
   private closed = false;
-  private putTag: Database.Statement | undefined;
+  private readonly appends: SqliteAppends;
   private tagQuery: Database.Statement | undefined;
-  // Each commit's transaction function, made once: db.transaction() builds its wrappers on every
-  // call (issue 36: one per commit on the gateway's path).
-  private batchTx: ((b: Batch) => void) | undefined;
-  private entriesTx: ((b: EntryBatch) => void) | undefined;
 
   private readonly dicts: EntryDictionaries;
   // Made once: entry rows are decoded through it, and a function per row would be garbage per row.
   private readonly dictionary: DictionaryOf = (id) => this.dicts.get(id);
-  // A read-only open of a log from before migration 0008 has neither the codec column nor the
-  // dictionaries: every row in it is raw.
-  private readonly compact: boolean;
 
   constructor(
     db: Database.Database,
-    private compress: boolean | undefined,
+    compress: boolean | undefined,
     path: string,
     archiveOption: string | undefined,
   ) {
     super(db, path, archiveOption);
-    this.compact = (db.pragma('table_info(entries)') as { name: string }[]).some((c) => c.name === 'codec');
-    this.dicts = new EntryDictionaries(db, this.compact, () => (this.q.latestPolicy.get() as Row | undefined)?.seq);
-    this.q = prepareStatements(db, this.compact);
+    // A read-only open of a log from before migration 0008 has neither the codec column nor the
+    // dictionaries: every row in it is raw.
+    const compact = (db.pragma('table_info(entries)') as { name: string }[]).some((c) => c.name === 'codec');
+    this.dicts = new EntryDictionaries(db, compact, () => (this.q.latestPolicy.get() as Row | undefined)?.seq);
+    this.q = prepareStatements(db, compact);
     this.payloads = new SqlitePayloads(db, this.q.meta);
+    this.appends = new SqliteAppends(db, this.q, this.dicts, this.payloads, compact, compress);
     this.refreshPruned();
   }
 
@@ -86,16 +82,6 @@ class SqliteStore extends SqlitePrunedStore implements SqliteLogStore {
 
   private guard<T>(what: string, fn: () => T): T {
     return guarded(this.closed, what, fn);
-  }
-
-  /** A commit that fails rolls back any dictionary it made: the writer forgets it too. */
-  private commit<T>(tx: (b: T) => void, b: T): void {
-    try {
-      tx(b);
-    } catch (e) {
-      this.dicts.reset();
-      throw e;
-    }
   }
 
   size(): number {
@@ -164,47 +150,11 @@ class SqliteStore extends SqlitePrunedStore implements SqliteLogStore {
   }
 
   appendBatch(batch: Batch): void {
-    this.guard('append batch', () =>
-      this.commit(
-        (this.batchTx ??= this.db.transaction((b: Batch) => {
-          this.putRows(b);
-          const c = b.checkpoint;
-          this.q.putCheckpoint.run(c.size, c.root, c.note);
-        })),
-        batch,
-      ),
-    );
+    this.guard('append batch', () => this.appends.batch(batch));
   }
 
-  /** Entries durable before signed (log/appender.ts): synchronous=FULL makes this commit an fsync. */
   appendEntries(batch: EntryBatch): void {
-    this.guard('append entries', () =>
-      this.commit(
-        (this.entriesTx ??= this.db.transaction((b: EntryBatch) => {
-          this.putRows(b);
-          if (b.tag) (this.putTag ??= this.db.prepare('INSERT INTO commit_tag (id, size, tag) VALUES (1, ?, ?) ON CONFLICT(id) DO UPDATE SET size = excluded.size, tag = excluded.tag')).run(b.tag.size, b.tag.tag);
-        })),
-        batch,
-      ),
-    );
-  }
-
-  private putRows(b: EntryBatch): void {
-    let last = -1;
-    for (const e of b.entries) {
-      if (!this.compact) this.q.putEntry.run(e.seq, e.bytes, e.leaf);
-      else {
-        // Decided at the first write (the meta key may be set after open), then fixed for this store.
-        this.compress ??= compressFromMeta(this.q.meta.get(ENTRY_CODEC_META));
-        const row = encodeEntryRow(e.bytes, this.compress ? this.dicts.forEntry(e.seq, e.bytes) : undefined);
-        this.q.putEntry.run(e.seq, row.stored, e.leaf, row.codec);
-      }
-      last = Math.max(last, e.seq);
-    }
-    if (last < 0 && b.payloads?.length) last = this.q.size.get() as number;
-    for (const n of b.nodes) this.q.putNode.run(n.level, n.index, n.hash);
-    // The batch's highest seq: an upper bound on the entry naming each payload (retention keeps longer, never shorter).
-    for (const p of b.payloads ?? []) this.payloads.put(p.digest, p.bytes, last);
+    this.guard('append entries', () => this.appends.entries(batch));
   }
 
   commitTag(): CommitTag | undefined {
