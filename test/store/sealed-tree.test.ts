@@ -88,4 +88,18 @@ describe('checkSealedTree', () => {
     nodes.delete('8/2');
     expect(checkSealedTree(1280, root, readerOf(nodes, true), { from: 0, to: 5 })).toEqual({ ok: false, finding: "the log's node 8/2 is not stored" });
   });
+
+  it('a level-8 node of the wrong length, an upper node or a partial-tile node missing: a finding naming it, never a thrown error', () => {
+    const { nodes, root } = tree(600);
+    const short = new Map(nodes);
+    short.set('8/1', nodes.get('8/1')!.subarray(0, 31));
+    const r1 = checkSealedTree(600, root, readerOf(short, true), { from: 0, to: 2 });
+    expect(r1).toEqual({ ok: false, finding: expect.stringMatching(/node 8\/1 is 31 bytes/) });
+    const noUpper = new Map(nodes);
+    noUpper.delete('9/0');
+    expect(checkSealedTree(600, root, readerOf(noUpper, false), { from: 0, to: 2 })).toEqual({ ok: false, finding: expect.stringMatching(/node 9\/0 cannot be read/) });
+    const noPartial = new Map(nodes);
+    for (const k of [...noPartial.keys()]) if (k.startsWith('6/') && Number(k.split('/')[1]) >= 8) noPartial.delete(k);
+    expect(checkSealedTree(600, root, readerOf(noPartial, false), { from: 0, to: 2 })).toEqual({ ok: false, finding: expect.stringMatching(/last partial tile .* cannot be read/) });
+  });
 });
