@@ -66,10 +66,11 @@ describe('hostile 2026 client: its answers in a retry are judged as pushed answe
     try {
       const first = await c.call(CONFIRM);
       const key = Object.keys(first.result!.inputRequests as object)[0]!;
-      const r = await c.call({ ...CONFIRM, requestState: first.result!.requestState, inputResponses: { [key]: { action: 'accept', content: { confirm: true, pin: '4711' } }, 'never-asked': { action: 'accept', content: { pin: '4711' } } } });
+      // The pin holds a '#': never in the hex and base64 of the receipts beside it (a bare '4711' once was, in a leaf hash).
+      const r = await c.call({ ...CONFIRM, requestState: first.result!.requestState, inputResponses: { [key]: { action: 'accept', content: { confirm: true, pin: 'pin#4711' } }, 'never-asked': { action: 'accept', content: { pin: 'pin#4711' } } } });
       // The upstream's tool saw its elicitation fail (the fixture prints what it got): no pin, no second round.
       expect(textOf(r.result)).toContain('denied by vouch');
-      expect(JSON.stringify(r)).not.toContain('4711');
+      expect(JSON.stringify(r)).not.toContain('pin#4711');
       const answer = (await entriesOf(rt)).filter((e) => e.type === 'decision' && e.event === 'elicitation/create' && e.phase === 'response').at(-1)!;
       expect(answer).toMatchObject({ flow: 'server-to-client', decision: { effect: 'deny' } });
     } finally {
