@@ -1,5 +1,8 @@
 // A data directory holding one log of N entries (a policy entry, then decisions with their input
 // payloads, appended in waves so there are several checkpoints): what the archive tests start from.
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { sha256, toHex } from '../../src/canonical/index.js';
 import type { EntryBody } from '../../src/log/index.js';
 import { initDataDir, openDataDir } from '../../src/store/node.js';
@@ -34,3 +37,18 @@ export async function makeLog(count: number, who: string, dir: string): Promise<
   return dir;
 }
 
+/** Temporary directories for one test file, and copies of a log made in one; `removeAll` in afterAll. */
+export function scratchDirs(prefix: string): { tempDir: (p: string) => string; copyOf: (dir: string) => string; removeAll: () => void } {
+  const temps: string[] = [];
+  const tempDir = (p: string) => {
+    const d = mkdtempSync(join(tmpdir(), p));
+    temps.push(d);
+    return d;
+  };
+  const copyOf = (dir: string) => {
+    const c = tempDir(`${prefix}copy-`);
+    cpSync(dir, c, { recursive: true });
+    return c;
+  };
+  return { tempDir, copyOf, removeAll: () => temps.forEach((d) => rmSync(d, { recursive: true, force: true })) };
+}

@@ -4,8 +4,7 @@
 // signed root (its root reads node 9/0, not 8/1) and the tile reads back against the forged node
 // 8/1, so a prune that trusted stored nodes above level 8 would delete the only genuine copy.
 import Database from 'better-sqlite3';
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalBytes, concatBytes, toHex, utf8 } from '../../src/canonical/index.js';
@@ -13,19 +12,9 @@ import { encodeEntryBundle, hashChildren, hashLeaf, rootAt, type Hash, type Note
 import { logPath, openDataDir, openSqliteStore, pruneToArchive } from '../../src/store/node.js';
 import { runVouch } from '../helpers/cli.js';
 import { openAsAttacker, rowBytes, writeRow } from '../security/_file-attacker.js';
-import { makeLog } from './_archive-log.js';
+import { makeLog, scratchDirs } from './_archive-log.js';
 
-const temps: string[] = [];
-const tempDir = (prefix: string) => {
-  const d = mkdtempSync(join(tmpdir(), prefix));
-  temps.push(d);
-  return d;
-};
-const copyOf = (dir: string): string => {
-  const c = tempDir('vouch-prune-forged-copy-');
-  cpSync(dir, c, { recursive: true });
-  return c;
-};
+const { tempDir, copyOf, removeAll } = scratchDirs('vouch-prune-forged-');
 const archiveOf = (dir: string) => join(dir, 'archive', 'default');
 const count = (dir: string, sql: string) => {
   const db = new Database(logPath(dir, 'default'), { readonly: true });
@@ -87,7 +76,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(() => {
-  for (const d of temps) rmSync(d, { recursive: true, force: true });
+  removeAll();
 });
 
 describe('prune against a forged level-8 node', () => {

@@ -5,26 +5,15 @@
 // triggers refuse every other delete.
 import Database from 'better-sqlite3';
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { consistencyProof, inclusionProof, rootAt } from '../../src/log/index.js';
 import { logPath, openSqliteStore } from '../../src/store/node.js';
 import { runVouch } from '../helpers/cli.js';
-import { makeLog } from './_archive-log.js';
+import { makeLog, scratchDirs } from './_archive-log.js';
 
-const temps: string[] = [];
-const tempDir = (prefix: string) => {
-  const d = mkdtempSync(join(tmpdir(), prefix));
-  temps.push(d);
-  return d;
-};
-const copyOf = (dir: string): string => {
-  const c = tempDir('vouch-prune-copy-');
-  cpSync(dir, c, { recursive: true });
-  return c;
-};
+const { tempDir, copyOf, removeAll } = scratchDirs('vouch-prune-');
 const tile = (dir: string, rel: string) => join(dir, 'archive', 'default', rel);
 const rows = (dir: string, sql: string) => {
   const db = new Database(logPath(dir, 'default'), { readonly: true });
@@ -58,7 +47,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(() => {
-  for (const d of temps) rmSync(d, { recursive: true, force: true });
+  removeAll();
 });
 
 describe('vouch log prune', () => {
