@@ -157,6 +157,7 @@ export function installSameBytes(f: (a: Uint8Array, b: Uint8Array) => boolean): 
  * beside its archived copy: a JS loop cost log verify about 2 us an entry).
  */
 export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a === b) return true;
   if (a.length !== b.length) return false;
   return sameBytesImpl ? sameBytesImpl(a, b) : bytesEqual(a, b);
 }

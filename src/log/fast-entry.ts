@@ -64,14 +64,18 @@ export function isCanonical(v: unknown, text: string): boolean {
   return JSON.stringify(v) === text && sortedDeep(v, 0);
 }
 
-export function readEntry(bytes: Uint8Array): Entry {
+/**
+ * decodeEntry's contract, fast. `canonical`: scanCanonical already passed these very bytes' text
+ * (log verify's reading thread, verify-pages.ts markCanonical), so it is not scanned again.
+ */
+export function readEntry(bytes: Uint8Array, canonical = false): Entry {
   let text: string;
   let v: Record<string, unknown>;
   let scanned: boolean;
   try {
     text = utf8.decode(bytes); // the platform's strict decoder where installed (Node: 15x a TextDecoder's rate)
     // A text the scan passes has no \u escape but \u00xx: no escaped surrogate to look for.
-    scanned = scanCanonical(text);
+    scanned = canonical || scanCanonical(text);
     if (!scanned && ESCAPED_SURROGATE.test(text)) return decodeEntry(bytes);
     v = JSON.parse(text);
   } catch {

@@ -43,14 +43,27 @@ export interface Attachment {
   bytes: Uint8Array;
 }
 
+/** Another copy of an entry, by seq, or undefined where there is none (LogStorage.entries). */
+export type EntryCopies = (seq: number) => StoredEntry | undefined;
+
 export interface LogStorage extends NodeReader {
   /** Number of entries (the next seq). */
   size(): number;
   entry(seq: number): StoredEntry | undefined;
-  /** Entries with from <= seq < to, in order, streamed. */
-  entries(from: number, to: number): Iterable<StoredEntry>;
+  /**
+   * Entries with from <= seq < to, in order, streamed. `copies`: another copy of entries by seq (the
+   * tile archive's) that the caller hashes against their leaves itself: a compressed row equal to
+   * its copy, bytes and leaf, is given as that copy, without a leaf hash of its own (entry-codec.ts).
+   */
+  entries(from: number, to: number, copies?: EntryCopies): Iterable<StoredEntry>;
   /** Stored nodes of one level with lo <= index <= hi, in index order (optional: one read instead of many). */
   nodeRange?(level: number, lo: number, hi: number): Iterable<TreeNode>;
+  /**
+   * Compares the stored nodes of one level from `lo` on with `hashes` (32 bytes each, in index order)
+   * in the store, reading none of them back (optional: log verify compares every node with its
+   * archived copy). `stored`: how many of those indexes have a node; `unlike`: those whose node differs.
+   */
+  nodesUnlike?(level: number, lo: number, hashes: Uint8Array): { stored: number; unlike: number[] };
   /** The newest checkpoint, or undefined for an empty log. */
   latestCheckpoint(): StoredCheckpoint | undefined;
   /** The checkpoint signed for exactly this tree size, if one was. */

@@ -139,7 +139,7 @@ class LogVerifier {
       if (refused) this.add({ kind: 'entry', seq, code: refused.code, message: refused.message });
       // Each entry is judged on its own: whatever its bytes are, the finding names its seq and the walk goes on.
       else try {
-        const entry = readEntry(p.data.subarray(p.offsets[i] + 1, p.offsets[i + 1]));
+        const entry = readEntry(p.data.subarray(p.offsets[i] + 1, p.offsets[i + 1]), p.canonical?.[i] === 1);
         if (entry.seq !== at) this.add({ kind: 'entry', seq, code: 'ERR_VERIFY_ENTRY', message: `entry ${seq}: bytes say seq ${entry.seq}` });
         if (entry.log !== origin) this.add({ kind: 'entry', seq, code: 'ERR_VERIFY_ENTRY', message: `entry ${seq}: bytes name log ${JSON.stringify(entry.log)}` });
         if (entry.prev !== this.prev) this.add({ kind: 'link', seq, code: 'ERR_VERIFY_ENTRY', message: `entry ${seq}: prev does not match the leaf hash of entry ${seq - 1}` });

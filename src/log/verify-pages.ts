@@ -2,7 +2,8 @@
 // packed into one buffer (each after the 0x00 leaf prefix, so its leaf hash is one SHA-256 of a
 // slice), their recomputed leaves, and what the tree rebuild over them found. Made in-line by
 // verifyLog, or on a thread of its own (store/verify-thread.ts) while verifyLog checks the entries.
-import { sha256 } from '../canonical/index.js';
+import { sha256, utf8 } from '../canonical/index.js';
+import { scanCanonical } from './canonical-scan.js';
 import { codeOf, type ErrorCode } from '../errors.js';
 import { rebuildPage, type RebuildFinding, type RebuildState } from './leaf-rebuild.js';
 import { rangeRoot, type Hash } from './merkle.js';
@@ -29,6 +30,11 @@ export interface VerifyPage {
   nodes: number;
   /** The rebuilt root after this page. */
   root: Hash;
+  /**
+   * 1 where scanCanonical passed the entry's text already (markCanonical, on the reading thread when
+   * the checks fall behind it), so the checks need not scan it again; 0 or absent: not scanned.
+   */
+  canonical?: Uint8Array;
   /** Rows the store refused to give back (a compact row that does not decode): entry `at` has no bytes, its stored leaf stood in. */
   refused?: { at: number; code: ErrorCode; message: string }[];
 }
@@ -92,4 +98,22 @@ export function* verifyPages(storage: LogStorage, size: number, opts: PageOption
     );
     yield { data, offsets, leaves, ...(seqs && { seqs }), findings, roots, nodes, root: rangeRoot(state), ...(refused && { refused }) };
   }
+}
+
+/**
+ * Runs the checks' canonical-form scan (canonical-scan.ts) over a page's entries where they are read
+ * (log verify's reading thread, when the checks fall behind it): page.canonical marks each entry it
+ * passed. An entry it cannot say (or whose bytes are not UTF-8) is left for the checks' full decode.
+ */
+export function markCanonical(page: VerifyPage): void {
+  const n = page.offsets.length - 1;
+  const marks = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    try {
+      if (scanCanonical(utf8.decode(page.data.subarray(page.offsets[i] + 1, page.offsets[i + 1])))) marks[i] = 1;
+    } catch {
+      // not UTF-8: the checks' decode names it
+    }
+  }
+  page.canonical = marks;
 }

@@ -46,9 +46,10 @@ export function readArchiveFileSync(path: string, max: number): Uint8Array {
   try {
     const size = checkStat(fstatSync(fd), max);
     // One byte past the size it said: a file that grows while it is read is refused, not followed.
-    const buf = Buffer.alloc(size + 1);
+    const buf = Buffer.allocUnsafeSlow(size + 1); // not zeroed: only the bytes read are given (bytesOf)
     let n = 0;
     for (let r; n < buf.length && (r = readSync(fd, buf, n, buf.length - n, n)) > 0; ) n += r;
+    buf.fill(0, n); // what was not read (the one byte past the size, or a file that shrank): no stale memory behind the view
     return bytesOf(buf, n, size);
   } finally {
     closeSync(fd);

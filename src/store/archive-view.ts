@@ -76,16 +76,23 @@ export function openArchiveViewOf(read: ArchiveRead, storage: LogStorage, opts: 
   };
   /** Level 8L's archived nodes: index < the full tiles' end at that level. */
   const archivedEnd = (level: number) => (level % TILE_HEIGHT === 0 ? fullTiles(size, level / TILE_HEIGHT) * TILE_WIDTH : 0);
-  const hashAt = (level: number, index: number): Hash | undefined => {
-    const t: TileRef = { level: level / TILE_HEIGHT, index: Math.floor(index / TILE_WIDTH), width: TILE_WIDTH };
-    const bytes = file(t);
-    if (!bytes) return undefined;
-    if (bytes.length !== TILE_WIDTH * HASH) {
+  /** A full hash tile's bytes (level 8L's nodes of tile `tile`), or undefined (a finding: missing, unreadable, short). */
+  let last: { level: number; tile: number; bytes: Uint8Array | undefined } | undefined; // read node by node: one lookup a tile
+  const hashTile = (level: number, tile: number): Uint8Array | undefined => {
+    if (last?.level === level && last.tile === tile) return last.bytes;
+    const t: TileRef = { level: level / TILE_HEIGHT, index: tile, width: TILE_WIDTH };
+    let bytes = file(t);
+    if (bytes && bytes.length !== TILE_WIDTH * HASH) {
       reportOnce(findings, formatTilePath(t), `${formatTilePath(t)} is ${bytes.length} bytes, a full hash tile ${TILE_WIDTH * HASH}`);
-      return undefined;
+      bytes = undefined;
     }
+    last = { level, tile, bytes };
+    return bytes;
+  };
+  const hashAt = (level: number, index: number): Hash | undefined => {
+    const bytes = hashTile(level, Math.floor(index / TILE_WIDTH));
     const at = (index % TILE_WIDTH) * HASH;
-    return bytes.subarray(at, at + HASH);
+    return bytes?.subarray(at, at + HASH);
   };
   const bundles = new Map<number, Uint8Array[] | undefined>();
   const bundle = (index: number): Uint8Array[] | undefined => {
@@ -128,7 +135,9 @@ export function openArchiveViewOf(read: ArchiveRead, storage: LogStorage, opts: 
     if (from >= to) return;
     const rel = formatTilePath({ level: 'entries', index, width: TILE_WIDTH });
     const differ = (why: string) => reportOnce(findings, `rows of ${rel}`, `${why}, and the archive's ${rel} differ (the database's rows are what the service serves; the other findings say which copy the signed tree holds)`, true);
-    const rows = pruned(() => [...storage.entries(from, to)], undefined);
+    // Every consumer of this view hashes the entries it gives against their leaves (log verify's
+    // rebuild, the audit), and it gives the archive's copies: a row equal to its copy is not hashed twice.
+    const rows = pruned(() => [...storage.entries(from, to, (seq) => got[seq - got[0].seq])], undefined);
     if (!rows) return;
     let at = from;
     for (const r of rows) {
@@ -186,17 +195,32 @@ export function openArchiveViewOf(read: ArchiveRead, storage: LogStorage, opts: 
     },
     *nodeRange(level, lo, hi) {
       const end = Math.min(hi + 1, archivedEnd(level));
-      // The store's own copy of the archived part, one range read (compared as they are given).
+      // The store's own copy of the archived part: compared in the store where it can (nothing read
+      // back when they agree), else one range read compared here.
       const ownFrom = level < TILE_HEIGHT ? Math.max(lo, Math.ceil(rowsFrom / 2 ** level)) : lo;
-      const own: (Hash | undefined)[] = new Array(Math.max(0, end - ownFrom)); // by index - ownFrom
-      if (ownFrom < end) for (const n of storage.nodeRange ? pruned(() => [...storage.nodeRange!(level, ownFrom, end - 1)], []) : []) if (n.index >= ownFrom && n.index < end) own[n.index - ownFrom] = n.hash;
+      let unlike: Set<number> | undefined;
+      if (ownFrom < end && storage.nodesUnlike) {
+        const want = new Uint8Array((end - ownFrom) * HASH); // an index without an archived hash is not compared (below)
+        for (let i = ownFrom; i < end; i++) {
+          const h = hashAt(level, i);
+          if (h) want.set(h, (i - ownFrom) * HASH);
+        }
+        const r = storage.nodesUnlike(level, ownFrom, want);
+        if (r.stored === end - ownFrom) unlike = new Set(r.unlike); // else some are missing: the read below names them
+      }
+      const own: (Hash | undefined)[] = new Array(unlike ? 0 : Math.max(0, end - ownFrom)); // by index - ownFrom
+      if (!unlike && ownFrom < end) for (const n of storage.nodeRange ? pruned(() => [...storage.nodeRange!(level, ownFrom, end - 1)], []) : []) if (n.index >= ownFrom && n.index < end) own[n.index - ownFrom] = n.hash;
       for (let i = lo; i < end; i++) {
         const hash = hashAt(level, i);
         if (!hash) continue;
-        const mine = i >= ownFrom ? own[i - ownFrom] : undefined;
-        if (i >= ownFrom && !(mine && bytesEqual(mine, hash))) {
-          if (storage.nodeRange) nodeDiffers(level, i, mine);
-          else compareNode(level, i, hash);
+        if (unlike) {
+          if (unlike.has(i)) compareNode(level, i, hash); // read back only where the store found a difference
+        } else {
+          const mine = i >= ownFrom ? own[i - ownFrom] : undefined;
+          if (i >= ownFrom && !(mine && bytesEqual(mine, hash))) {
+            if (storage.nodeRange) nodeDiffers(level, i, mine);
+            else compareNode(level, i, hash);
+          }
         }
         yield { level, index: i, hash } satisfies TreeNode;
       }

@@ -21,8 +21,10 @@ const KEPT = 4;
 
 /**
  * The inflated bytes after one 0x00 byte (RFC 9162's leaf prefix: the caller hashes the leaf without
- * copying them again; the bytes are `.subarray(1)`). `fast`: rows go through a reused handle
- * (false: this Node's zlib has none, every row is inflateRawSync's).
+ * copying them again; the bytes are `.subarray(1)`), valid until the next call of the same inflater
+ * (the fast path gives its own output buffer: a caller that keeps the bytes copies them; one that
+ * only compares or hashes them copies nothing). `fast`: rows go through a reused handle (false:
+ * this Node's zlib has none, every row is inflateRawSync's).
  */
 export type Inflate = ((stored: Uint8Array) => Buffer) & { fast: boolean };
 
@@ -81,6 +83,6 @@ function handleInflater(dictionary: Uint8Array, room: number): ((stored: Uint8Ar
     }
     // zlib reports a stream cut short under Z_FINISH as an error (onerror); anything unusual is the slow path's to judge.
     if (failed || availIn !== 0 || availOut === 0) return undefined;
-    return Buffer.from(out.subarray(0, 1 + room - availOut));
+    return out.subarray(0, 1 + room - availOut); // the scratch itself: the caller copies what it keeps
   };
 }

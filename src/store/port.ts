@@ -4,7 +4,7 @@
 import type { Digest } from '../canonical/index.js';
 import type { LogStorage, StoredEntry } from '../log/storage.js';
 
-export type { Batch, EntryBatch, LogStorage, StoredCheckpoint, StoredEntry } from '../log/storage.js';
+export type { Batch, EntryBatch, EntryCopies, LogStorage, StoredCheckpoint, StoredEntry } from '../log/storage.js';
 
 export type DocumentKind = 'chain' | 'policy';
 

@@ -42,6 +42,8 @@ export function prepareStatements(db: Database.Database, compact: boolean) {
     range: db.prepare(`SELECT ${cols} FROM entries WHERE seq >= ? AND seq < ? ORDER BY seq`).raw(),
     node: db.prepare('SELECT hash FROM nodes WHERE level = ? AND idx = ?').pluck(),
     nodeRange: db.prepare('SELECT idx, hash FROM nodes WHERE level = ? AND idx >= ? AND idx <= ? ORDER BY idx').raw(),
+    // One row whatever the range: how many nodes it holds and which differ from the hashes given (a blob of 32 bytes each).
+    nodesUnlike: db.prepare('SELECT count(*) AS stored, group_concat(CASE WHEN hash IS NOT substr(@hashes, (idx - @lo) * 32 + 1, 32) THEN idx END) AS unlike FROM nodes WHERE level = @level AND idx >= @lo AND idx < @end'),
     latest: db.prepare('SELECT size, root, note FROM checkpoints ORDER BY size DESC LIMIT 1'),
     checkpointAt: db.prepare('SELECT size, root, note FROM checkpoints WHERE size = ?'),
     checkpoints: db.prepare('SELECT size, root, note FROM checkpoints ORDER BY size'),
@@ -64,12 +66,13 @@ export type Statements = ReturnType<typeof prepareStatements>;
 export type DictionaryOf = (id: number) => EntryDictionary | undefined;
 
 /** Every read of an entry row's bytes: the signed bytes, or ERR_STORE_INCONSISTENT (entry-codec.ts). */
-export function signedBytes(r: Row, dictionary: DictionaryOf): Uint8Array {
-  return decodeEntryRow(r.seq, r.codec, u8(r.bytes), u8(r.leaf), dictionary);
+export function signedBytes(r: Row, dictionary: DictionaryOf, copy?: StoredEntry): Uint8Array {
+  return decodeEntryRow(r.seq, r.codec, u8(r.bytes), u8(r.leaf), dictionary, copy);
 }
 
-export function storedEntry(r: Row, dictionary: DictionaryOf): StoredEntry {
-  return { seq: r.seq, bytes: signedBytes(r, dictionary), leaf: u8(r.leaf) };
+/** `copy`: the entry's other copy, which the caller hashes itself (LogStorage.entries). */
+export function storedEntry(r: Row, dictionary: DictionaryOf, copy?: StoredEntry): StoredEntry {
+  return { seq: r.seq, bytes: signedBytes(r, dictionary, copy), leaf: u8(r.leaf) };
 }
 
 export function toCheckpoint(r: unknown): StoredCheckpoint | undefined {

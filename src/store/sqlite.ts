@@ -8,7 +8,7 @@ import type { Hash, TreeNode } from '../log/merkle.js';
 import type { CommitTag } from '../log/commit-tag.js';
 import { guarded } from './_guarded.js';
 import { EntryDictionaries } from './entry-dictionaries.js';
-import type { Batch, DocumentKind, EntryBatch, StoredCheckpoint, StoredEntry } from './port.js';
+import type { Batch, DocumentKind, EntryBatch, EntryCopies, StoredCheckpoint, StoredEntry } from './port.js';
 import { SqliteAppends } from './sqlite-append.js';
 import { openDatabase, type SqliteStoreOptions } from './sqlite-open.js';
 import { SqlitePayloads } from './sqlite-payloads.js';
@@ -98,7 +98,7 @@ class SqliteStore extends SqlitePrunedStore implements SqliteLogStore {
   }
 
   /** Pruned entries from the archive, the rest from rows; a prune committed meanwhile shows as a gap below the new watermark, filled from the archive too. */
-  *entries(from: number, to: number): Iterable<StoredEntry> {
+  *entries(from: number, to: number, copies?: EntryCopies): Iterable<StoredEntry> {
     if (this.closed) throw new StoreError('ERR_STORE_CLOSED', 'store is closed');
     let next = Math.max(0, from);
     const sealedTo = (end: number) => Math.min(end, this.refreshPruned());
@@ -113,7 +113,7 @@ class SqliteStore extends SqlitePrunedStore implements SqliteLogStore {
         // Only a gap can be a prune committed meanwhile: the watermark is read again there, not per row.
         if (seq > next) for (const end = sealedTo(seq); next < end; next++) yield this.sealedEntry(next);
         if (seq < next) continue; // a state entry kept below the watermark, already given from the archive
-        yield storedEntry({ seq, bytes, leaf, codec }, this.dictionary);
+        yield storedEntry({ seq, bytes, leaf, codec }, this.dictionary, copies?.(seq));
         next = seq + 1;
       }
     }
@@ -134,6 +134,13 @@ class SqliteStore extends SqlitePrunedStore implements SqliteLogStore {
       if (level < 8) for (const end = Math.min(hi + 1, Math.floor(this.refreshPruned() / 2 ** level)); i < end; i++) out.push({ level, index: i, hash: this.sealedNode(level, i) });
       for (const [idx, hash] of this.q.nodeRange.all(level, i, hi) as [number, Buffer][]) out.push({ level, index: idx, hash: u8(hash) });
       return out;
+    });
+  }
+
+  nodesUnlike(level: number, lo: number, hashes: Uint8Array): { stored: number; unlike: number[] } {
+    return this.guard('compare nodes', () => {
+      const r = this.q.nodesUnlike.get({ level, lo, end: lo + Math.floor(hashes.length / 32), hashes }) as { stored: number; unlike: string | null };
+      return { stored: r.stored, unlike: r.unlike ? r.unlike.split(',').map(Number) : [] };
     });
   }
 

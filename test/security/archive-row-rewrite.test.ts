@@ -2,17 +2,17 @@
 // copies, the tile archive and the database rows. `vouch log verify` and the background audit read
 // it from the archive; the service serves it from the rows. A row rewritten under a genuine archive
 // must be a finding too, or the copy that is served is the one nobody checks.
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer } from '../../src/http/node-server.js';
-import { hashLeaf } from '../../src/log/index.js';
+import { decodeEntryBundle, encodeEntryBundle, hashLeaf } from '../../src/log/index.js';
 import { logPath } from '../../src/store/node.js';
 import { get } from '../http/_server.js';
 import { runVouch } from '../helpers/cli.js';
 import { makeLog } from '../store/_archive-log.js';
-import { flipEntryByte, openAsAttacker, rowBytes, writeRow } from './_file-attacker.js';
+import { flipEntryByte, isCompact, openAsAttacker, rowBytes, writeRow } from './_file-attacker.js';
 
 const temps: string[] = [];
 let original: string;
@@ -56,6 +56,47 @@ describe('a database row rewritten under a genuine archive', () => {
     expect(JSON.stringify(v.json.logs[0].findings)).toMatch(/entry 300: the database row's bytes, and the archive's tile\/entries\/001 differ/);
   });
 
+  // A compressed row equal to its archived copy, bytes and leaf, is not hashed on its own (the copy is,
+  // by every reader of the archive view): so the same forged bytes in both, under the genuine leaf,
+  // must still be named, on one thread and on two.
+  const forgeBothCopies = (): string => {
+    const data = copy();
+    const db = openAsAttacker(logPath(data, 'default'));
+    const bytes = Buffer.from(rowBytes(db, 300));
+    const leaf = db.prepare('SELECT leaf FROM entries WHERE seq = 300').pluck().get() as Buffer;
+    const forged = Buffer.from(bytes.toString('utf8').replace('agent-300', 'agent-999'));
+    writeRow(db, 300, forged, leaf);
+    db.close();
+    expect(isCompact(logPath(data, 'default'), 300)).toBe(true); // the path that skips the row's own hash
+    const file = join(data, 'archive', 'default', 'tile', 'entries', '001');
+    const bundle = decodeEntryBundle(readFileSync(file));
+    bundle[300 - 256] = forged;
+    writeFileSync(file, encodeEntryBundle(bundle.map((b, i) => ({ seq: 256 + i, bytes: b })), 256, 256));
+    return data;
+  };
+  for (const threads of ['1', '2']) {
+    it(`the same forged bytes in the row and the archive's bundle, under the genuine leaf: verify names the entry (--threads ${threads})`, async () => {
+      const data = forgeBothCopies();
+      const v = await runVouch('log', 'verify', '--data', data, '--threads', threads, '--json');
+      expect(v.code).toBe(1);
+      expect(v.json.logs[0].findings).toContainEqual(expect.objectContaining({ kind: 'leaf', seq: 300, message: expect.stringContaining('entry 300: stored leaf hash does not match the entry bytes') }));
+    });
+  }
+
+  it('the same forged bytes in the row and the archive\'s bundle: the background audit stops signing', async () => {
+    const data = forgeBothCopies();
+    const s = await startServer({ data, port: 0, idleCheckpointMs: 0, auditPage: 64, auditDelayMs: 0, archiveDelayMs: 60_000 });
+    try {
+      const failed = async () => /^vouch_audit_failed\{tenant="default"\} 1$/m.test((await get(`${s.url}/metrics`)).json as string);
+      for (const end = Date.now() + 45_000; !(await failed()) && Date.now() < end; ) await new Promise((r) => setTimeout(r, 100));
+      const h = await get(`${s.url}/healthz`);
+      expect(h.status).toBe(503);
+      expect(JSON.stringify(h.json.error)).toContain('entry 300');
+    } finally {
+      await s.close();
+    }
+  }, 90_000);
+
   it('a level-0 node changed in the database (the sibling every proof of entry 5 carries): verify names the node', async () => {
     const data = copy();
     const db = openAsAttacker(logPath(data, 'default'));
@@ -64,6 +105,25 @@ describe('a database row rewritten under a genuine archive', () => {
     const v = await runVouch('log', 'verify', '--data', data, '--json');
     expect(v.code).toBe(1);
     expect(JSON.stringify(v.json.logs[0].findings)).toMatch(/node 0\/4: the database's copy and the archive's tile\/0\/000 differ/);
+  });
+
+  // Nodes are compared in the database where it can (store nodesUnlike: nothing read back when they
+  // agree): a changed or missing node at any level, alone or among many, is still named.
+  it('nodes deleted or changed at levels 0, 3 and 8 (the archive left genuine): verify names each (in the archive findings or the rebuild), on one thread and on two', async () => {
+    const data = copy();
+    const db = openAsAttacker(logPath(data, 'default'));
+    db.prepare('DELETE FROM nodes WHERE level = 0 AND idx = 260').run();
+    db.prepare('UPDATE nodes SET hash = ? WHERE level = 3 AND idx = 40').run(Buffer.alloc(32, 9));
+    db.prepare('UPDATE nodes SET hash = ? WHERE level = 8 AND idx = 1').run(Buffer.alloc(32, 8));
+    db.close();
+    for (const threads of ['1', '2']) {
+      const v = await runVouch('log', 'verify', '--data', data, '--threads', threads, '--json');
+      expect(v.code).toBe(1);
+      const said = JSON.stringify(v.json.logs[0].findings);
+      expect(said).toMatch(/node 0\/260: the database's copy is missing beside the archive's tile\/0\/001/); // an archived level: compared with the tile
+      expect(said).toContain('tree node 3/40 (completed by entry 327) is wrong'); // levels the archive has no tile of: the rebuild
+      expect(said).toContain('tree node 8/1 (completed by entry 511) is wrong'); // a partial tile: the rebuild
+    }
   });
 
   it('a deleted sealed row (triggers dropped): verify names it', async () => {

@@ -1,4 +1,4 @@
-// Which entries stay raw (entry-codec.ts mayCompress): one pass over `"type":"` must say what the
+// Which entries stay raw (entry-codec.ts mayCompress): one regular expression over the bytes must say what the
 // three substring searches it replaced said, on texts built to hold near misses and overlaps.
 import { describe, expect, it } from 'vitest';
 import { mayCompress } from '../../src/store/entry-codec.js';
@@ -8,7 +8,7 @@ const NEEDLES = ['"type":"policy"', '"type":"pin"', '"type":"key"'];
 const naive = (text: string) => !NEEDLES.some((n) => text.includes(n));
 const PARTS = ['"type":"', 'policy"', 'pin"', 'key"', 'policy', 'pi', 'ke', '"', ':', '"type":', 'decision"', '{', '}', ',', '\\"', 'x', '"type":"type":"', 'é'];
 
-describe('mayCompress: one pass, the same verdict as three searches', () => {
+describe('mayCompress: one regular expression over Latin-1, the same verdict as three searches', () => {
   it('agrees over 20,000 texts of fragments', () => {
     const r = rng(40_5);
     const enc = new TextEncoder();
