@@ -12,7 +12,7 @@ export { DEFAULT_PACING, type Pacing } from './pacing.js';
 export { auditLeaves, DEFAULT_AUDIT_DELAY_MS, type AuditProgress, type LeafAuditOptions } from './leaf-audit.js';
 export { checkSignedTree } from './open-check.js';
 export { commitKeyOf, commitTag, commitTagValid, type CommitTag } from './commit-tag.js';
-export { verifyPages, VERIFY_PAGE, type PageOptions, type VerifyPage } from './verify-pages.js';
+export { markCanonical, verifyPages, VERIFY_PAGE, type PageOptions, type VerifyPage } from './verify-pages.js';
 export { verifyLogTail } from './verify-tail.js';
 export { verifyLog, verifyLogPages, type Finding, type FindingKind, type LogReport, type VerifyLogOptions } from './verify-log.js';
 export type { Attachment, Batch, EntryBatch, LogStorage, StoredCheckpoint, StoredEntry } from './storage.js';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256, toHex } from '../../src/canonical/index.js';
 import { ruleChecks } from '../../src/log/activation-check.js';
-import { verifyLog, verifyLogPages, type EntryBody, type LogReport, type NoteVerifier } from '../../src/log/index.js';
+import { hashLeaf, markCanonical, verifyLog, verifyLogPages, verifyPages, type EntryBody, type LogReport, type NoteVerifier } from '../../src/log/index.js';
 import { initDataDir, logPath, openDataDir, openPayloadLedger, openSqliteStore, type SqliteLogStore } from '../../src/store/node.js';
 import { threadPages } from '../../src/store/verify-thread.js';
 import { runVouch } from '../helpers/cli.js';
@@ -137,6 +137,37 @@ describe('log verify on a reading thread', () => {
     for (const seq of [100, 300]) expect(named('leaf', 'seq', seq) || two.findings.some((f) => f.kind === 'entry' && f.seq === seq && f.code === 'ERR_STORE_INCONSISTENT'), `leaf ${seq}`).toBe(true);
     // The rule checks run on this thread over the thread's pages: the principal edit is not one, the rest are clean.
     expect(two.findings.filter((f) => f.kind === 'activation' || f.kind === 'payload')).toEqual([]);
+  });
+
+  // The reading thread scans pages for canonical form when the checks fall behind it (verify-pages.ts
+  // markCanonical): pages so marked must give the report unmarked ones give, non-canonical entries too.
+  it('pages scanned where they are read (markCanonical): the same report, a non-canonical entry still named', async () => {
+    const path = tampered((db) => {
+      for (const [seq, text] of [[40, (t: string) => t.replace('{', '{ ')], [240, (t: string) => t.replace(/"v":1}$/, '"v":1.0}')]] as const) {
+        const forged = Buffer.from(text(Buffer.from(rowBytes(db, seq)).toString('utf8')));
+        writeRow(db, seq, forged, hashLeaf(forged)); // its own leaf: the row decodes, its bytes are what is wrong
+      }
+    });
+    const store: SqliteLogStore = openSqliteStore(path, { readonly: true });
+    const checks = [ruleChecks(store, openPayloadLedger()), ruleChecks(store, openPayloadLedger())];
+    const marks: number[] = [];
+    try {
+      const one = verifyLog(store, { origin, verifiers, checks: checks[0] });
+      const marked = await verifyLogPages(store, { origin, verifiers, checks: checks[1] }, async function* (size, page) {
+        for (const p of verifyPages(store, size, { ...page, page: PAGE })) {
+          markCanonical(p);
+          marks.push(...p.canonical!);
+          yield p;
+        }
+      });
+      expect(marked).toEqual(one);
+      for (const seq of [40, 240]) expect(one.findings.some((f) => f.seq === seq && f.kind === 'entry' && f.code === 'ERR_VERIFY_ENTRY' && /canonical/.test(f.message)), `entry ${seq}`).toBe(true);
+      expect(marks.length).toBe(entries);
+      expect(marks.filter((m) => m === 0).length).toBe(2); // the two edited entries: left to the checks' full decode
+    } finally {
+      for (const c of checks.flat()) c.close?.();
+      store.close();
+    }
   });
 
   it('a row missing in the second half: the gap and everything after it named as on one thread', async () => {
