@@ -43,8 +43,10 @@ interface Loaded {
   errors: number;
   /** The background audit was complete before the first measured decision. */
   auditComplete: boolean;
-  /** What the last decision's log entry names (tenant, principal, policy, input, effect, interceptors): equal across sizes, or the comparison is void. */
+  /** What the last decision's log entry names (tenant, principal, policy, input, interceptors): equal across sizes, or the comparison is void. */
   kind: string;
+  /** That decision's effect. */
+  effect: string;
 }
 
 /** How many decisions the c=64 load sends: `warm` untimed (V8 optimizes the decision path over the first thousands), then `total` per repetition. */
@@ -68,7 +70,7 @@ async function loadDecisions(url: string, pid: number | undefined, sizes: LoadSi
   const job = (total: number) => runLoad({ port, path: '/v1/authorize', method: 'POST', concurrency: C, total, bodies: [DECISION], expect: '"receipt"' });
   await job(sizes.warm);
   const auditComplete = (await auditState(url)) === 'complete';
-  const out: Loaded = { cpus: [], p50s: [], p99s: [], rates: [], errors: 0, auditComplete, kind: '' };
+  const out: Loaded = { cpus: [], p50s: [], p99s: [], rates: [], errors: 0, auditComplete, kind: '', effect: '' };
   for (let r = 0; r < repeat; r++) {
     const cpu0 = cpuMsOf(pid);
     const run = await job(sizes.total);
@@ -83,7 +85,11 @@ async function loadDecisions(url: string, pid: number | undefined, sizes: LoadSi
   const res = await fetch(`${url}/v1/authorize`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: DECISION });
   const { seq } = (await res.json()) as { seq: number };
   const { entry } = (await (await fetch(`${url}/v1/entries/${seq}`)).json()) as { entry: Record<string, unknown> & { decision: { effect: string; results: { interceptor: string }[] } } };
-  out.kind = JSON.stringify({ tenant: entry.tenant, principal: entry.principal, event: entry.event, policy: entry.policy, input: entry.input, effect: entry.decision.effect, chain: entry.decision.results.map((x) => x.interceptor) });
+  // Not its effect: the example config's rate limit (6,000 a minute for one principal and tool) counts
+  // the load's decisions too, so one decision's effect depends on where the minute fell (a probe just
+  // past a new minute is allowed, one late in it denied: both sizes' loads mix the two). Reported, not compared.
+  out.kind = JSON.stringify({ tenant: entry.tenant, principal: entry.principal, event: entry.event, policy: entry.policy, input: entry.input, chain: entry.decision.results.map((x) => x.interceptor) });
+  out.effect = entry.decision.effect;
   return out;
 }
 
@@ -268,6 +274,6 @@ function barLines([a, b]: [number, number], small: Loaded, large: Loaded): Resul
   return [
     { name: `c${C}.cpu.bar.${b}vs${a}`, unit: 'x', value: round(cpu), baseline: BAR, ratio: round(cpu / BAR), note: `server CPU a decision, ${b} over ${a} entries; bar: at most ${BAR}x: ${verdict(cpu)}` },
     { name: `c${C}.p99.bar.${b}vs${a}`, unit: 'x', value: round(p99), baseline: BAR, ratio: round(p99 / BAR), note: `p99 at c=${C}, ${b} over ${a} entries; bar: at most ${BAR}x: ${verdict(p99)}` },
-    { name: `c${C}.bar.${b}vs${a}`, unit: '1 pass, 0 fail', value: cpu <= BAR && p99 <= BAR ? 1 : 0, note: `${verdict(Math.max(cpu, p99))}: CPU ${round(cpu)}x, p99 ${round(p99)}x (bar ${BAR}x); same decision at both sizes (${JSON.parse(small.kind).effect}, tenant default); ${like}` },
+    { name: `c${C}.bar.${b}vs${a}`, unit: '1 pass, 0 fail', value: cpu <= BAR && p99 <= BAR ? 1 : 0, note: `${verdict(Math.max(cpu, p99))}: CPU ${round(cpu)}x, p99 ${round(p99)}x (bar ${BAR}x); same decision at both sizes (tenant default; the probe after each load: ${small.effect} at ${a}, ${large.effect} at ${b}); ${like}` },
   ];
 }
