@@ -22,7 +22,10 @@ const filesOf = configFilesOf;
 
 /** Start watching; returns the function that stops it. */
 export async function watchConfig(t: WatchTarget): Promise<() => void> {
-  let files = await filesOf(t.config);
+  // The files are listed (a parse of the config) at the first check, not now: now is when the
+  // service's first decisions run, on this thread. An edit before then is what that check catches.
+  let files: string[] = [];
+  let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let warned = new Set<string>();
   const check = async (initial = false) => {
@@ -44,8 +47,11 @@ export async function watchConfig(t: WatchTarget): Promise<() => void> {
       }
     }
     warned = next; // back to the policy in force: a later edit warns again
+    await listFiles();
+  };
+  const listFiles = async () => {
     const now = await filesOf(t.config);
-    if (now.join('\n') !== files.join('\n')) rewatch(now);
+    if (!stopped && now.join('\n') !== files.join('\n')) rewatch(now);
   };
   const onChange = (cur: Stats, prev: Stats) => {
     if (cur.mtimeMs === prev.mtimeMs && cur.size === prev.size) return;
@@ -58,12 +64,13 @@ export async function watchConfig(t: WatchTarget): Promise<() => void> {
     files = next;
     for (const f of files) watchFile(f, { interval: t.intervalMs ?? 1000, persistent: false }, onChange);
   };
-  rewatch(files);
   // The edit made between start-up's load and the watch is caught a moment later, not in the
-  // middle of the first decisions: the check loads the whole policy again.
-  const initial = setTimeout(() => void check(true).catch(() => undefined), t.initialCheckMs ?? 2000);
+  // middle of the first decisions: the check loads the whole policy again, then lists the files
+  // to watch (also when the file is unchanged).
+  const initial = setTimeout(() => void check(true).then(listFiles).catch(() => undefined), t.initialCheckMs ?? 2000);
   initial.unref();
   return () => {
+    stopped = true;
     clearTimeout(initial);
     clearTimeout(timer);
     for (const f of files) unwatchFile(f, onChange);
