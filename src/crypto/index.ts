@@ -11,7 +11,7 @@ export {
   ED25519_PUBLIC_KEY_BYTES, ED25519_SIGNATURE_BYTES,
 } from './ed25519.js';
 export {
-  createMldsa44Signer, createMldsa44Verifier, mldsa44KeyFromSeed, verifyMldsa44, MLDSA44_SEED_BYTES, MLDSA44_PUBLIC_KEY_BYTES, MLDSA44_SIGNATURE_BYTES,
+  createLazyMldsa44Signer, createMldsa44Signer, createMldsa44Verifier, mldsa44KeyFromSeed, verifyMldsa44, MLDSA44_SEED_BYTES, MLDSA44_PUBLIC_KEY_BYTES, MLDSA44_SIGNATURE_BYTES,
 } from './mldsa44.js';
 export { SIGNATURE_ALGS, isSignatureAlg, isPostQuantumAlg, publicKeyLength, createSigner, createVerifier } from './by-alg.js';
 export { jwksKid, noteKeyId, typeBytesFor, ED25519_TYPE_BYTES, MLDSA65_TYPE_BYTES, MLDSA44_TYPE_BYTES, MLDSA65_TYPE_ID } from './key-id.js';

@@ -2,6 +2,7 @@
 // asks logs to sign with (tlog-cosignature type 0x06). Raw pure ML-DSA, empty context; the signed
 // message (a timestamped cosigned_message) is built by log/cosigned-message.ts. Portable.
 import { ml_dsa44 } from '@noble/post-quantum/ml-dsa.js';
+import { bytesEqual } from '../canonical/index.js';
 import { CryptoError } from '../errors.js';
 import type { Signer, Verifier } from './types.js';
 
@@ -52,6 +53,47 @@ export function createMldsa44Signer(seed: Uint8Array): Signer {
     close: async () => {
       closed = true;
       secretKey.fill(0);
+    },
+  };
+}
+
+/**
+ * An ML-DSA-44 signer whose key is expanded at its first signature, for a holder that signs seldom
+ * (the service's main thread: its log thread signs the checkpoints): start-up does not derive a key
+ * it may never use (about 55 ms cold). `publicKey` is the key's, known already; a seed that derives
+ * another fails every signature (ERR_KEY_FORMAT), never signs under the wrong key.
+ */
+export function createLazyMldsa44Signer(seed: Uint8Array, publicKey: Uint8Array): Signer {
+  if (!(seed instanceof Uint8Array) || seed.length !== MLDSA44_SEED_BYTES) {
+    throw new CryptoError('ERR_KEY_FORMAT', `ML-DSA-44 seed must be ${MLDSA44_SEED_BYTES} bytes`);
+  }
+  if (!(publicKey instanceof Uint8Array) || publicKey.length !== MLDSA44_PUBLIC_KEY_BYTES) {
+    throw new CryptoError('ERR_KEY_FORMAT', `ML-DSA-44 public key must be ${MLDSA44_PUBLIC_KEY_BYTES} bytes`);
+  }
+  const own = seed.slice();
+  const key = publicKey.slice();
+  let inner: Signer | undefined;
+  let wrongKey = false;
+  let closed = false;
+  const signer = (): Signer => {
+    if (closed) throw new CryptoError('ERR_SIGN_FAILED', 'signer is closed');
+    if (!inner && !wrongKey) {
+      const made = createMldsa44Signer(own);
+      own.fill(0);
+      if (bytesEqual(made.publicKey, key)) inner = made;
+      else (wrongKey = true), void made.close?.();
+    }
+    if (!inner) throw new CryptoError('ERR_KEY_FORMAT', 'the ML-DSA-44 seed derives another public key than the one given');
+    return inner;
+  };
+  return {
+    alg: 'ML-DSA-44',
+    publicKey: key,
+    sign: async (message) => signer().sign(message),
+    close: async () => {
+      closed = true;
+      own.fill(0);
+      await inner?.close?.();
     },
   };
 }

@@ -84,7 +84,8 @@ function verifyWith(key: KeyObject | undefined, message: Uint8Array, signature: 
 /**
  * RFC 8032 verification by node:crypto (OpenSSL), no JIT warm-up, with the strict encoding rule of
  * ed25519.ts. Used where start-up time counts: the log writer thread's self-test and open check
- * (store/log-thread-host.ts) and the validation-skip evidence (http/validated-policy-sets.ts).
+ * (store/log-thread-host.ts), the service's own open check of each tenant log (store/data-dir-keys.ts)
+ * and the validation-skip evidence (http/validated-policy-sets.ts).
  * Every verdict an outside party reads (receipts, bundles, `vouch log verify`, the console) uses
  * ed25519.ts.
  */

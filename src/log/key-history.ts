@@ -3,7 +3,7 @@
 // checkpoint, size seq+1); a `revoke` entry refuses a key's checkpoints after a size. Revocations
 // only tighten. Folding the entries gives every key with the sizes it signs. Portable.
 import { bytesEqual, fromBase64, toBase64, toHex } from '../canonical/index.js';
-import { createVerifier, isSignatureAlg, noteKeyId, publicKeyLength, type SignatureAlg } from '../crypto/index.js';
+import { createVerifier, isSignatureAlg, noteKeyId, publicKeyLength, type SignatureAlg, type Verifier } from '../crypto/index.js';
 import type { RuleFinding } from './activation-check.js';
 import { decodeEntry, type Entry, type EntryBody } from './entry.js';
 import type { KeyWindow } from './key-window.js';
@@ -139,8 +139,8 @@ export function readKeyHistory(genesis: KeySet, entries: Iterable<{ bytes: Uint8
 }
 
 /** Note verifiers for every key of the history, each with its window. */
-export function historyVerifiers(h: KeyHistory): NoteVerifier[] {
-  return h.keys.map((k) => ({ ...noteVerifierFor(k.name, createVerifier(k.alg, k.publicKey)), window: k.window }));
+export function historyVerifiers(h: KeyHistory, make: (alg: SignatureAlg, publicKey: Uint8Array) => Verifier = createVerifier): NoteVerifier[] {
+  return h.keys.map((k) => ({ ...noteVerifierFor(k.name, make(k.alg, k.publicKey)), window: k.window }));
 }
 
 /**

@@ -3,9 +3,9 @@
 // (tenant-keys.ts), the published key set with every key's sizes per log, and rotation and
 // revocation, each a signed `key` entry in every log it concerns.
 import { toHex } from '../canonical/index.js';
-import { jwksKid, noteKeyId, toJwks, type Jwks, type PublicKeyEntry, type Signer } from '../crypto/index.js';
-import { createMldsa44Signer } from '../crypto/index.js';
-import { createNodeEd25519Signer, createSignerFromSeed } from '../crypto/node.js';
+import { createVerifier, jwksKid, noteKeyId, toJwks, type Jwks, type PublicKeyEntry, type SignatureAlg, type Signer, type Verifier } from '../crypto/index.js';
+import { createLazyMldsa44Signer, createMldsa44Signer } from '../crypto/index.js';
+import { createNodeEd25519Signer, createNodeEd25519Verifier, createSignerFromSeed } from '../crypto/node.js';
 import { ConfigError } from '../errors.js';
 import { commitKeyOf, formatVkey, noteSignerFor, revokeEntryBody, rotateEntryBody, sameKey, type Appended, type EntryBody, type HistoryKey, type KeyWindow, type NoteSigner, type PublicKey } from '../log/index.js';
 import { prepareNextKeys, retireKeyFiles, rotationPending, type KeySeeds } from './key-rotation.js';
@@ -34,13 +34,18 @@ export interface RotationResult {
 
 const same = (a: PublicKey[], b: PublicKey[]) => a.length === b.length && a.every((k) => b.some((x) => sameKey(k, x)));
 
+/** The open check's verifiers (tenant-keys.ts OpenVerifier): Ed25519 by node:crypto, with ed25519.ts's strict encodings. */
+const openVerifier = (alg: SignatureAlg, publicKey: Uint8Array): Verifier => (alg === 'Ed25519' ? createNodeEd25519Verifier(publicKey) : createVerifier(alg, publicKey));
+
 async function signerSet(seeds: KeySeeds, thread: boolean): Promise<SignerSet> {
   // This thread signs seldom (results, key entries): its signing thread starts on the first
   // signature, not at start-up. The key files' public key is checked against the thread's own.
   const publicKey = seeds.keys.find((k) => k.alg === 'ML-DSA-65')?.publicKey;
   const signers: Signer[] = [await createSignerFromSeed(seeds.mldsaSeed, { thread, publicKey, lazy: true })];
   if (seeds.ed25519Seed) signers.push(createNodeEd25519Signer(seeds.ed25519Seed));
-  if (seeds.mldsa44Seed) signers.push(createMldsa44Signer(seeds.mldsa44Seed));
+  // ML-DSA-44 too: expanded at its first signature here, its public key the key files' (derived by the log thread).
+  const mldsa44Key = seeds.keys.find((k) => k.alg === 'ML-DSA-44')?.publicKey;
+  if (seeds.mldsa44Seed) signers.push(mldsa44Key ? createLazyMldsa44Signer(seeds.mldsa44Seed, mldsa44Key) : createMldsa44Signer(seeds.mldsa44Seed));
   return { ...seeds, signers };
 }
 
@@ -76,7 +81,7 @@ export class DataDirKeys {
   /** A tenant log's checked history and the signers of its current keys; throws when it cannot be trusted. */
   forTenant(tenant: string, store: LogStore, origin: string): { keys: TenantKeys; set: SignerSet; signers: NoteSigner[] } {
     // Key entries after the newest checkpoint count only while a rotation is finished (its own entry may be there).
-    const keys = tenantKeys(store, origin, this.current.keys, this.legacyName, { requireFiles: !this.resuming, tail: this.resuming, commitKeys: this.sets.map((k) => commitKeyOf(k.mldsaSeed)) });
+    const keys = tenantKeys(store, origin, this.current.keys, this.legacyName, { requireFiles: !this.resuming, tail: this.resuming, commitKeys: this.sets.map((k) => commitKeyOf(k.mldsaSeed)), openVerifier });
     const set = this.sets.find((s) => same(s.keys, keys.history.current.keys));
     if (!set) throw new ConfigError('ERR_CONFIG', `log of tenant ${tenant}: no key file holds the keys its history says sign now`);
     this.tenants.set(tenant, keys);

@@ -86,15 +86,15 @@ export interface OpenOptions {
 export async function openDataDir(dir: string, opts: OpenOptions = {}): Promise<DataDir> {
   const keyName = opts.keyName ?? DEFAULT_KEY_NAME;
   const seeds = readKeySeeds(dir);
-  // With a log thread, the thread derives the ML-DSA-65 public key (it signs with it) and hands it
-  // back: until then this thread goes on with what the caller does next (start-up loads the policy).
+  // With a log thread, the thread derives the ML-DSA-65 and ML-DSA-44 public keys (it signs with them)
+  // and hands them back: until then this thread goes on with what the caller does next (start-up loads the policy).
   let thread: LogThread | undefined;
   if (opts.logThread) thread = await startLogThread({ keyName, mldsaSeed: seeds.mldsaSeed, ed25519Seed: seeds.ed25519Seed, mldsa44Seed: seeds.mldsa44Seed, maxBatch: opts.maxBatch, onBatch: opts.onBatch, onAudit: opts.onAudit, auditPage: opts.auditPage, auditDelayMs: opts.auditDelayMs, archiveRoot: opts.archiveRoot });
   let loaded: LoadedKeys;
   // Key history (issue 18, data-dir-keys.ts): each log signs with the keys its history says, checked at open.
   let keeper: DataDirKeys;
   try {
-    loaded = keysOfSeeds(seeds, keyName, thread?.mldsaPublicKey);
+    loaded = keysOfSeeds(seeds, keyName, thread?.mldsaPublicKey, thread?.mldsa44PublicKey);
     keeper = await DataDirKeys.open(dir, keyName, { mldsaSeed: loaded.mldsaSeed, ed25519Seed: loaded.ed25519Seed, mldsa44Seed: loaded.mldsa44Seed, keys: loaded.keys }, { thread: opts.thread ?? false, resume: opts.resumeRotation });
   } catch (e) {
     await thread?.close();

@@ -312,4 +312,4 @@ function handle(m: MainMessage): void {
       void close();
   }
 }
-send({ t: 'ready', mldsaPublicKey: mldsa.publicKey });
+send({ t: 'ready', mldsaPublicKey: mldsa.publicKey, mldsa44PublicKey: signers.find((s) => s.alg === 'ML-DSA-44')?.publicKey });

@@ -56,8 +56,11 @@ export interface Answers {
 }
 
 export type HostMessage =
-  /** The writer's signers are made; `mldsaPublicKey` is the one it derived from its seed. */
-  | { t: 'ready'; mldsaPublicKey: Uint8Array }
+  /**
+   * The writer's signers are made; `mldsaPublicKey` is the one it derived from its seed, and
+   * `mldsa44PublicKey` its ML-DSA-44 key's (the parent need not derive it: about 55 ms of start-up).
+   */
+  | { t: 'ready'; mldsaPublicKey: Uint8Array; mldsa44PublicKey?: Uint8Array }
   | { t: 'opened'; tenant: string }
   | { t: 'openFailed'; tenant: string; error: WireError }
   | ({ t: 'answers' } & Answers)

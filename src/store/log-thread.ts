@@ -52,6 +52,8 @@ export function wireKeys(verifiers: NoteVerifier[]): WireKey[] {
 export interface LogThread {
   /** The ML-DSA-65 public key the writer derived from its seed (and signs with). */
   mldsaPublicKey: Uint8Array;
+  /** Its ML-DSA-44 public key, when it was given that seed. */
+  mldsa44PublicKey?: Uint8Array;
   /** Hand the tenant's log to the writer; `committed` is its size as this thread reads it now. */
   open(tenant: string, path: string, origin: string, committed: number, keys?: { keyName: string; keys: WireKey[] }): ThreadedLog;
   close(): Promise<void>;
@@ -121,11 +123,13 @@ export async function startLogThread(opts: LogThreadOptions): Promise<LogThread>
   };
 
   let mldsaPublicKey: Uint8Array | undefined;
+  let mldsa44PublicKey: Uint8Array | undefined;
   await new Promise<void>((resolve, reject) => {
     worker.on('message', (m: HostMessage) => {
       switch (m.t) {
         case 'ready':
           mldsaPublicKey = m.mldsaPublicKey;
+          mldsa44PublicKey = m.mldsa44PublicKey;
           return resolve();
         case 'opened':
           opening.get(m.tenant)?.resolve();
@@ -261,6 +265,7 @@ export async function startLogThread(opts: LogThreadOptions): Promise<LogThread>
 
   return {
     mldsaPublicKey: mldsaPublicKey!,
+    mldsa44PublicKey,
     open(tenant, path, origin, committed, keys) {
       const log: { size: number; closed?: boolean } = { size: committed };
       let closed: Promise<void> | undefined;

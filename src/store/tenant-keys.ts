@@ -4,6 +4,7 @@
 // The key name of a log made since issue 18 is its origin (tlog-checkpoint: SHOULD match).
 import { toHex } from '../canonical/index.js';
 import { StoreError } from '../errors.js';
+import type { SignatureAlg, Verifier } from '../crypto/index.js';
 import { checkHandovers, checkSignedTree, committedRows, historyVerifiers, readKeyHistory, sameKey, type KeyHistory, type NoteVerifier, type PublicKey } from '../log/index.js';
 import { explainKeyFiles, KEY_FILES, RESTORE_ADVICE } from './key-files-check.js';
 import type { LogStore } from './port.js';
@@ -62,9 +63,9 @@ function refuse(why: string): StoreError {
  * checkSignedTree with the history's keys; when the newest checkpoint does not open with them
  * because of the key files (one missing, or another instance's), the error says so (key-files-check.ts).
  */
-function checkedTree(store: LogStore, origin: string, history: KeyHistory, files: PublicKey[], commitKeys?: Uint8Array[]) {
+function checkedTree(store: LogStore, origin: string, history: KeyHistory, files: PublicKey[], commitKeys?: Uint8Array[], openVerifier?: OpenVerifier) {
   try {
-    return checkSignedTree(store, origin, historyVerifiers(history), commitKeys);
+    return checkSignedTree(store, origin, historyVerifiers(history, openVerifier), commitKeys);
   } catch (e) {
     const note = store.latestCheckpoint()?.note;
     // Only while the files are what the history says signs now: a rotated log's other keys are its own business.
@@ -74,7 +75,14 @@ function checkedTree(store: LogStore, origin: string, history: KeyHistory, files
 }
 
 /** The log's history, checked; throws ERR_STORE_INCONSISTENT saying why when it cannot be trusted. */
-export function tenantKeys(store: LogStore, origin: string, files: PublicKey[], legacy: string, opts: { requireFiles?: boolean; tail?: boolean; commitKeys?: Uint8Array[] } = {}): TenantKeys {
+/**
+ * The verifier of one key for the open check alone (the verifiers returned are the portable ones):
+ * the service passes node:crypto's Ed25519 (crypto/node-ed25519.ts), as its log thread's open check
+ * does, so its start-up does not run a cold JavaScript verification (about 35 ms).
+ */
+export type OpenVerifier = (alg: SignatureAlg, publicKey: Uint8Array) => Verifier;
+
+export function tenantKeys(store: LogStore, origin: string, files: PublicKey[], legacy: string, opts: { requireFiles?: boolean; tail?: boolean; commitKeys?: Uint8Array[]; openVerifier?: OpenVerifier } = {}): TenantKeys {
   const genesis = { name: genesisName(store, origin, legacy), keys: files };
   const entries = signedKeyEntries(store, opts.tail === true);
   const { history, problems } = readKeyHistory(genesis, entries);
@@ -82,7 +90,7 @@ export function tenantKeys(store: LogStore, origin: string, files: PublicKey[], 
   // The rows were counted against the heads of the newest checkpoint's entry: that checkpoint must
   // verify with the keys they give, and a tail they came from carry this service's commit tag, before
   // anyone (the published key set included) takes this history (issue 35). O(log n), as at start-up.
-  const opened = checkedTree(store, origin, history, files, opts.tail ? opts.commitKeys : undefined);
+  const opened = checkedTree(store, origin, history, files, opts.tail ? opts.commitKeys : undefined, opts.openVerifier);
   if (opts.tail === true && opened.range.size > opened.signed && !opened.tailTagged) throw refuse(`key entries after the newest signed checkpoint (size ${opened.signed}) count only with a commit tag, and no commit key was given`);
   const cur = history.current.keys;
   const lacking = opts.requireFiles !== false ? cur.find((k) => !files.some((f) => f.alg === k.alg)) : undefined;
