@@ -126,6 +126,32 @@ describe('a database row rewritten under a genuine archive', () => {
     }
   });
 
+  // nodesUnlike counts the rows in [lo, end) and names those that differ by idx: a row whose idx is
+  // no integer (260.5: an INTEGER column keeps a REAL it cannot convert, beside the primary key's
+  // integers) is counted in place of a deleted node, and its own difference is never looked up.
+  it('a deleted archived node with a non-integer idx put in its place (the count kept): verify still names the missing node', async () => {
+    const data = copy();
+    const db = openAsAttacker(logPath(data, 'default'));
+    db.prepare('DELETE FROM nodes WHERE level = 0 AND idx = 260').run();
+    db.prepare('INSERT INTO nodes (level, idx, hash) VALUES (0, 260.5, ?)').run(Buffer.alloc(32, 5));
+    db.close();
+    const v = await runVouch('log', 'verify', '--data', data, '--json');
+    expect(v.code).toBe(1);
+    expect(JSON.stringify(v.json.logs[0].findings)).toMatch(/node 0\/260: the database's copy is missing beside the archive's tile\/0\/001/);
+  });
+
+  // With the schema changed (the primary key dropped), a second copy of a genuine node keeps the count instead.
+  it('a deleted archived node, the count kept by a duplicate of another (primary key dropped): verify still names the missing node', async () => {
+    const data = copy();
+    const db = openAsAttacker(logPath(data, 'default'));
+    db.exec('CREATE TABLE nodes_dup (level INTEGER NOT NULL, idx INTEGER NOT NULL, hash BLOB NOT NULL); INSERT INTO nodes_dup SELECT level, idx, hash FROM nodes; DROP TABLE nodes; ALTER TABLE nodes_dup RENAME TO nodes');
+    db.exec('DELETE FROM nodes WHERE level = 0 AND idx = 260; INSERT INTO nodes SELECT level, idx, hash FROM nodes WHERE level = 0 AND idx = 300');
+    db.close();
+    const v = await runVouch('log', 'verify', '--data', data, '--json');
+    expect(v.code).toBe(1);
+    expect(JSON.stringify(v.json.logs[0].findings)).toMatch(/node 0\/260: the database's copy is missing beside the archive's tile\/0\/001/);
+  });
+
   it('a deleted sealed row (triggers dropped): verify names it', async () => {
     const data = copy();
     const db = openAsAttacker(logPath(data, 'default'));
