@@ -43,7 +43,9 @@ export function prepareStatements(db: Database.Database, compact: boolean) {
     node: db.prepare('SELECT hash FROM nodes WHERE level = ? AND idx = ?').pluck(),
     nodeRange: db.prepare('SELECT idx, hash FROM nodes WHERE level = ? AND idx >= ? AND idx <= ? ORDER BY idx').raw(),
     // One row whatever the range: how many nodes it holds and which differ from the hashes given (a blob of 32 bytes each).
-    nodesUnlike: db.prepare('SELECT count(*) AS stored, group_concat(CASE WHEN hash IS NOT substr(@hashes, (idx - @lo) * 32 + 1, 32) THEN idx END) AS unlike FROM nodes WHERE level = @level AND idx >= @lo AND idx < @end'),
+    // Distinct integer indexes only: a REAL idx (an INTEGER column keeps 260.5) or a second row of one
+    // index (a schema without its key) must not stand in for a missing node, whose index nothing names.
+    nodesUnlike: db.prepare(`SELECT count(DISTINCT CASE WHEN typeof(idx) = 'integer' THEN idx END) AS stored, group_concat(CASE WHEN hash IS NOT substr(@hashes, (idx - @lo) * 32 + 1, 32) THEN idx END) AS unlike FROM nodes WHERE level = @level AND idx >= @lo AND idx < @end`),
     latest: db.prepare('SELECT size, root, note FROM checkpoints ORDER BY size DESC LIMIT 1'),
     checkpointAt: db.prepare('SELECT size, root, note FROM checkpoints WHERE size = ?'),
     checkpoints: db.prepare('SELECT size, root, note FROM checkpoints ORDER BY size'),
