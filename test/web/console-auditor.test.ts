@@ -213,7 +213,8 @@ describe('the console an auditor opens, in Chromium', () => {
     expect(await page.getAttribute('#rows tr.row >> nth=0', 'class')).toMatch(/\bnew\b/);
     expect(Number(await page.textContent('#total'))).toBe(Number(before) + 1);
     expect(await page.evaluate(() => (window as unknown as { __sameDocument?: boolean }).__sameDocument)).toBe(true);
-    expect(await page.textContent('#live-status')).toMatch(/^live · checked \d\d:\d\d:\d\d UTC$/);
+    // The status line is written after the panels the new row changed are redrawn (web/src/main.ts tick): polled, not read once.
+    await expect.poll(() => page.textContent('#live-status'), { timeout: 15_000 }).toMatch(/^live · checked \d\d:\d\d:\d\d UTC$/);
     await page.locator('#online > section.panel').first().screenshot({ path: join(OUTPUT, 'console-live.png') });
   });
 
