@@ -34,6 +34,20 @@ afterAll(() => {
   for (const d of temps) rmSync(d, { recursive: true, force: true });
 });
 
+/** Serve `data` with the background audit at once: it must stop signing (/metrics), and /healthz answer 503 naming `entry`. */
+async function expectAuditStops(data: string, entry: string): Promise<void> {
+  const s = await startServer({ data, port: 0, idleCheckpointMs: 0, auditPage: 64, auditDelayMs: 0, archiveDelayMs: 60_000 });
+  try {
+    const failed = async () => /^vouch_audit_failed\{tenant="default"\} 1$/m.test((await get(`${s.url}/metrics`)).json as string);
+    for (const end = Date.now() + 45_000; !(await failed()) && Date.now() < end; ) await new Promise((r) => setTimeout(r, 100));
+    const h = await get(`${s.url}/healthz`);
+    expect(h.status).toBe(503);
+    expect(JSON.stringify(h.json.error)).toContain(entry);
+  } finally {
+    await s.close();
+  }
+}
+
 describe('a database row rewritten under a genuine archive', () => {
   it('a flipped byte in a sealed entry row (leaf left alone): vouch log verify names the row', async () => {
     const data = copy();
@@ -84,17 +98,7 @@ describe('a database row rewritten under a genuine archive', () => {
   }
 
   it('the same forged bytes in the row and the archive\'s bundle: the background audit stops signing', async () => {
-    const data = forgeBothCopies();
-    const s = await startServer({ data, port: 0, idleCheckpointMs: 0, auditPage: 64, auditDelayMs: 0, archiveDelayMs: 60_000 });
-    try {
-      const failed = async () => /^vouch_audit_failed\{tenant="default"\} 1$/m.test((await get(`${s.url}/metrics`)).json as string);
-      for (const end = Date.now() + 45_000; !(await failed()) && Date.now() < end; ) await new Promise((r) => setTimeout(r, 100));
-      const h = await get(`${s.url}/healthz`);
-      expect(h.status).toBe(503);
-      expect(JSON.stringify(h.json.error)).toContain('entry 300');
-    } finally {
-      await s.close();
-    }
+    await expectAuditStops(forgeBothCopies(), 'entry 300');
   }, 90_000);
 
   it('a level-0 node changed in the database (the sibling every proof of entry 5 carries): verify names the node', async () => {
@@ -165,15 +169,6 @@ describe('a database row rewritten under a genuine archive', () => {
   it('a flipped byte in a sealed row: the background audit stops signing, /healthz names the copy', async () => {
     const data = copy();
     flipEntryByte(logPath(data, 'default'), 5, 40);
-    const s = await startServer({ data, port: 0, idleCheckpointMs: 0, auditPage: 64, auditDelayMs: 0, archiveDelayMs: 60_000 });
-    try {
-      const failed = async () => /^vouch_audit_failed\{tenant="default"\} 1$/m.test((await get(`${s.url}/metrics`)).json as string);
-      for (const end = Date.now() + 45_000; !(await failed()) && Date.now() < end; ) await new Promise((r) => setTimeout(r, 100));
-      const h = await get(`${s.url}/healthz`);
-      expect(h.status).toBe(503);
-      expect(JSON.stringify(h.json.error)).toContain('entry 5');
-    } finally {
-      await s.close();
-    }
+    await expectAuditStops(data, 'entry 5');
   }, 90_000);
 });
